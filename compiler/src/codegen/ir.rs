@@ -1,0 +1,196 @@
+//! The target-neutral description of one pipeline that every code generator
+//! renders from. It is built from a checked, analysed file (no errors), so
+//! every name resolves and every guarantee is derived. Templates see it as
+//! JSON; generators may add their own escaped fields next to it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// One pipeline, ready for code generation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Pipeline {
+    pub name: String,
+    /// The `.flow` file as given on the command line (never made absolute).
+    pub source_file: String,
+    /// The cron expression or preset exactly as written; `None` for a manual pipeline.
+    pub schedule: Option<String>,
+    /// `start` as `YYYY-MM-DD`; set whenever `schedule` is.
+    pub start: Option<String>,
+    /// IANA zone name; `"UTC"` by default.
+    pub timezone: String,
+    pub catchup: bool,
+    /// The pipeline's default image.
+    pub image: Option<String>,
+    /// Tasks in a deterministic topological order.
+    pub tasks: Vec<Task>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnAmbiguous {
+    Retry,
+    Fail,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Task {
+    pub name: String,
+    /// Direct predecessors (explicit `after` plus inferred data-flow edges),
+    /// in the pipeline's topological order.
+    pub upstream: Vec<String>,
+    /// Scheduler retries (N retries = N + 1 attempts).
+    pub retries: u32,
+    pub internal_retries: u32,
+    pub retry_delay_seconds: u64,
+    /// The lease; `None` when neither the task nor the pipeline sets `timeout`.
+    pub timeout_seconds: Option<u64>,
+    /// Resolved: the task's own setting, else the default of RULES.md.
+    pub on_ambiguous: OnAmbiguous,
+    /// The task's `run image`, else the pipeline's `image`.
+    pub image: Option<String>,
+    /// argv, exactly as written.
+    pub command: Vec<String>,
+    /// `env { ... }` in source order, values exactly as written.
+    pub env: Vec<EnvVar>,
+    pub nondeterministic: bool,
+    pub reads: Vec<Read>,
+    pub writes: Vec<Write>,
+    pub emits: Vec<Emit>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnvVar {
+    pub name: String,
+    pub value: String,
+}
+
+/// A kind parameter's value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ParamValue {
+    Bool(bool),
+    Int(u64),
+    String(String),
+    /// A `key` parameter: one field or a tuple of fields.
+    Fields(Vec<String>),
+}
+
+/// A declared source, sink or effect, as the runtime needs to reach it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Endpoint {
+    pub name: String,
+    pub kind: String,
+    /// Kind parameters as written (durations in seconds).
+    pub params: BTreeMap<String, ParamValue>,
+    /// `fields [..]` when declared.
+    pub fields: Option<Vec<String>>,
+    /// The kind's coordinator name after any `coordinator` override.
+    pub coordinator: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pin {
+    Version,
+    Snapshot,
+    Listing,
+    Offsets,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Read {
+    pub source: Endpoint,
+    pub immutable: bool,
+    /// The effective pin (the read's, else the source's default); `None` = unpinned.
+    pub pin: Option<Pin>,
+    /// Offset commit mode for kinds with offsets (`auto`, `before_write`, `after_write`, `in_transaction`).
+    pub commit: Option<String>,
+    /// `identity` fields; `Some(vec![])` for `identity none`, `None` when undeclared.
+    pub identity: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    Upsert,
+    ReplacePartition,
+    Append,
+    AppendLedger,
+    CheckThenAppend,
+    ConditionalCommit,
+    Overwrite,
+    Transactional,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Guarantee {
+    ExactlyOnce,
+    EffectivelyOnce,
+    AtLeastOnce,
+    AtMostOnce,
+    None,
+}
+
+/// One term of a key expression.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "term", rename_all = "snake_case")]
+pub enum Term {
+    InputField { field: String },
+    InputHash,
+    OutputField { field: String },
+    OutputHash,
+    IntervalStart,
+    IntervalEnd,
+    RunId,
+    AttemptId,
+    AttemptNumber,
+    Now,
+    Uuid,
+    Random,
+}
+
+/// A key term with the column it fills (`COL = TERM`, or the field's own name).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyPart {
+    pub column: Option<String>,
+    #[serde(flatten)]
+    pub term: Term,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Write {
+    pub sink: Endpoint,
+    pub mode: Mode,
+    /// `replace partition`: the partition column and term.
+    pub partition: Option<KeyPart>,
+    /// The effective key (the write's, else the task's).
+    pub key: Option<Vec<KeyPart>>,
+    /// The sink's `primary_key`.
+    pub primary_key: Option<Vec<String>>,
+    pub guarantee: Guarantee,
+    pub required: Guarantee,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tracking {
+    Outbox,
+    IdempotencyKey,
+    Untracked,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Emit {
+    pub effect: Endpoint,
+    pub tracking: Tracking,
+    /// `via outbox`: the sink holding the outbox.
+    pub outbox: Option<String>,
+    /// `via idempotency_key K`: the key; for `outbox`, the key of the outbox's write.
+    pub key: Option<Vec<KeyPart>>,
+    /// The effect kind declares `idempotency key`.
+    pub kind_has_idempotency_key: bool,
+    pub guarantee: Guarantee,
+    pub required: Guarantee,
+}

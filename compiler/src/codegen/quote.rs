@@ -1,0 +1,58 @@
+//! Quoting of user strings for generated files. Every user string that
+//! reaches a template goes through one of these, never through hand-written
+//! escaping in a template.
+
+use std::fmt::Write as _;
+
+/// A double-quoted string literal that Python 3 reads back exactly.
+///
+/// JSON's string encoding is a valid Python 3 literal; characters Python's
+/// tokenizer could treat specially are escaped as `\uXXXX` too.
+pub fn python_str(s: &str) -> String {
+    quoted(s)
+}
+
+/// A double-quoted YAML scalar that YAML 1.1 and 1.2 readers both read back
+/// exactly (no plain scalars, so `yes`, `0755`, `*alias` or `- x` stay strings).
+pub fn yaml_str(s: &str) -> String {
+    quoted(s)
+}
+
+/// JSON string encoding, plus `\u` escapes for DEL, C1 controls, NEL, the
+/// Unicode line and paragraph separators and the byte-order mark: YAML 1.1
+/// treats some of them as line breaks, and none of them is readable in a
+/// generated file.
+fn quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20
+                || (0x7f..=0x9f).contains(&(c as u32))
+                || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}') =>
+            {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_quotes_backslashes_and_controls() {
+        assert_eq!(python_str("a\"b\\c\nd"), r#""a\"b\\c\nd""#);
+        assert_eq!(yaml_str("\u{85}x\u{2028}"), r#""\u0085x\u2028""#);
+        assert_eq!(yaml_str("héllo 😀"), "\"héllo 😀\"");
+    }
+}
