@@ -2,5 +2,17 @@
 //!
 //! The core is pure: source text in, AST, diagnostics and generated files out.
 //! The CLI (`cli`) wraps it with the file system and the terminal.
+//!
+//! - [`syntax`]: pest grammar to a typed AST with byte spans.
+//! - [`analyze`]: imports, names and literals, the task graph, guarantees.
+//! - [`rules`]: the rule catalog, one file per rule.
+//! - [`diagnostic`]: findings and their human, JSON, SARIF and GitHub forms.
+//! - [`codegen`]: Airflow, Argo and Python scaffolding.
 
+pub mod analyze;
 pub mod codegen;
+pub mod diagnostic;
+pub mod rules;
+pub mod source;
+pub mod span;
+pub mod syntax;

@@ -1,0 +1,193 @@
+//! The task graph of a pipeline: explicit `after` edges plus data-flow edges
+//! (a task that reads what another writes runs after it).
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+
+use petgraph::graph::{DiGraph, NodeIndex};
+
+use super::model::{Loc, PipelineDef};
+
+/// Why one task runs before another.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EdgeOrigin {
+    /// `after X` in the later task, at this name.
+    After(Loc),
+    /// The later task reads `decl` (at this read), which the earlier writes.
+    DataFlow { decl: usize, read: Loc },
+}
+
+impl EdgeOrigin {
+    pub fn loc(&self) -> Loc {
+        match self {
+            EdgeOrigin::After(l) => *l,
+            EdgeOrigin::DataFlow { read, .. } => *read,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct TaskGraph {
+    pub graph: DiGraph<usize, EdgeOrigin>,
+    /// Tasks in a deterministic topological order (source order breaks ties;
+    /// tasks on cycles follow in source order).
+    pub order: Vec<usize>,
+    /// For each task, its position in `order`.
+    pub rank: Vec<usize>,
+    /// Direct predecessors of each task, in topological order, no repeats.
+    pub upstream: Vec<Vec<usize>>,
+}
+
+impl TaskGraph {
+    pub fn build(p: &PipelineDef) -> TaskGraph {
+        let n = p.tasks.len();
+        let mut graph: DiGraph<usize, EdgeOrigin> = DiGraph::with_capacity(n, n);
+        for i in 0..n {
+            graph.add_node(i);
+        }
+        let by_name: BTreeMap<&str, usize> = p.tasks.iter().enumerate().map(|(i, t)| (t.name.as_str(), i)).collect();
+        let mut writers: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for (i, t) in p.tasks.iter().enumerate() {
+            for w in &t.writes {
+                let list = writers.entry(w.decl).or_default();
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
+            }
+        }
+        let mut seen: BTreeSet<(usize, usize)> = BTreeSet::new();
+        for (i, t) in p.tasks.iter().enumerate() {
+            for (name, at) in &t.after {
+                if let Some(&j) = by_name.get(name.as_str()) {
+                    if j != i && seen.insert((j, i)) {
+                        graph.add_edge(NodeIndex::new(j), NodeIndex::new(i), EdgeOrigin::After(*at));
+                    }
+                }
+            }
+            for r in &t.reads {
+                for &j in writers.get(&r.decl).map_or(&[][..], Vec::as_slice) {
+                    if j != i && seen.insert((j, i)) {
+                        graph.add_edge(NodeIndex::new(j), NodeIndex::new(i), EdgeOrigin::DataFlow { decl: r.decl, read: r.loc });
+                    }
+                }
+            }
+        }
+        // Kahn's algorithm, smallest source index first.
+        let mut indegree: Vec<usize> = (0..n).map(|i| graph.neighbors_directed(NodeIndex::new(i), petgraph::Direction::Incoming).count()).collect();
+        let mut heap: BinaryHeap<Reverse<usize>> = (0..n).filter(|i| indegree[*i] == 0).map(Reverse).collect();
+        let mut order = Vec::with_capacity(n);
+        let mut placed = vec![false; n];
+        while let Some(Reverse(i)) = heap.pop() {
+            order.push(i);
+            placed[i] = true;
+            for m in graph.neighbors_directed(NodeIndex::new(i), petgraph::Direction::Outgoing) {
+                let m = m.index();
+                indegree[m] -= 1;
+                if indegree[m] == 0 {
+                    heap.push(Reverse(m));
+                }
+            }
+        }
+        order.extend((0..n).filter(|i| !placed[*i]));
+        let mut rank = vec![0; n];
+        for (pos, &i) in order.iter().enumerate() {
+            rank[i] = pos;
+        }
+        let mut upstream: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for e in graph.raw_edges() {
+            upstream[e.target().index()].push(e.source().index());
+        }
+        for u in &mut upstream {
+            u.sort_by_key(|i| rank[*i]);
+            u.dedup();
+        }
+        TaskGraph { graph, order, rank, upstream }
+    }
+
+    /// Whether `from` runs before `to` (a path of edges leads from one to the other).
+    /// The search only visits tasks ranked between the two, so ordered
+    /// chains answer quickly.
+    pub fn reaches(&self, from: usize, to: usize) -> bool {
+        if from == to {
+            return true;
+        }
+        let limit = self.rank[to];
+        if self.rank[from] > limit {
+            return false;
+        }
+        let mut stack = vec![from];
+        let mut seen = BTreeSet::from([from]);
+        while let Some(i) = stack.pop() {
+            for m in self.graph.neighbors_directed(NodeIndex::new(i), petgraph::Direction::Outgoing) {
+                let m = m.index();
+                if m == to {
+                    return true;
+                }
+                if self.rank[m] < limit && seen.insert(m) {
+                    stack.push(m);
+                }
+            }
+        }
+        false
+    }
+
+    /// Every cycle's tasks, in order along the cycle, one per strongly
+    /// connected component with more than one task. Each entry is the list
+    /// of (task, edge origin to the next task).
+    pub fn cycles(&self) -> Vec<Vec<(usize, EdgeOrigin)>> {
+        let mut out = Vec::new();
+        let mut sccs = petgraph::algo::tarjan_scc(&self.graph);
+        for scc in &mut sccs {
+            scc.sort();
+        }
+        sccs.sort();
+        for scc in sccs.into_iter().filter(|c| c.len() > 1) {
+            let members: BTreeSet<usize> = scc.iter().map(|n| n.index()).collect();
+            let start = *members.iter().next().unwrap_or(&0);
+            // Walk from the first task to find a cycle through it inside the component.
+            if let Some(path) = self.cycle_through(start, &members) {
+                out.push(path);
+            }
+        }
+        out
+    }
+
+    fn cycle_through(&self, start: usize, members: &BTreeSet<usize>) -> Option<Vec<(usize, EdgeOrigin)>> {
+        // BFS for the shortest path back to `start`.
+        let mut prev: BTreeMap<usize, (usize, EdgeOrigin)> = BTreeMap::new();
+        let mut queue = std::collections::VecDeque::from([start]);
+        let mut found = None;
+        while let Some(i) = queue.pop_front() {
+            let mut edges: Vec<_> = self.graph.edges(NodeIndex::new(i)).map(|e| (e.target().index(), e.weight().clone())).collect();
+            edges.sort_by_key(|(t, _)| *t);
+            for (m, w) in edges {
+                if !members.contains(&m) {
+                    continue;
+                }
+                if m == start {
+                    found = Some((i, w));
+                    break;
+                }
+                if let std::collections::btree_map::Entry::Vacant(e) = prev.entry(m) {
+                    e.insert((i, w));
+                    queue.push_back(m);
+                }
+            }
+            if found.is_some() {
+                break;
+            }
+        }
+        let (last, closing) = found?;
+        let mut path = vec![(last, closing)];
+        let mut cur = last;
+        while cur != start {
+            let (p, w) = prev.get(&cur)?.clone();
+            path.push((p, w));
+            cur = p;
+        }
+        path.reverse();
+        Some(path)
+    }
+}
+
+use petgraph::visit::EdgeRef as _;

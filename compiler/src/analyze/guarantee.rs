@@ -1,0 +1,652 @@
+//! The guarantee derivation of RULES.md: for every output (each `write` and
+//! each `emit`), the clauses and the guarantee they add up to.
+
+use std::collections::BTreeSet;
+
+use super::graph::TaskGraph;
+use super::model::{
+    at_least, meet, pin_word, CommitMode, DeclDef, EmitDef, Guarantee, KeyDef, KeyPartDef, Loc,
+    Mode, OnAmbiguous, PipelineDef, Program, Role, TaskDef, Term, Tracking, ViaDef, WriteDef,
+};
+use crate::diagnostic::Diagnostic;
+use crate::source::FileId;
+
+/// The clause values of one output; `None` where a clause does not apply.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Clauses {
+    pub input_stable: Option<bool>,
+    pub deterministic: Option<bool>,
+    pub key_stable: Option<bool>,
+    pub key_unique: Option<bool>,
+    pub idempotent: Option<bool>,
+    pub no_loss: Option<bool>,
+    pub lease: Option<bool>,
+    pub shared_coordinator: Option<bool>,
+    pub versioned: Option<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputReport {
+    /// The sink or effect's name.
+    pub target: String,
+    pub decl: usize,
+    pub role: Role,
+    /// For writes.
+    pub mode: Option<Mode>,
+    /// For effects.
+    pub tracking: Option<Tracking>,
+    /// For outbox effects: the sink that holds the outbox.
+    pub via: Option<String>,
+    pub required: Guarantee,
+    /// Where the requirement comes from (`None`: the default).
+    pub required_loc: Option<Loc>,
+    pub guarantee: Guarantee,
+    pub clauses: Clauses,
+    /// Where the output is declared (the `write` or `emit` statement).
+    pub loc: Loc,
+    /// One label per failing clause, at the declaration responsible.
+    pub failing: Vec<(Loc, String)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskReport {
+    pub name: String,
+    pub retries: u32,
+    pub internal_retries: u32,
+    pub attempts_per_write: u64,
+    pub on_ambiguous: OnAmbiguous,
+    pub achieved: Option<Guarantee>,
+    pub outputs: Vec<OutputReport>,
+}
+
+#[derive(Debug, Clone)]
+pub struct PipelineReport {
+    /// Index into `Program::pipelines`.
+    pub pipeline: usize,
+    pub graph: TaskGraph,
+    pub tasks: Vec<TaskReport>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Analysis {
+    pub pipelines: Vec<PipelineReport>,
+}
+
+impl Analysis {
+    pub fn for_pipeline(&self, index: usize) -> Option<&PipelineReport> {
+        self.pipelines.iter().find(|p| p.pipeline == index)
+    }
+}
+
+/// Derive every output's guarantee for pipelines of files that resolved.
+pub fn analyze(program: &Program, broken: &BTreeSet<FileId>, _diags: &mut [Diagnostic]) -> Analysis {
+    let pipelines = program
+        .pipelines
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !broken.contains(&p.loc.file))
+        .map(|(i, p)| {
+            let graph = TaskGraph::build(p);
+            let tasks = p.tasks.iter().map(|t| task_report(program, p, t)).collect();
+            PipelineReport { pipeline: i, graph, tasks }
+        })
+        .collect();
+    Analysis { pipelines }
+}
+
+/// Facts about one task that every output shares.
+pub struct TaskFacts<'a> {
+    pub program: &'a Program,
+    pub pipeline: &'a PipelineDef,
+    pub task: &'a TaskDef,
+}
+
+impl<'a> TaskFacts<'a> {
+    pub fn new(program: &'a Program, pipeline: &'a PipelineDef, task: &'a TaskDef) -> Self {
+        TaskFacts { program, pipeline, task }
+    }
+
+    pub fn scheduled(&self) -> bool {
+        self.pipeline.schedule.is_some()
+    }
+
+    pub fn deterministic(&self) -> bool {
+        self.task.nondeterministic.is_none()
+    }
+
+    pub fn decl(&self, i: usize) -> &'a DeclDef {
+        &self.program.decls[i]
+    }
+
+    /// The read's pin after the source's default: `None` when unpinned.
+    pub fn effective_pin(&self, r: &super::model::ReadDef) -> Option<super::model::Pin> {
+        match r.pin {
+            Some(p) => p,
+            None => self.decl(r.decl).pin.flatten(),
+        }
+    }
+
+    /// Where the effective pin is written, if anywhere.
+    pub fn pin_loc(&self, r: &super::model::ReadDef) -> Option<Loc> {
+        r.pin_loc.or(self.decl(r.decl).pin_loc)
+    }
+
+    /// The read's commit mode after the source's default (`None`: not stated).
+    pub fn stated_commit(&self, r: &super::model::ReadDef) -> Option<(CommitMode, Loc)> {
+        match (r.commit, r.commit_loc) {
+            (Some(c), Some(l)) => Some((c, l)),
+            _ => {
+                let d = self.decl(r.decl);
+                d.commit.zip(d.commit_loc)
+            }
+        }
+    }
+
+    /// The commit mode in force: stated, else `after_write` for kinds with offsets.
+    pub fn effective_commit(&self, r: &super::model::ReadDef) -> Option<CommitMode> {
+        let kind = self.program.kind_of(self.decl(r.decl));
+        if !kind.offsets {
+            return None;
+        }
+        Some(self.stated_commit(r).map_or(CommitMode::AfterWrite, |(c, _)| c))
+    }
+
+    pub fn read_stable(&self, r: &super::model::ReadDef) -> bool {
+        let d = self.decl(r.decl);
+        let kind = self.program.kind_of(d);
+        d.role == Role::Source && d.immutable
+            || self.effective_pin(r).is_some_and(|p| kind.pins.contains(&p))
+    }
+
+    pub fn input_stable(&self) -> bool {
+        self.task.reads.iter().all(|r| self.read_stable(r))
+    }
+
+    pub fn no_loss(&self) -> bool {
+        self.task.reads.iter().all(|r| {
+            !matches!(self.effective_commit(r), Some(CommitMode::Auto | CommitMode::BeforeWrite))
+        })
+    }
+
+    pub fn lease(&self) -> bool {
+        self.task.timeout.is_some() || self.pipeline.timeout.is_some()
+    }
+
+    pub fn retries(&self) -> u32 {
+        self.task.retries.or(self.pipeline.retries).map_or(0, |(n, _)| n)
+    }
+
+    pub fn internal_retries(&self) -> u32 {
+        self.task.internal_retries.map_or(0, |(n, _)| n)
+    }
+
+    /// The key a write uses: its own, else the task's.
+    pub fn write_key(&self, w: &'a WriteDef) -> Option<&'a KeyDef> {
+        w.key.as_ref().or(self.task.key.as_ref())
+    }
+
+    /// The dedup unit of a write: the partition term for `replace partition`, else its key's parts.
+    pub fn dedup_parts(&self, w: &'a WriteDef) -> Vec<&'a KeyPartDef> {
+        if w.mode == Mode::ReplacePartition {
+            return w.partition.iter().collect();
+        }
+        self.write_key(w).map(|k| k.parts.iter().collect()).unwrap_or_default()
+    }
+
+    pub fn term_stable(&self, t: &Term) -> bool {
+        match t {
+            Term::InputField { .. } | Term::InputHash => true,
+            Term::IntervalStart | Term::IntervalEnd => self.scheduled(),
+            Term::OutputField { .. } | Term::OutputHash => self.deterministic(),
+            Term::RunId | Term::AttemptId | Term::AttemptNumber | Term::Now | Term::Uuid | Term::Random => false,
+        }
+    }
+
+    /// The identity of what a read yields: the source's `identity`, or a read
+    /// sink's `primary_key`. `None` when undeclared, empty for `identity none`.
+    pub fn read_identity(&self, r: &super::model::ReadDef) -> Option<Vec<String>> {
+        let d = self.decl(r.decl);
+        match d.role {
+            Role::Sink => d.primary_key.clone(),
+            _ => d.identity.clone(),
+        }
+    }
+
+    /// FL104's condition for a record-level key.
+    pub fn key_not_unique(&self, parts: &[&KeyPartDef]) -> bool {
+        if parts.is_empty() {
+            return false;
+        }
+        let exempt = parts.iter().any(|p| {
+            matches!(
+                p.term,
+                Term::InputHash | Term::OutputField { .. } | Term::OutputHash | Term::IntervalStart | Term::IntervalEnd
+            )
+        });
+        let only_input = parts.iter().all(|p| matches!(p.term, Term::InputField { .. }));
+        if exempt || !only_input {
+            return false;
+        }
+        let fields: BTreeSet<&str> = parts
+            .iter()
+            .filter_map(|p| match &p.term {
+                Term::InputField { field } => Some(field.as_str()),
+                _ => None,
+            })
+            .collect();
+        self.task.reads.iter().any(|r| match self.read_identity(r) {
+            None => true,
+            Some(id) if id.is_empty() => true,
+            Some(id) => !id.iter().all(|f| fields.contains(f.as_str())),
+        })
+    }
+
+    /// Columns an upsert key fills (FL107).
+    pub fn key_columns(parts: &[&KeyPartDef]) -> (BTreeSet<String>, bool) {
+        let mut cols = BTreeSet::new();
+        let mut unbound = false;
+        for p in parts {
+            match (&p.column, &p.term) {
+                (Some(c), _) => {
+                    cols.insert(c.clone());
+                }
+                (None, Term::InputField { field } | Term::OutputField { field }) => {
+                    cols.insert(field.clone());
+                }
+                _ => unbound = true,
+            }
+        }
+        (cols, unbound)
+    }
+
+    /// Whether an upsert's key is exactly the sink's primary key.
+    pub fn upsert_enforced(&self, w: &'a WriteDef) -> bool {
+        let Some(pk) = &self.decl(w.decl).primary_key else { return false };
+        let parts = self.dedup_parts(w);
+        if parts.is_empty() {
+            return false;
+        }
+        let (cols, unbound) = Self::key_columns(&parts);
+        let pk: BTreeSet<String> = pk.iter().cloned().collect();
+        !unbound && cols == pk
+    }
+
+    /// `write S transactional` with every read's offsets committed in the
+    /// sink's transaction under one coordinator (exactly-once (a)).
+    pub fn shared_coordinator(&self, w: &WriteDef) -> bool {
+        if self.task.reads.is_empty() {
+            return false;
+        }
+        let sink = self.decl(w.decl);
+        let Some(coord) = &sink.coordinator else { return false };
+        self.task.reads.iter().all(|r| {
+            let d = self.decl(r.decl);
+            self.program.kind_of(d).offsets
+                && self.effective_commit(r) == Some(CommitMode::InTransaction)
+                && d.coordinator.as_ref() == Some(coord)
+        })
+    }
+
+    pub fn mode_supported(&self, w: &WriteDef) -> bool {
+        let kind = self.program.kind_of(self.decl(w.decl));
+        kind.writes.contains(super::model::mode_capability(w.mode))
+    }
+
+    pub fn sink_transactional(&self, decl: usize) -> bool {
+        self.program.kind_of(self.decl(decl)).transactional
+    }
+
+    pub fn sink_versioned(&self, decl: usize) -> bool {
+        self.program.kind_of(self.decl(decl)).versioned
+    }
+
+    pub fn requirement(&self, own: Option<(Guarantee, Loc)>) -> (Guarantee, Option<Loc>) {
+        own.or(self.task.require)
+            .or(self.pipeline.require)
+            .map_or((Guarantee::EffectivelyOnce, None), |(g, l)| (g, Some(l)))
+    }
+
+    /// Labels for unstable reads.
+    fn unstable_reads(&self) -> Vec<(Loc, String)> {
+        self.task
+            .reads
+            .iter()
+            .filter(|r| !self.read_stable(r))
+            .map(|r| {
+                let d = self.decl(r.decl);
+                let kind = self.program.kind_of(d);
+                let msg = match self.effective_pin(r) {
+                    Some(p) if !kind.pins.contains(&p) => format!("`{}` cannot be pinned by `{}`: kind `{}` does not offer it", d.name, pin_word(p), kind.name),
+                    _ => format!("`{}` is mutable and read unpinned: a retry may read different input (input_stable)", d.name),
+                };
+                (r.loc, msg)
+            })
+            .collect()
+    }
+
+    fn loss_labels(&self) -> Vec<(Loc, String)> {
+        self.task
+            .reads
+            .iter()
+            .filter_map(|r| {
+                let c = self.effective_commit(r)?;
+                if !matches!(c, CommitMode::Auto | CommitMode::BeforeWrite) {
+                    return None;
+                }
+                let at = self.stated_commit(r).map_or(r.loc, |(_, l)| l);
+                Some((at, format!("offsets of `{}` are committed `{}`: records can be lost (no_loss)", self.decl(r.decl).name, c.word())))
+            })
+            .collect()
+    }
+
+    fn nondeterministic_label(&self) -> Vec<(Loc, String)> {
+        self.task
+            .nondeterministic
+            .map(|l| (l, "the task is nondeterministic: attempts can produce different output (deterministic)".to_string()))
+            .into_iter()
+            .collect()
+    }
+
+    fn unstable_key_labels(&self, parts: &[&KeyPartDef]) -> Vec<(Loc, String)> {
+        parts
+            .iter()
+            .filter(|p| !self.term_stable(&p.term))
+            .map(|p| (p.loc, format!("`{}` changes between attempts or runs (key_stable)", term_text(&p.term))))
+            .collect()
+    }
+}
+
+/// A term as written in a `.flow` file.
+pub fn term_text(t: &Term) -> String {
+    match t {
+        Term::InputField { field } => format!("input.{field}"),
+        Term::InputHash => "hash(input)".into(),
+        Term::OutputField { field } => format!("output.{field}"),
+        Term::OutputHash => "hash(output)".into(),
+        Term::IntervalStart => "interval.start".into(),
+        Term::IntervalEnd => "interval.end".into(),
+        Term::RunId => "run.id".into(),
+        Term::AttemptId => "attempt.id".into(),
+        Term::AttemptNumber => "attempt.number".into(),
+        Term::Now => "now()".into(),
+        Term::Uuid => "uuid()".into(),
+        Term::Random => "random()".into(),
+    }
+}
+
+fn verdict(loss: bool, duplicates: bool, exactly: bool) -> Guarantee {
+    match (loss, duplicates) {
+        (true, true) => Guarantee::None,
+        (true, false) => Guarantee::AtMostOnce,
+        (false, true) => Guarantee::AtLeastOnce,
+        (false, false) if exactly => Guarantee::ExactlyOnce,
+        (false, false) => Guarantee::EffectivelyOnce,
+    }
+}
+
+pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
+    let sink = f.decl(w.decl);
+    let supported = f.mode_supported(w);
+    let transactional_sink = f.sink_transactional(w.decl);
+    let versioned = f.sink_versioned(w.decl);
+    let parts = f.dedup_parts(w);
+    let record_level = matches!(w.mode, Mode::Upsert | Mode::AppendLedger);
+    let keyed = matches!(w.mode, Mode::Upsert | Mode::AppendLedger | Mode::ReplacePartition);
+    let input_stable = f.input_stable();
+    let deterministic = f.deterministic();
+    let no_loss = f.no_loss();
+    let lease = f.lease();
+
+    let key_stable = if keyed {
+        Some(!parts.is_empty() && parts.iter().all(|p| f.term_stable(&p.term)))
+    } else if matches!(w.mode, Mode::Transactional | Mode::ConditionalCommit) {
+        Some(true)
+    } else {
+        None
+    };
+    let key_unique = record_level.then(|| !parts.is_empty() && !f.key_not_unique(&parts));
+    let shared = (w.mode == Mode::Transactional).then(|| f.shared_coordinator(w));
+    let idempotent = supported
+        && match w.mode {
+            Mode::Upsert => f.upsert_enforced(w),
+            Mode::ReplacePartition | Mode::AppendLedger => transactional_sink,
+            Mode::ConditionalCommit => versioned,
+            _ => false,
+        };
+    let exactly = supported
+        && match w.mode {
+            Mode::Transactional => shared == Some(true),
+            Mode::ConditionalCommit => versioned && lease && input_stable && deterministic,
+            _ => false,
+        };
+    let clauses_hold = idempotent
+        && key_stable.unwrap_or(true)
+        && key_unique.unwrap_or(true)
+        && input_stable
+        && deterministic;
+    let duplicates = !exactly && !clauses_hold;
+    let loss = !no_loss;
+    let guarantee = verdict(loss, duplicates, exactly);
+
+    let mut failing = Vec::new();
+    if loss {
+        failing.extend(f.loss_labels());
+    }
+    if duplicates {
+        if !idempotent && !(w.mode == Mode::Transactional) {
+            let why = if !supported {
+                format!("kind `{}` does not support `{}`", sink.kind, super::model::mode_source(w.mode))
+            } else {
+                match w.mode {
+                    Mode::Upsert if parts.is_empty() => "`upsert` without a key deduplicates nothing (idempotent)".to_string(),
+                    Mode::Upsert => format!("the key is not `{}`'s primary key, so the upsert does not deduplicate (idempotent)", sink.name),
+                    Mode::ReplacePartition | Mode::AppendLedger => format!("`{}` is not transactional, so the write and its dedup are not atomic (idempotent)", sink.name),
+                    Mode::ConditionalCommit => format!("`{}` is not versioned: there is no version to commit against (idempotent)", sink.name),
+                    m => format!("`{}` applies every attempt again (idempotent)", super::model::mode_source(m)),
+                }
+            };
+            failing.push((w.mode_loc, why));
+        }
+        if w.mode == Mode::Transactional && shared == Some(false) {
+            failing.push((w.mode_loc, format!("the reads' offsets are not committed in `{}`'s transaction under one coordinator (shared_coordinator)", sink.name)));
+        }
+        if !input_stable {
+            failing.extend(f.unstable_reads());
+        }
+        if !deterministic {
+            failing.extend(f.nondeterministic_label());
+        }
+        if key_stable == Some(false) {
+            if parts.is_empty() {
+                failing.push((w.loc, format!("no key for `{} {}` (key_stable)", super::model::mode_source(w.mode), sink.name)));
+            } else {
+                failing.extend(f.unstable_key_labels(&parts));
+            }
+        }
+        if key_unique == Some(false) && !parts.is_empty() {
+            let at = parts.first().map_or(w.loc, |p| p.loc);
+            failing.push((at, "the key does not identify input records uniquely (key_unique)".to_string()));
+        }
+    }
+    let (required, required_loc) = f.requirement(w.require);
+    OutputReport {
+        target: sink.name.clone(),
+        decl: w.decl,
+        role: Role::Sink,
+        mode: Some(w.mode),
+        tracking: None,
+        via: None,
+        required,
+        required_loc,
+        guarantee,
+        clauses: Clauses {
+            input_stable: Some(input_stable),
+            deterministic: Some(deterministic),
+            key_stable,
+            key_unique,
+            idempotent: Some(idempotent || exactly),
+            no_loss: Some(no_loss),
+            lease: Some(lease),
+            shared_coordinator: shared,
+            versioned: matches!(w.mode, Mode::ConditionalCommit | Mode::Overwrite).then_some(versioned),
+        },
+        loc: w.loc,
+        failing,
+    }
+}
+
+/// The write that holds an emit's outbox: the named sink's transactional
+/// write, else the task's first transactional write.
+pub fn outbox_write<'a>(f: &TaskFacts<'a>, e: &EmitDef) -> Option<&'a WriteDef> {
+    let ViaDef::Outbox(named) = &e.via else { return None };
+    match named {
+        Some((decl, _)) => f.task.writes.iter().find(|w| w.decl == *decl && f.sink_transactional(w.decl)),
+        None => f.task.writes.iter().find(|w| f.sink_transactional(w.decl)),
+    }
+}
+
+pub fn emit_report(f: &TaskFacts<'_>, e: &EmitDef, writes: &[OutputReport]) -> OutputReport {
+    let effect = f.decl(e.decl);
+    let kind = f.program.kind_of(effect);
+    let input_stable = f.input_stable();
+    let deterministic = f.deterministic();
+    let mut failing = Vec::new();
+    let mut via = None;
+    let (tracking, guarantee, clauses) = match &e.via {
+        ViaDef::Untracked => {
+            failing.push((e.loc, format!("`emit {}` is untracked: every attempt sends it again", effect.name)));
+            (Tracking::Untracked, Guarantee::AtLeastOnce, Clauses::default())
+        }
+        ViaDef::IdempotencyKey(k) => {
+            let parts: Vec<&KeyPartDef> = k.parts.iter().collect();
+            let key_stable = parts.iter().all(|p| f.term_stable(&p.term));
+            let ok = key_stable && kind.idempotency_key && input_stable && deterministic;
+            if !ok {
+                if !kind.idempotency_key {
+                    failing.push((e.via_loc.unwrap_or(e.loc), format!("kind `{}` does not deduplicate on a key (idempotency none)", kind.name)));
+                }
+                if !key_stable {
+                    failing.extend(f.unstable_key_labels(&parts));
+                }
+                if !input_stable {
+                    failing.extend(f.unstable_reads());
+                }
+                if !deterministic {
+                    failing.extend(f.nondeterministic_label());
+                }
+            }
+            let g = if ok { Guarantee::EffectivelyOnce } else { Guarantee::AtLeastOnce };
+            (
+                Tracking::IdempotencyKey,
+                g,
+                Clauses {
+                    input_stable: Some(input_stable),
+                    deterministic: Some(deterministic),
+                    key_stable: Some(key_stable),
+                    idempotent: Some(kind.idempotency_key),
+                    ..Clauses::default()
+                },
+            )
+        }
+        ViaDef::Outbox(_) => match outbox_write(f, e) {
+            None => {
+                failing.push((e.via_loc.unwrap_or(e.loc), "no transactional write in this task holds the outbox".to_string()));
+                (Tracking::Outbox, Guarantee::AtLeastOnce, Clauses::default())
+            }
+            Some(w) => {
+                via = Some(f.decl(w.decl).name.clone());
+                let idx = f.task.writes.iter().position(|x| std::ptr::eq(x, w)).unwrap_or(0);
+                let wg = writes.get(idx).map_or(Guarantee::None, |r| r.guarantee);
+                let cap = if kind.idempotency_key { Guarantee::EffectivelyOnce } else { Guarantee::AtLeastOnce };
+                let g = meet(cap, wg);
+                if !kind.idempotency_key {
+                    failing.push((e.loc, format!("kind `{}` has no idempotency key: a relay that crashes after sending sends again", kind.name)));
+                }
+                if !at_least(wg, cap) {
+                    if let Some(r) = writes.get(idx) {
+                        failing.push((r.loc, format!("the outbox's write to `{}` is only {}", r.target, super::model::guarantee_word(wg))));
+                        failing.extend(r.failing.iter().cloned());
+                    }
+                }
+                (Tracking::Outbox, g, Clauses::default())
+            }
+        },
+    };
+    let (required, required_loc) = f.requirement(e.require);
+    OutputReport {
+        target: effect.name.clone(),
+        decl: e.decl,
+        role: Role::Effect,
+        mode: None,
+        tracking: Some(tracking),
+        via,
+        required,
+        required_loc,
+        guarantee,
+        clauses,
+        loc: e.loc,
+        failing,
+    }
+}
+
+fn task_report(program: &Program, p: &PipelineDef, t: &TaskDef) -> TaskReport {
+    let f = TaskFacts::new(program, p, t);
+    let mut outputs: Vec<OutputReport> = t.writes.iter().map(|w| write_report(&f, w)).collect();
+    let writes = outputs.clone();
+    outputs.extend(t.emits.iter().map(|e| emit_report(&f, e, &writes)));
+    let achieved = outputs.iter().map(|o| o.guarantee).reduce(meet);
+    let all_safe = outputs.iter().all(|o| at_least(o.guarantee, Guarantee::EffectivelyOnce));
+    let on_ambiguous = t.on_ambiguous.map_or(
+        if all_safe { OnAmbiguous::Retry } else { OnAmbiguous::Fail },
+        |(o, _)| o,
+    );
+    let retries = f.retries();
+    let internal = f.internal_retries();
+    TaskReport {
+        name: t.name.clone(),
+        retries,
+        internal_retries: internal,
+        attempts_per_write: (u64::from(retries) + 1) * (u64::from(internal) + 1),
+        on_ambiguous,
+        achieved,
+        outputs,
+    }
+}
+
+/// Key-bearing positions of a task, for the key rules: each with the mode
+/// that uses it (`None` for an idempotency key or an unused task key).
+pub enum KeyUse<'a> {
+    Write(&'a WriteDef, Vec<&'a KeyPartDef>),
+    Idempotency(&'a EmitDef, &'a KeyDef),
+    /// The task's `key`, used by no write.
+    TaskKey(&'a KeyDef),
+}
+
+pub fn key_uses<'a>(f: &TaskFacts<'a>) -> Vec<KeyUse<'a>> {
+    let mut out = Vec::new();
+    let mut task_key_used = false;
+    for w in &f.task.writes {
+        let mut parts: Vec<&KeyPartDef> = Vec::new();
+        if let Some(p) = &w.partition {
+            parts.push(p);
+        }
+        match (&w.key, &f.task.key) {
+            (Some(k), _) => parts.extend(k.parts.iter()),
+            (None, Some(k)) => {
+                task_key_used = true;
+                parts.extend(k.parts.iter());
+            }
+            (None, None) => {}
+        }
+        out.push(KeyUse::Write(w, parts));
+    }
+    for e in &f.task.emits {
+        if let ViaDef::IdempotencyKey(k) = &e.via {
+            out.push(KeyUse::Idempotency(e, k));
+        }
+    }
+    if let (false, Some(k)) = (task_key_used, &f.task.key) {
+        out.push(KeyUse::TaskKey(k));
+    }
+    out
+}

@@ -1,0 +1,280 @@
+//! Literal values: durations, dates, integers, cron expressions, time zones
+//! and string placeholders (FL002).
+
+/// Seconds in a duration written `1h30m`: an integer with units in
+/// descending order (`d`, `h`, `m`, `s`), each at most once.
+pub fn parse_duration(text: &str) -> Result<u64, String> {
+    const UNITS: [(char, u64); 4] = [('d', 86_400), ('h', 3_600), ('m', 60), ('s', 1)];
+    let mut total: u64 = 0;
+    let mut next_unit = 0;
+    let mut digits = String::new();
+    let mut saw_unit = false;
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        let Some(pos) = UNITS.iter().position(|(u, _)| *u == c) else {
+            return Err(format!(
+                "`{text}` is not a duration: `{c}` is not a unit (use `d`, `h`, `m`, `s`, as in `1h30m`)"
+            ));
+        };
+        if digits.is_empty() {
+            return Err(format!("`{text}` is not a duration: a number must come before `{c}`"));
+        }
+        if pos < next_unit {
+            return Err(format!(
+                "`{text}` is not a duration: units go from largest to smallest, each at most once (`1h30m`)"
+            ));
+        }
+        let n: u64 = digits
+            .parse()
+            .map_err(|_| format!("`{text}` is too large for a duration"))?;
+        total = n
+            .checked_mul(UNITS[pos].1)
+            .and_then(|v| total.checked_add(v))
+            .ok_or_else(|| format!("`{text}` is too large for a duration"))?;
+        digits.clear();
+        next_unit = pos + 1;
+        saw_unit = true;
+    }
+    if !digits.is_empty() || !saw_unit {
+        return Err(format!(
+            "`{text}` is not a duration: every number needs a unit (`45s`, `30m`, `1h30m`, `2d`)"
+        ));
+    }
+    Ok(total)
+}
+
+/// An integer from 0 to 4294967295.
+pub fn parse_int(text: &str) -> Result<u32, String> {
+    if !text.chars().all(|c| c.is_ascii_digit()) {
+        return Err(format!("`{text}` is not a number, a date or a duration"));
+    }
+    text.parse::<u32>()
+        .map_err(|_| format!("`{text}` is too large: integers go up to 4294967295"))
+}
+
+/// A calendar date `YYYY-MM-DD`.
+pub fn parse_date(text: &str) -> Result<jiff::civil::Date, String> {
+    let shape_ok = text.len() == 10
+        && text.char_indices().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                c == '-'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
+    if !shape_ok {
+        return Err(format!("`{text}` is not a date: write it as `YYYY-MM-DD`"));
+    }
+    text.parse::<jiff::civil::Date>()
+        .map_err(|_| format!("`{text}` is not a date on the calendar"))
+}
+
+/// What a token starting with a digit is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NumberKind {
+    Date,
+    Duration,
+    Int,
+}
+
+/// Classify a number token as the lexical rules try it: date, duration, integer.
+pub fn classify(text: &str) -> Result<NumberKind, String> {
+    if text.contains('-') {
+        parse_date(text).map(|_| NumberKind::Date)
+    } else if text.ends_with(|c: char| c.is_ascii_alphabetic()) || text.contains(|c: char| c.is_ascii_alphabetic()) {
+        parse_duration(text).map(|_| NumberKind::Duration)
+    } else {
+        parse_int(text).map(|_| NumberKind::Int)
+    }
+}
+
+pub const PRESETS: [(&str, &str); 5] = [
+    ("@hourly", "0 * * * *"),
+    ("@daily", "0 0 * * *"),
+    ("@weekly", "0 0 * * 0"),
+    ("@monthly", "0 0 1 * *"),
+    ("@yearly", "0 0 1 1 *"),
+];
+
+const MONTHS: [&str; 12] = [
+    "JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC",
+];
+const WEEKDAYS: [&str; 7] = ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"];
+
+/// A schedule: exactly five cron fields, or one of the listed presets.
+/// Returns the five-field form.
+pub fn parse_cron(text: &str) -> Result<String, String> {
+    if text.starts_with('@') {
+        return PRESETS
+            .iter()
+            .find(|(p, _)| *p == text)
+            .map(|(_, c)| (*c).to_string())
+            .ok_or_else(|| {
+                let names: Vec<&str> = PRESETS.iter().map(|(p, _)| *p).collect();
+                match crate::analyze::suggest::closest(text, names.iter().copied()) {
+                    Some(s) => format!("`{text}` is not a schedule preset; did you mean `{s}`?"),
+                    None => format!("`{text}` is not a schedule preset (use {})", names.join(", ")),
+                }
+            });
+    }
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    if fields.len() != 5 {
+        return Err(format!(
+            "`{text}` has {} field{}; a schedule has exactly 5: minute hour day-of-month month day-of-week",
+            fields.len(),
+            if fields.len() == 1 { "" } else { "s" }
+        ));
+    }
+    for (i, f) in fields.iter().enumerate() {
+        if let Some(bad) = f
+            .chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '*' | ',' | '-' | '/')))
+        {
+            return Err(format!("`{text}`: `{bad}` is not allowed in a cron field"));
+        }
+        // Letters only as three-letter month (field 4) or weekday (field 5) names.
+        for word in f
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .filter(|w| !w.is_empty())
+        {
+            let up = word.to_ascii_uppercase();
+            let ok = match i {
+                3 => MONTHS.contains(&up.as_str()),
+                4 => WEEKDAYS.contains(&up.as_str()),
+                _ => false,
+            };
+            if !ok {
+                return Err(format!(
+                    "`{text}`: `{word}` is not a {}",
+                    match i {
+                        3 => "month name (JAN to DEC)",
+                        4 => "weekday name (SUN to SAT)",
+                        _ => "number: names are allowed only for months and weekdays",
+                    }
+                ));
+            }
+        }
+    }
+    text.parse::<croner::Cron>()
+        .map(|_| fields.join(" "))
+        .map_err(|e| format!("`{text}` is not a valid cron expression: {e}"))
+}
+
+/// An IANA time zone name.
+pub fn check_timezone(name: &str) -> Result<(), String> {
+    if jiff::tz::db().get(name).is_ok() {
+        return Ok(());
+    }
+    let names: Vec<String> = jiff::tz::db().available().map(|n| n.to_string()).collect();
+    match crate::analyze::suggest::closest(name, names.iter().map(String::as_str)) {
+        Some(s) => Err(format!("`{name}` is not an IANA time zone; did you mean `{s}`?")),
+        None => Err(format!("`{name}` is not an IANA time zone (write it as `Area/City`, e.g. `Europe/Paris`)")),
+    }
+}
+
+pub const PLACEHOLDERS: [&str; 2] = ["interval.start", "interval.end"];
+
+/// Check the `{name.name}` placeholders of a string parameter. Returns the
+/// byte range (inside the decoded value) and message of the first bad one.
+pub fn check_placeholders(value: &str) -> Result<(), (usize, usize, String)> {
+    let bytes = value.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if value[i..].starts_with("{{") || value[i..].starts_with("}}") {
+            i += 2;
+            continue;
+        }
+        if bytes[i] == b'{' {
+            if let Some(end) = value[i + 1..].find('}') {
+                let inner = &value[i + 1..i + 1 + end];
+                let is_placeholder = inner.split_once('.').is_some_and(|(a, b)| {
+                    is_ident(a) && is_ident(b)
+                });
+                if is_placeholder && !PLACEHOLDERS.contains(&inner) {
+                    let msg = match crate::analyze::suggest::closest(inner, PLACEHOLDERS.iter().copied()) {
+                        Some(s) => format!("unknown placeholder `{{{inner}}}`; did you mean `{{{s}}}`?"),
+                        None => format!(
+                            "unknown placeholder `{{{inner}}}`; the placeholders are `{{interval.start}}` and `{{interval.end}}`"
+                        ),
+                    };
+                    return Err((i, end + 2, msg));
+                }
+                i += end + 2;
+                continue;
+            }
+        }
+        i += value[i..].chars().next().map_or(1, char::len_utf8);
+    }
+    Ok(())
+}
+
+fn is_ident(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("45s"), Ok(45));
+        assert_eq!(parse_duration("1h30m"), Ok(5400));
+        assert_eq!(parse_duration("2d"), Ok(172_800));
+        assert!(parse_duration("30min").is_err());
+        assert!(parse_duration("1h1h").is_err());
+        assert!(parse_duration("30m1h").is_err());
+        assert!(parse_duration("5").is_err());
+        assert!(parse_duration("1h30").is_err());
+    }
+
+    #[test]
+    fn integers_and_dates() {
+        assert_eq!(parse_int("4294967295"), Ok(u32::MAX));
+        assert!(parse_int("4294967296").is_err());
+        assert!(parse_int("99999999999").is_err());
+        assert!(parse_date("2026-01-01").is_ok());
+        assert!(parse_date("2026-13-01").is_err());
+        assert!(parse_date("2026-02-30").is_err());
+        assert!(parse_date("2026-1-01").is_err());
+        assert_eq!(classify("2026-01-01"), Ok(NumberKind::Date));
+        assert_eq!(classify("30m"), Ok(NumberKind::Duration));
+        assert_eq!(classify("3"), Ok(NumberKind::Int));
+    }
+
+    #[test]
+    fn cron() {
+        assert!(parse_cron("0 2 * * *").is_ok());
+        assert!(parse_cron("*/15 9-17 * JAN,FEB mon-fri").is_ok());
+        assert_eq!(parse_cron("@daily").as_deref(), Ok("0 0 * * *"));
+        assert!(parse_cron("@dayly").unwrap_err().contains("@daily"));
+        assert!(parse_cron("0 2 * *").is_err());
+        assert!(parse_cron("0 0 2 * * *").is_err());
+        assert!(parse_cron("61 2 * * *").is_err());
+        assert!(parse_cron("0 2 L * *").is_err());
+        assert!(parse_cron("0 2 * * 1#2").is_err());
+    }
+
+    #[test]
+    fn timezones() {
+        assert!(check_timezone("UTC").is_ok());
+        assert!(check_timezone("Europe/Paris").is_ok());
+        assert!(check_timezone("Europe/Pari").unwrap_err().contains("Europe/Paris"));
+    }
+
+    #[test]
+    fn placeholders() {
+        assert!(check_placeholders("lake/{interval.start}/x").is_ok());
+        assert!(check_placeholders("{{interval.strat}} {a b} {x}").is_ok());
+        let (at, len, msg) = check_placeholders("p/{interval.strat}/").unwrap_err();
+        assert_eq!((at, len), (2, 16));
+        assert!(msg.contains("{interval.start}"));
+    }
+}

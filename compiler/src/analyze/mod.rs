@@ -1,0 +1,297 @@
+//! From files to findings: parse, follow `use`, resolve names, build the task
+//! graph, derive guarantees, run the rules, apply suppressions.
+//!
+//! Pure: files come in as bytes through a [`Loader`]; nothing here touches
+//! the file system or the terminal.
+
+pub mod graph;
+pub mod guarantee;
+pub mod literal;
+pub mod model;
+pub mod resolve;
+pub mod suggest;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::diagnostic::{self, Diagnostic};
+use crate::source::{FileId, SourceMap};
+use crate::span::Span;
+use crate::syntax::{self, ast};
+
+pub use guarantee::{Analysis, OutputReport, PipelineReport, TaskReport};
+pub use model::Program;
+
+/// A file's bytes and identity.
+#[derive(Debug, Clone)]
+pub struct Input {
+    /// Shown in messages and output: the path as the user gave it.
+    pub path: String,
+    /// Identity for "each file once" (the canonical path).
+    pub key: String,
+    pub bytes: Vec<u8>,
+}
+
+/// Reads the files that `use` names.
+pub trait Loader {
+    /// The file `use "rel"` names, seen from the file displayed as `from`.
+    fn load(&self, from: &str, rel: &str) -> Result<Input, String>;
+}
+
+/// A loader for runs with no imports (tests, in-memory checks).
+pub struct NoImports;
+
+impl Loader for NoImports {
+    fn load(&self, _from: &str, rel: &str) -> Result<Input, String> {
+        Err(format!("cannot read `{rel}`"))
+    }
+}
+
+/// Everything one run found.
+#[derive(Debug)]
+pub struct Outcome {
+    pub sources: SourceMap,
+    pub diagnostics: Vec<Diagnostic>,
+    pub program: Program,
+    pub analysis: Analysis,
+    /// The files given by the user, in order (imports not included).
+    pub roots: Vec<FileId>,
+    /// Files that did not parse, or whose names did not all resolve: they have no report.
+    pub broken: BTreeSet<FileId>,
+}
+
+impl Outcome {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// Unsuppressed errors in one file.
+    pub fn file_has_errors(&self, file: FileId) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.file == file && d.is_error())
+    }
+}
+
+const STDLIB: [(&str, &str); 6] = [
+    ("effects.flow", include_str!("../../../stdlib/effects.flow")),
+    ("files.flow", include_str!("../../../stdlib/files.flow")),
+    ("kafka.flow", include_str!("../../../stdlib/kafka.flow")),
+    ("lakehouse.flow", include_str!("../../../stdlib/lakehouse.flow")),
+    ("postgres.flow", include_str!("../../../stdlib/postgres.flow")),
+    ("sqlite.flow", include_str!("../../../stdlib/sqlite.flow")),
+];
+
+/// The embedded standard library, as (display path, text).
+pub fn stdlib_files() -> impl Iterator<Item = (String, &'static str)> {
+    STDLIB.iter().map(|(n, t)| (format!("<stdlib>/{n}"), *t))
+}
+
+struct Loaded {
+    file: FileId,
+    ast: Option<ast::File>,
+    stdlib: bool,
+    /// (`use` span, target file) for each import that loaded.
+    uses: Vec<(Span, FileId)>,
+}
+
+/// Check a set of files.
+pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
+    let mut sources = SourceMap::default();
+    let mut diags = Vec::new();
+    let mut loaded: Vec<Loaded> = Vec::new();
+    let mut by_key: BTreeMap<String, FileId> = BTreeMap::new();
+
+    for (path, text) in stdlib_files() {
+        let file = sources.add(path, text);
+        let (ast, d) = syntax::parse(file, text);
+        diags.extend(d);
+        loaded.push(Loaded { file, ast, stdlib: true, uses: Vec::new() });
+    }
+
+    let mut roots = Vec::new();
+    let mut index: BTreeMap<FileId, usize> = BTreeMap::new();
+    for input in inputs {
+        let (root, new) = ensure(&mut sources, &mut diags, &mut loaded, &mut by_key, &mut index, input);
+        if !roots.contains(&root) {
+            roots.push(root);
+        }
+        // Follow `use` depth-first; each file is loaded once (by its key).
+        let mut pending = if new { vec![root] } else { Vec::new() };
+        while let Some(file) = pending.pop() {
+            let from = sources.path(file).to_string();
+            let uses: Vec<(Span, String, Span)> = loaded[index[&file]]
+                .ast
+                .iter()
+                .flat_map(|t| t.items.iter())
+                .filter_map(|i| match i {
+                    ast::Item::Use(u) => Some((u.span, u.path.value.clone(), u.path.span)),
+                    _ => None,
+                })
+                .collect();
+            for (span, rel, path_span) in uses {
+                match loader.load(&from, &rel) {
+                    Ok(next) => {
+                        let (target, new) = ensure(&mut sources, &mut diags, &mut loaded, &mut by_key, &mut index, next);
+                        loaded[index[&file]].uses.push((span, target));
+                        if new {
+                            pending.push(target);
+                        }
+                    }
+                    Err(msg) => diags.push(
+                        Diagnostic::new("FL005", file, path_span, format!("cannot import `{rel}`: {msg}"))
+                            .help("`use` paths are relative to the importing file"),
+                    ),
+                }
+            }
+        }
+    }
+    report_use_cycles(&loaded, &sources, &mut diags);
+
+    let units: Vec<resolve::Unit<'_>> = loaded
+        .iter()
+        .filter_map(|l| {
+            let ast = l.ast.as_ref()?;
+            let mut uses: Vec<FileId> = l.uses.iter().map(|(_, f)| *f).filter(|f| *f != l.file).collect();
+            uses.sort();
+            uses.dedup();
+            Some(resolve::Unit { file: l.file, ast, stdlib: l.stdlib, uses })
+        })
+        .collect();
+    let program = resolve::resolve(&units, &mut diags);
+
+    let mut broken: BTreeSet<FileId> = loaded.iter().filter(|l| l.ast.is_none()).map(|l| l.file).collect();
+    for d in &diags {
+        if matches!(d.code, "FL001" | "FL702" | "FL005") {
+            broken.insert(d.file);
+        }
+    }
+    let analysis = guarantee::analyze(&program, &broken, &mut diags);
+    crate::rules::run(&program, &analysis, &broken, &mut diags);
+    suppress(&program, &mut diags);
+    diags.retain(|d| !sources.path(d.file).starts_with("<stdlib>") || d.is_error());
+    diagnostic::sort(&mut diags, &sources);
+    dedup(&mut diags);
+    Outcome { sources, diagnostics: diags, program, analysis, roots, broken }
+}
+
+fn load_one(sources: &mut SourceMap, diags: &mut Vec<Diagnostic>, path: String, bytes: Vec<u8>) -> (FileId, Option<ast::File>) {
+    match String::from_utf8(bytes) {
+        Ok(text) => {
+            let file = sources.add(path, text);
+            let (ast, d) = syntax::parse(file, sources.text(file));
+            diags.extend(d);
+            (file, ast)
+        }
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let file = sources.add(path, String::from_utf8_lossy(e.as_bytes()).into_owned());
+            let start = sources.text(file)[..].char_indices().map(|(i, _)| i).take_while(|i| *i <= at).last().unwrap_or(0);
+            let end = start + sources.text(file)[start..].chars().next().map_or(0, char::len_utf8);
+            diags.push(
+                Diagnostic::new("FL001", file, Span::new(start, end), format!("file is not valid UTF-8 (first bad byte at offset {at})"))
+                    .help("`.flow` files are UTF-8 text; check that this is the file you meant"),
+            );
+            (file, None)
+        }
+    }
+}
+
+/// Load a file once; `true` when it was new.
+fn ensure(
+    sources: &mut SourceMap,
+    diags: &mut Vec<Diagnostic>,
+    loaded: &mut Vec<Loaded>,
+    by_key: &mut BTreeMap<String, FileId>,
+    index: &mut BTreeMap<FileId, usize>,
+    input: Input,
+) -> (FileId, bool) {
+    if let Some(&id) = by_key.get(&input.key) {
+        return (id, false);
+    }
+    let (file, ast) = load_one(sources, diags, input.path, input.bytes);
+    by_key.insert(input.key, file);
+    index.insert(file, loaded.len());
+    loaded.push(Loaded { file, ast, stdlib: false, uses: Vec::new() });
+    (file, true)
+}
+
+fn report_use_cycles(loaded: &[Loaded], sources: &SourceMap, diags: &mut Vec<Diagnostic>) {
+    let edges: BTreeMap<FileId, &Vec<(Span, FileId)>> = loaded.iter().map(|l| (l.file, &l.uses)).collect();
+    let mut reported: BTreeSet<(FileId, Span)> = BTreeSet::new();
+    // 0 = unseen, 1 = on stack, 2 = done
+    let mut state: BTreeMap<FileId, u8> = BTreeMap::new();
+    for start in edges.keys() {
+        if state.get(start).copied().unwrap_or(0) != 0 {
+            continue;
+        }
+        let mut stack: Vec<(FileId, usize)> = vec![(*start, 0)];
+        state.insert(*start, 1);
+        while let Some((node, i)) = stack.last().copied() {
+            let out = edges.get(&node).map_or(&[][..], |v| v.as_slice());
+            if i >= out.len() {
+                state.insert(node, 2);
+                stack.pop();
+                continue;
+            }
+            if let Some(top) = stack.last_mut() {
+                top.1 += 1;
+            }
+            let (span, next) = out[i];
+            match state.get(&next).copied().unwrap_or(0) {
+                0 => {
+                    state.insert(next, 1);
+                    stack.push((next, 0));
+                }
+                1 => {
+                    if reported.insert((node, span)) {
+                        let pos = stack.iter().position(|(f, _)| *f == next).unwrap_or(0);
+                        let mut names: Vec<&str> = stack[pos..].iter().map(|(f, _)| sources.path(*f)).collect();
+                        names.push(sources.path(next));
+                        diags.push(
+                            Diagnostic::new("FL005", node, span, format!("`use` cycle: {}", names.join(" -> ")))
+                                .help("move the shared declarations into a file that both import"),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Mark findings covered by an `allow`, and report allows that cover nothing (FL705).
+fn suppress(program: &Program, diags: &mut Vec<Diagnostic>) {
+    let mut allows: Vec<(&model::AllowDef, bool)> = Vec::new();
+    for p in &program.pipelines {
+        for t in &p.tasks {
+            allows.extend(t.allows.iter().map(|a| (a, false)));
+        }
+        allows.extend(p.allows.iter().map(|a| (a, false)));
+    }
+    for d in diags.iter_mut() {
+        if matches!(d.code, "FL001" | "FL705" | "FL706" | "FL707") {
+            continue;
+        }
+        // Task allows come before pipeline allows: the narrowest scope wins.
+        if let Some((a, used)) = allows
+            .iter_mut()
+            .find(|(a, _)| a.code == d.code && a.loc.file == d.file && a.scope.contains(d.span))
+        {
+            d.suppressed = Some(a.reason.clone());
+            *used = true;
+        }
+    }
+    for (a, used) in allows {
+        if !used {
+            diags.push(
+                Diagnostic::new("FL705", a.loc.file, a.loc.span, format!("`allow {}` suppresses nothing", a.code))
+                    .help("remove it: no finding with that code is reported in its scope"),
+            );
+        }
+    }
+}
+
+fn dedup(diags: &mut Vec<Diagnostic>) {
+    let mut seen = BTreeSet::new();
+    diags.retain(|d| seen.insert((d.file, d.span, d.code, d.message.clone())));
+}

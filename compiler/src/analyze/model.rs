@@ -1,0 +1,336 @@
+//! The resolved program: kinds, declarations and pipelines with every name
+//! bound and every literal checked. Rules and code generators read this.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+pub use crate::codegen::ir::{Guarantee, Mode, OnAmbiguous, Pin, Term, Tracking};
+pub use crate::syntax::ast::Role;
+
+use crate::codegen::ir::ParamValue;
+use crate::source::FileId;
+use crate::span::Span;
+
+/// A place in a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Loc {
+    pub file: FileId,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CommitMode {
+    Auto,
+    BeforeWrite,
+    AfterWrite,
+    InTransaction,
+}
+
+impl CommitMode {
+    pub const ALL: [(&'static str, CommitMode); 4] = [
+        ("auto", CommitMode::Auto),
+        ("before_write", CommitMode::BeforeWrite),
+        ("after_write", CommitMode::AfterWrite),
+        ("in_transaction", CommitMode::InTransaction),
+    ];
+
+    pub fn word(self) -> &'static str {
+        Self::ALL.iter().find(|(_, m)| *m == self).map_or("", |(w, _)| w)
+    }
+}
+
+pub const PINS: [(&str, Pin); 4] = [
+    ("version", Pin::Version),
+    ("snapshot", Pin::Snapshot),
+    ("listing", Pin::Listing),
+    ("offsets", Pin::Offsets),
+];
+
+pub fn pin_word(p: Pin) -> &'static str {
+    PINS.iter().find(|(_, q)| *q == p).map_or("", |(w, _)| w)
+}
+
+/// A `writes` capability of a kind.
+pub const WRITE_CAPS: [&str; 8] = [
+    "upsert",
+    "replace",
+    "append",
+    "ledger",
+    "check_then_append",
+    "conditional_commit",
+    "overwrite",
+    "transactional",
+];
+
+pub const MODES: [(&str, Mode); 8] = [
+    ("upsert", Mode::Upsert),
+    ("replace_partition", Mode::ReplacePartition),
+    ("append", Mode::Append),
+    ("append_ledger", Mode::AppendLedger),
+    ("check_then_append", Mode::CheckThenAppend),
+    ("conditional_commit", Mode::ConditionalCommit),
+    ("overwrite", Mode::Overwrite),
+    ("transactional", Mode::Transactional),
+];
+
+/// The JSON spelling of a mode.
+pub fn mode_word(m: Mode) -> &'static str {
+    MODES.iter().find(|(_, n)| *n == m).map_or("", |(w, _)| w)
+}
+
+/// How a mode is written in a `.flow` file.
+pub fn mode_source(m: Mode) -> &'static str {
+    match m {
+        Mode::ReplacePartition => "replace partition",
+        Mode::AppendLedger => "append ledger",
+        other => mode_word(other),
+    }
+}
+
+/// The `writes` capability a mode needs.
+pub fn mode_capability(m: Mode) -> &'static str {
+    match m {
+        Mode::ReplacePartition => "replace",
+        Mode::AppendLedger => "ledger",
+        other => mode_word(other),
+    }
+}
+
+pub const GUARANTEES: [(&str, Guarantee); 5] = [
+    ("exactly_once", Guarantee::ExactlyOnce),
+    ("effectively_once", Guarantee::EffectivelyOnce),
+    ("at_least_once", Guarantee::AtLeastOnce),
+    ("at_most_once", Guarantee::AtMostOnce),
+    ("none", Guarantee::None),
+];
+
+pub fn guarantee_word(g: Guarantee) -> &'static str {
+    GUARANTEES.iter().find(|(_, h)| *h == g).map_or("", |(w, _)| w)
+}
+
+/// `a >= b` in the guarantee lattice.
+pub fn at_least(a: Guarantee, b: Guarantee) -> bool {
+    use Guarantee::{AtLeastOnce, AtMostOnce, EffectivelyOnce, ExactlyOnce, None};
+    match (a, b) {
+        (_, None) | (ExactlyOnce, _) => true,
+        (EffectivelyOnce, b) => b != ExactlyOnce,
+        (AtLeastOnce, AtLeastOnce) | (AtMostOnce, AtMostOnce) => true,
+        _ => false,
+    }
+}
+
+/// The lattice meet.
+pub fn meet(a: Guarantee, b: Guarantee) -> Guarantee {
+    if at_least(a, b) {
+        b
+    } else if at_least(b, a) {
+        a
+    } else {
+        Guarantee::None
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamType {
+    String,
+    Int,
+    Bool,
+    Duration,
+    Key,
+}
+
+impl ParamType {
+    pub const ALL: [(&'static str, ParamType); 5] = [
+        ("string", ParamType::String),
+        ("int", ParamType::Int),
+        ("bool", ParamType::Bool),
+        ("duration", ParamType::Duration),
+        ("key", ParamType::Key),
+    ];
+
+    pub fn word(self) -> &'static str {
+        Self::ALL.iter().find(|(_, t)| *t == self).map_or("", |(w, _)| w)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamDef {
+    pub name: String,
+    pub ty: ParamType,
+    pub optional: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KindDef {
+    pub name: String,
+    pub loc: Loc,
+    pub stdlib: bool,
+    pub roles: BTreeSet<Role>,
+    pub pins: BTreeSet<Pin>,
+    pub writes: BTreeSet<String>,
+    pub transactional: bool,
+    pub versioned: bool,
+    pub offsets: bool,
+    pub commits: BTreeSet<CommitMode>,
+    pub coordinator: Option<String>,
+    /// `idempotency key`
+    pub idempotency_key: bool,
+    pub params: Vec<ParamDef>,
+}
+
+/// A source, sink or effect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeclDef {
+    pub name: String,
+    pub role: Role,
+    pub kind: String,
+    /// Index into `Program::kinds`.
+    pub kind_idx: usize,
+    pub kind_loc: Loc,
+    pub loc: Loc,
+    pub name_loc: Loc,
+    pub immutable: bool,
+    /// Where `immutable`/`mutable` is written.
+    pub mutability_loc: Option<Loc>,
+    /// The default pin: `Some(None)` is `pin none`.
+    pub pin: Option<Option<Pin>>,
+    pub pin_loc: Option<Loc>,
+    /// `identity`: `Some(vec![])` for `identity none`.
+    pub identity: Option<Vec<String>>,
+    pub identity_loc: Option<Loc>,
+    pub fields: Option<Vec<String>>,
+    pub commit: Option<CommitMode>,
+    pub commit_loc: Option<Loc>,
+    pub primary_key: Option<Vec<String>>,
+    pub primary_key_loc: Option<Loc>,
+    /// The kind's coordinator after any `coordinator` override.
+    pub coordinator: Option<String>,
+    pub params: BTreeMap<String, ParamValue>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllowDef {
+    pub code: String,
+    pub reason: String,
+    pub loc: Loc,
+    /// The task or pipeline it covers.
+    pub scope: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyPartDef {
+    pub column: Option<String>,
+    pub term: Term,
+    pub loc: Loc,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyDef {
+    pub parts: Vec<KeyPartDef>,
+    pub loc: Loc,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadDef {
+    /// Index into `Program::decls`.
+    pub decl: usize,
+    pub loc: Loc,
+    /// `pinned P` (`Some(Some(P))`) or `unpinned` (`Some(None)`).
+    pub pin: Option<Option<Pin>>,
+    pub pin_loc: Option<Loc>,
+    pub commit: Option<CommitMode>,
+    pub commit_loc: Option<Loc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteDef {
+    pub decl: usize,
+    pub loc: Loc,
+    pub mode: Mode,
+    pub mode_loc: Loc,
+    pub partition: Option<KeyPartDef>,
+    /// The write's own `key`.
+    pub key: Option<KeyDef>,
+    pub require: Option<(Guarantee, Loc)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ViaDef {
+    Untracked,
+    /// `via outbox [S]`: the named sink (index into decls) if any.
+    Outbox(Option<(usize, Loc)>),
+    IdempotencyKey(KeyDef),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmitDef {
+    pub decl: usize,
+    pub loc: Loc,
+    pub via: ViaDef,
+    pub via_loc: Option<Loc>,
+    pub require: Option<(Guarantee, Loc)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunDef {
+    pub image: Option<String>,
+    pub command: Vec<String>,
+    pub loc: Loc,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskDef {
+    pub name: String,
+    pub loc: Loc,
+    pub name_loc: Loc,
+    pub after: Vec<(String, Loc)>,
+    pub reads: Vec<ReadDef>,
+    pub key: Option<KeyDef>,
+    pub writes: Vec<WriteDef>,
+    pub emits: Vec<EmitDef>,
+    pub retries: Option<(u32, Loc)>,
+    pub internal_retries: Option<(u32, Loc)>,
+    pub retry_delay: Option<u64>,
+    pub timeout: Option<(u64, Loc)>,
+    pub nondeterministic: Option<Loc>,
+    pub on_ambiguous: Option<(OnAmbiguous, Loc)>,
+    pub require: Option<(Guarantee, Loc)>,
+    pub run: Option<RunDef>,
+    pub env: Vec<(String, String)>,
+    pub allows: Vec<AllowDef>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PipelineDef {
+    pub name: String,
+    pub loc: Loc,
+    pub name_loc: Loc,
+    /// The schedule as written and its five-field form.
+    pub schedule: Option<(String, String)>,
+    pub schedule_loc: Option<Loc>,
+    pub start: Option<String>,
+    pub timezone: String,
+    pub catchup: bool,
+    pub retries: Option<(u32, Loc)>,
+    pub retry_delay: Option<u64>,
+    pub timeout: Option<(u64, Loc)>,
+    pub image: Option<String>,
+    pub require: Option<(Guarantee, Loc)>,
+    pub allows: Vec<AllowDef>,
+    pub tasks: Vec<TaskDef>,
+}
+
+/// Everything of a run, resolved.
+#[derive(Debug, Clone, Default)]
+pub struct Program {
+    pub kinds: Vec<KindDef>,
+    pub decls: Vec<DeclDef>,
+    pub pipelines: Vec<PipelineDef>,
+    /// Files whose pipelines are checked for unused declarations (FL704).
+    pub files_with_pipelines: BTreeSet<FileId>,
+}
+
+impl Program {
+    pub fn kind_of(&self, decl: &DeclDef) -> &KindDef {
+        &self.kinds[decl.kind_idx]
+    }
+}

@@ -1,0 +1,1342 @@
+//! Names and literals: from syntax trees to the resolved [`Program`].
+//! Reports FL002–FL009, FL702, FL703 and FL706/FL707, all in one pass, so a
+//! file's semantic errors all show in one run.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use super::literal::{self, NumberKind};
+use super::model::{
+    AllowDef, CommitMode, DeclDef, EmitDef, Guarantee, KeyDef, KeyPartDef, KindDef, Loc, Mode,
+    OnAmbiguous, ParamDef, ParamType, PipelineDef, Program, ReadDef, Role, RunDef, TaskDef, Term,
+    ViaDef, WriteDef, GUARANTEES, MODES, PINS, WRITE_CAPS,
+};
+use super::suggest::{closest, did_you_mean};
+use crate::codegen::ir::ParamValue;
+use crate::diagnostic::Diagnostic;
+use crate::source::FileId;
+use crate::span::Span;
+use crate::syntax::ast::{self, Value};
+
+/// One parsed file of the run.
+pub struct Unit<'a> {
+    pub file: FileId,
+    pub ast: &'a ast::File,
+    pub stdlib: bool,
+    /// Files this one `use`s directly (each once).
+    pub uses: Vec<FileId>,
+}
+
+pub fn resolve(units: &[Unit<'_>], diags: &mut Vec<Diagnostic>) -> Program {
+    let mut r = Resolver {
+        diags,
+        program: Program::default(),
+        kind_scope: HashMap::new(),
+        decl_scope: HashMap::new(),
+    };
+    r.kinds(units);
+    r.decls(units);
+    r.pipelines(units);
+    r.program
+}
+
+struct Resolver<'d> {
+    diags: &'d mut Vec<Diagnostic>,
+    program: Program,
+    /// Per file: kind name -> index.
+    kind_scope: HashMap<FileId, BTreeMap<String, usize>>,
+    /// Per file: declaration name -> index.
+    decl_scope: HashMap<FileId, BTreeMap<String, usize>>,
+}
+
+fn loc(file: FileId, span: Span) -> Loc {
+    Loc { file, span }
+}
+
+/// Build a per-file scope from own and imported names, reporting clashes (FL703).
+fn scope_for(
+    unit: &Unit<'_>,
+    own: &BTreeMap<FileId, Vec<(String, usize, Loc)>>,
+    extra: &[(String, usize, Loc)],
+    what: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> BTreeMap<String, usize> {
+    let mut scope: BTreeMap<String, (usize, Loc)> = BTreeMap::new();
+    let mut add = |name: &str, idx: usize, at: Loc, diags: &mut Vec<Diagnostic>, report: bool| {
+        if let Some((prev, prev_loc)) = scope.get(name) {
+            if *prev != idx && report {
+                diags.push(
+                    Diagnostic::new(
+                        "FL703",
+                        at.file,
+                        at.span,
+                        format!("{what} `{name}` is declared twice"),
+                    )
+                    .label(prev_loc.file, prev_loc.span, "first declared here")
+                    .label(at.file, at.span, "declared again here")
+                    .help(format!("rename one of them: {what}s share one namespace")),
+                );
+            }
+        } else {
+            scope.insert(name.to_string(), (idx, at));
+        }
+    };
+    for (n, i, l) in extra {
+        add(n, *i, *l, diags, false);
+    }
+    // Own names: duplicates among them were reported where they were declared.
+    for (n, i, l) in own.get(&unit.file).into_iter().flatten() {
+        add(n, *i, *l, diags, true);
+    }
+    for used in &unit.uses {
+        for (n, i, l) in own.get(used).into_iter().flatten() {
+            add(n, *i, *l, diags, true);
+        }
+    }
+    scope.into_iter().map(|(k, (i, _))| (k, i)).collect()
+}
+
+impl Resolver<'_> {
+    fn push(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    // ---- kinds ----------------------------------------------------------------
+
+    fn kinds(&mut self, units: &[Unit<'_>]) {
+        let mut own: BTreeMap<FileId, Vec<(String, usize, Loc)>> = BTreeMap::new();
+        let mut stdlib_names = Vec::new();
+        for u in units {
+            let mut seen: BTreeMap<String, Loc> = BTreeMap::new();
+            for item in &u.ast.items {
+                let ast::Item::Kind(k) = item else { continue };
+                let at = loc(u.file, k.name.span);
+                if let Some(prev) = seen.get(&k.name.name) {
+                    self.push(
+                        Diagnostic::new("FL703", u.file, k.name.span, format!("kind `{}` is declared twice", k.name.name))
+                            .label(prev.file, prev.span, "first declared here")
+                            .label(u.file, k.name.span, "declared again here")
+                            .help("rename one of them"),
+                    );
+                    continue;
+                }
+                seen.insert(k.name.name.clone(), at);
+                let def = self.kind(u, k);
+                self.program.kinds.push(def);
+                let idx = self.program.kinds.len() - 1;
+                if u.stdlib {
+                    stdlib_names.push((k.name.name.clone(), idx, at));
+                } else {
+                    own.entry(u.file).or_default().push((k.name.name.clone(), idx, at));
+                }
+            }
+        }
+        for u in units.iter().filter(|u| !u.stdlib) {
+            // Stdlib kinds are always visible; a user kind may not reuse their names.
+            let mut scope: BTreeMap<String, usize> =
+                stdlib_names.iter().map(|(n, i, _)| (n.clone(), *i)).collect();
+            for (n, i, l) in own.get(&u.file).into_iter().flatten() {
+                if let Some((_, _, sl)) = stdlib_names.iter().find(|(sn, _, _)| sn == n) {
+                    self.push(
+                        Diagnostic::new("FL703", l.file, l.span, format!("kind `{n}` is already declared by the standard library"))
+                            .label(sl.file, sl.span, "the standard library's declaration")
+                            .label(l.file, l.span, "declared again here")
+                            .help("give your kind another name"),
+                    );
+                }
+                scope.entry(n.clone()).or_insert(*i);
+            }
+            for used in &u.uses {
+                for (n, i, l) in own.get(used).into_iter().flatten() {
+                    match scope.get(n) {
+                        Some(prev) if prev != i => {
+                            let pl = self.program.kinds[*prev].loc;
+                            self.push(
+                                Diagnostic::new("FL703", l.file, l.span, format!("kind `{n}` is declared twice"))
+                                    .label(pl.file, pl.span, "first declared here")
+                                    .label(l.file, l.span, "declared again here")
+                                    .help("rename one of them: kinds share one namespace"),
+                            );
+                        }
+                        Some(_) => {}
+                        None => {
+                            scope.insert(n.clone(), *i);
+                        }
+                    }
+                }
+            }
+            self.kind_scope.insert(u.file, scope);
+        }
+        for u in units.iter().filter(|u| u.stdlib) {
+            let scope = stdlib_names.iter().map(|(n, i, _)| (n.clone(), *i)).collect();
+            self.kind_scope.insert(u.file, scope);
+        }
+    }
+
+    fn kind(&mut self, u: &Unit<'_>, k: &ast::KindDecl) -> KindDef {
+        let f = u.file;
+        let mut def = KindDef {
+            name: k.name.name.clone(),
+            loc: loc(f, k.name.span),
+            stdlib: u.stdlib,
+            roles: BTreeSet::new(),
+            pins: BTreeSet::new(),
+            writes: BTreeSet::new(),
+            transactional: false,
+            versioned: false,
+            offsets: false,
+            commits: BTreeSet::new(),
+            coordinator: None,
+            idempotency_key: false,
+            params: Vec::new(),
+        };
+        const CAPS: [&str; 9] = [
+            "roles", "pins", "writes", "transactional", "versioned", "offsets", "commits",
+            "coordinator", "idempotency",
+        ];
+        let mut seen = Seen::default();
+        for line in &k.lines {
+            let name = line.name.name.as_str();
+            if !CAPS.contains(&name) {
+                let mut all: Vec<&str> = CAPS.to_vec();
+                all.push("param");
+                self.push(
+                    Diagnostic::new("FL003", f, line.name.span, format!("unknown capability `{name}` in kind `{}`{}", k.name.name, did_you_mean(name, all.iter().copied())))
+                        .help(format!("a kind's lines are {} and `param NAME: TYPE`", CAPS.map(|c| format!("`{c}`")).join(", "))),
+                );
+                continue;
+            }
+            if !seen.first(self.diags, f, line) {
+                continue;
+            }
+            match name {
+                "transactional" | "versioned" | "offsets" => {
+                    if let Some(v) = line.args.first() {
+                        self.push(Diagnostic::new("FL006", f, v.span(), format!("`{name}` takes no value, found {}", v.describe()))
+                            .help(format!("write `{name}` alone on its line")));
+                    }
+                    match name {
+                        "transactional" => def.transactional = true,
+                        "versioned" => def.versioned = true,
+                        _ => def.offsets = true,
+                    }
+                }
+                "coordinator" => def.coordinator = self.string_arg(f, line),
+                "idempotency" => {
+                    if let Some(w) = self.word_arg(f, line, &["none", "key"]) {
+                        def.idempotency_key = w == "key";
+                    }
+                }
+                "roles" => {
+                    for w in self.word_list(f, line, &["source", "sink", "effect"]) {
+                        def.roles.insert(match w.as_str() {
+                            "source" => Role::Source,
+                            "sink" => Role::Sink,
+                            _ => Role::Effect,
+                        });
+                    }
+                }
+                "pins" => {
+                    let words: Vec<&str> = PINS.iter().map(|(w, _)| *w).collect();
+                    for w in self.word_list(f, line, &words) {
+                        if let Some((_, p)) = PINS.iter().find(|(n, _)| *n == w) {
+                            def.pins.insert(*p);
+                        }
+                    }
+                }
+                "writes" => {
+                    for w in self.word_list(f, line, &WRITE_CAPS) {
+                        def.writes.insert(w);
+                    }
+                }
+                _ => {
+                    let words: Vec<&str> = CommitMode::ALL.iter().map(|(w, _)| *w).collect();
+                    for w in self.word_list(f, line, &words) {
+                        if let Some((_, m)) = CommitMode::ALL.iter().find(|(n, _)| *n == w) {
+                            def.commits.insert(*m);
+                        }
+                    }
+                }
+            }
+        }
+        let mut param_seen: BTreeMap<&str, Span> = BTreeMap::new();
+        for p in &k.params {
+            if let Some(prev) = param_seen.get(p.name.name.as_str()) {
+                self.push(
+                    Diagnostic::new("FL007", f, p.span, format!("parameter `{}` is declared twice in kind `{}`", p.name.name, k.name.name))
+                        .label(f, *prev, "first declared here")
+                        .help("remove one of the two lines"),
+                );
+                continue;
+            }
+            param_seen.insert(&p.name.name, p.span);
+            let Some((_, ty)) = ParamType::ALL.iter().find(|(w, _)| *w == p.ty.name) else {
+                let words = ParamType::ALL.map(|(w, _)| w);
+                self.push(
+                    Diagnostic::new("FL006", f, p.ty.span, format!("unknown parameter type `{}`{}", p.ty.name, did_you_mean(&p.ty.name, words)))
+                        .help("the types are `string`, `int`, `bool`, `duration` and `key`, with `?` for optional"),
+                );
+                continue;
+            };
+            def.params.push(ParamDef {
+                name: p.name.name.clone(),
+                ty: *ty,
+                optional: p.optional,
+            });
+        }
+        def
+    }
+
+    // ---- sources, sinks, effects ----------------------------------------------
+
+    fn decls(&mut self, units: &[Unit<'_>]) {
+        let mut own: BTreeMap<FileId, Vec<(String, usize, Loc)>> = BTreeMap::new();
+        for u in units {
+            let mut seen: BTreeMap<String, Loc> = BTreeMap::new();
+            for item in &u.ast.items {
+                let ast::Item::Decl(d) = item else { continue };
+                let at = loc(u.file, d.name.span);
+                if let Some(prev) = seen.get(&d.name.name) {
+                    self.push(
+                        Diagnostic::new("FL703", u.file, d.name.span, format!("`{}` is declared twice", d.name.name))
+                            .label(prev.file, prev.span, "first declared here")
+                            .label(u.file, d.name.span, "declared again here")
+                            .help("rename one of them: sources, sinks and effects share one namespace"),
+                    );
+                    continue;
+                }
+                seen.insert(d.name.name.clone(), at);
+                if let Some(def) = self.decl(u, d) {
+                    self.program.decls.push(def);
+                    own.entry(u.file)
+                        .or_default()
+                        .push((d.name.name.clone(), self.program.decls.len() - 1, at));
+                }
+            }
+        }
+        for u in units {
+            let scope = scope_for(u, &own, &[], "declaration", self.diags);
+            self.decl_scope.insert(u.file, scope);
+        }
+    }
+
+    fn decl(&mut self, u: &Unit<'_>, d: &ast::Decl) -> Option<DeclDef> {
+        let f = u.file;
+        let scope = self.kind_scope.get(&f).cloned().unwrap_or_default();
+        let Some(&kind_idx) = scope.get(&d.kind.name) else {
+            self.push(
+                Diagnostic::new("FL702", f, d.kind.span, format!("unknown kind `{}`{}", d.kind.name, did_you_mean(&d.kind.name, scope.keys().map(String::as_str))))
+                    .help("declare it with `kind NAME { ... }`, or import the file that does with `use`"),
+            );
+            return None;
+        };
+        let kind = self.program.kinds[kind_idx].clone();
+        if !kind.roles.contains(&d.role) {
+            let roles: Vec<&str> = kind.roles.iter().map(|r| r.word()).collect();
+            self.push(
+                Diagnostic::new("FL009", f, d.role_span, format!("kind `{}` cannot be a {}", kind.name, d.role.word()))
+                    .label(f, d.kind.span, format!("`{}` has roles: {}", kind.name, if roles.is_empty() { "none".into() } else { roles.join(", ") }))
+                    .label(kind.loc.file, kind.loc.span, "kind declared here")
+                    .help(format!("declare it as a {} or pick a kind with the {} role", roles.first().copied().unwrap_or("source"), d.role.word())),
+            );
+        }
+        let mut def = DeclDef {
+            name: d.name.name.clone(),
+            role: d.role,
+            kind: kind.name.clone(),
+            kind_idx,
+            kind_loc: loc(f, d.kind.span),
+            loc: loc(f, d.span),
+            name_loc: loc(f, d.name.span),
+            immutable: false,
+            mutability_loc: None,
+            pin: None,
+            pin_loc: None,
+            identity: None,
+            identity_loc: None,
+            fields: None,
+            commit: None,
+            commit_loc: None,
+            primary_key: None,
+            primary_key_loc: None,
+            coordinator: kind.coordinator.clone(),
+            params: BTreeMap::new(),
+        };
+        let mut seen = Seen::default();
+        for p in &d.props {
+            let name = p.name.name.as_str();
+            let analysis = matches!(
+                name,
+                "immutable" | "mutable" | "pin" | "identity" | "fields" | "commit" | "coordinator"
+            );
+            let param = kind.params.iter().find(|q| q.name == name);
+            if !analysis && param.is_none() {
+                let mut names: Vec<&str> = kind.params.iter().map(|q| q.name.as_str()).collect();
+                names.extend(role_props(d.role));
+                let declared: Vec<String> = kind.params.iter().map(|q| format!("`{}`", q.name)).collect();
+                self.push(
+                    Diagnostic::new("FL003", f, p.name.span, format!("unknown property `{name}` for {} `{}` of kind `{}`{}", d.role.word(), d.name.name, kind.name, did_you_mean(name, names.iter().copied())))
+                        .label(kind.loc.file, kind.loc.span, format!("kind `{}` declared here", kind.name))
+                        .help(if declared.is_empty() { format!("kind `{}` declares no parameters", kind.name) } else { format!("kind `{}` declares {}", kind.name, declared.join(", ")) }),
+                );
+                continue;
+            }
+            // `immutable` and `mutable` are one setting.
+            let key = if name == "mutable" { "immutable" } else { name };
+            if !seen.first_named(self.diags, f, key, p) {
+                continue;
+            }
+            if analysis && !role_props(d.role).contains(&name) {
+                self.push(
+                    Diagnostic::new("FL003", f, p.name.span, format!("`{name}` is not a property of {}s", d.role.word()))
+                        .help(format!("{}s take {}", d.role.word(), role_props(d.role).iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", "))),
+                );
+                continue;
+            }
+            let at = loc(f, p.span);
+            match name {
+                "immutable" | "mutable" => {
+                    if self.no_value(f, p) {
+                        def.immutable = name == "immutable";
+                        def.mutability_loc = Some(at);
+                    }
+                }
+                "pin" => {
+                    let mut words: Vec<&str> = PINS.iter().map(|(w, _)| *w).collect();
+                    words.push("none");
+                    if let Some(w) = self.word_arg(f, p, &words) {
+                        def.pin = Some(PINS.iter().find(|(n, _)| *n == w).map(|(_, p)| *p));
+                        def.pin_loc = Some(at);
+                    }
+                }
+                "identity" => {
+                    if let Some(fields) = self.fields_arg(f, p, true) {
+                        def.identity = Some(fields);
+                        def.identity_loc = Some(at);
+                    }
+                }
+                "fields" => {
+                    if let Some(fields) = self.list_of_names(f, p) {
+                        def.fields = Some(fields);
+                    }
+                }
+                "commit" => {
+                    let words: Vec<&str> = CommitMode::ALL.iter().map(|(w, _)| *w).collect();
+                    if let Some(w) = self.word_arg(f, p, &words) {
+                        if !kind.offsets {
+                            self.push(
+                                Diagnostic::new("FL003", f, p.name.span, format!("kind `{}` has no offsets, so `commit` does not apply to `{}`", kind.name, d.name.name))
+                                    .help("remove the line; `commit` is for kinds with offsets, such as `kafka_topic`"),
+                            );
+                        } else {
+                            def.commit = CommitMode::ALL.iter().find(|(n, _)| *n == w).map(|(_, m)| *m);
+                            def.commit_loc = Some(at);
+                        }
+                    }
+                }
+                "coordinator" => {
+                    if let Some(s) = self.string_arg(f, p) {
+                        def.coordinator = Some(s);
+                    }
+                }
+                _ => {
+                    let Some(param) = param else { continue };
+                    if let Some(v) = self.param_value(f, p, param) {
+                        if name == "primary_key" {
+                            if let ParamValue::Fields(fs) = &v {
+                                def.primary_key = Some(fs.clone());
+                                def.primary_key_loc = Some(at);
+                            }
+                        }
+                        def.params.insert(name.to_string(), v);
+                    }
+                }
+            }
+        }
+        let missing: Vec<&ParamDef> = kind
+            .params
+            .iter()
+            .filter(|q| !q.optional && !d.props.iter().any(|p| p.name.name == q.name))
+            .collect();
+        for q in missing {
+            self.push(
+                Diagnostic::new("FL004", f, d.name.span, format!("{} `{}` is missing the required parameter `{}` of kind `{}`", d.role.word(), d.name.name, q.name, kind.name))
+                    .label(kind.loc.file, kind.loc.span, format!("kind `{}` declared here", kind.name))
+                    .help(format!("add a line `{} {}` inside the braces", q.name, example_of(q.ty))),
+            );
+        }
+        if d.role == Role::Source && def.pin.is_none() && def.immutable {
+            // An immutable source needs no pin; nothing to default.
+        }
+        Some(def)
+    }
+
+    fn param_value(&mut self, f: FileId, p: &ast::Setting, param: &ParamDef) -> Option<ParamValue> {
+        match param.ty {
+            ParamType::String => {
+                let s = self.string_arg_raw(f, p)?;
+                if let Err((at, len, msg)) = literal::check_placeholders(&s.value) {
+                    // Point into the literal when it has no escapes; else at the whole string.
+                    let raw = &s.span;
+                    let span = if raw.len() == s.value.len() + 2 {
+                        Span::new(raw.start + 1 + at, raw.start + 1 + at + len)
+                    } else {
+                        *raw
+                    };
+                    self.push(Diagnostic::new("FL002", f, span, msg).help("the placeholders are `{interval.start}` and `{interval.end}`; write `{{` and `}}` for literal braces"));
+                    return None;
+                }
+                Some(ParamValue::String(s.value))
+            }
+            ParamType::Int => self.int_arg(f, p).map(|n| ParamValue::Int(u64::from(n))),
+            ParamType::Duration => self.duration_arg(f, p).map(ParamValue::Int),
+            ParamType::Bool => self.bool_arg(f, p).map(ParamValue::Bool),
+            ParamType::Key => self.fields_arg(f, p, false).map(ParamValue::Fields),
+        }
+    }
+
+    // ---- pipelines ----------------------------------------------------------------
+
+    fn pipelines(&mut self, units: &[Unit<'_>]) {
+        let mut names: BTreeMap<String, Loc> = BTreeMap::new();
+        for u in units.iter().filter(|u| !u.stdlib) {
+            for item in &u.ast.items {
+                let ast::Item::Pipeline(p) = item else { continue };
+                self.program.files_with_pipelines.insert(u.file);
+                if let Some(prev) = names.get(&p.name.name) {
+                    self.push(
+                        Diagnostic::new("FL703", u.file, p.name.span, format!("pipeline `{}` is declared twice", p.name.name))
+                            .label(prev.file, prev.span, "first declared here")
+                            .label(u.file, p.name.span, "declared again here")
+                            .help("pipeline names are one namespace across all files of a run; rename one"),
+                    );
+                    continue;
+                }
+                names.insert(p.name.name.clone(), loc(u.file, p.name.span));
+                let def = self.pipeline(u.file, p);
+                self.program.pipelines.push(def);
+            }
+        }
+    }
+
+    fn pipeline(&mut self, f: FileId, p: &ast::Pipeline) -> PipelineDef {
+        let mut def = PipelineDef {
+            name: p.name.name.clone(),
+            loc: loc(f, p.span),
+            name_loc: loc(f, p.name.span),
+            schedule: None,
+            schedule_loc: None,
+            start: None,
+            timezone: "UTC".into(),
+            catchup: false,
+            retries: None,
+            retry_delay: None,
+            timeout: None,
+            image: None,
+            require: None,
+            allows: Vec::new(),
+            tasks: Vec::new(),
+        };
+        const SETTINGS: [&str; 9] = [
+            "schedule", "start", "timezone", "catchup", "retries", "retry_delay", "timeout",
+            "image", "require",
+        ];
+        let mut seen = Seen::default();
+        for s in &p.settings {
+            let name = s.name.name.as_str();
+            if !SETTINGS.contains(&name) {
+                let hint = if TASK_SETTINGS.contains(&name) {
+                    format!("`{name}` is a task setting; move it into a task")
+                } else {
+                    format!("the pipeline settings are {}", SETTINGS.map(|w| format!("`{w}`")).join(", "))
+                };
+                self.push(
+                    Diagnostic::new("FL003", f, s.name.span, format!("unknown pipeline setting `{name}`{}", did_you_mean(name, SETTINGS)))
+                        .help(hint),
+                );
+                continue;
+            }
+            if !seen.first(self.diags, f, s) {
+                continue;
+            }
+            let at = loc(f, s.span);
+            match name {
+                "schedule" => match s.args.as_slice() {
+                    [Value::Ident(i)] if i.name == "none" => {}
+                    _ => {
+                        if let Some(text) = self.string_arg(f, s) {
+                            match literal::parse_cron(&text) {
+                                Ok(five) => {
+                                    def.schedule = Some((text, five));
+                                    def.schedule_loc = Some(at);
+                                }
+                                Err(msg) => self.push(
+                                    Diagnostic::new("FL002", f, s.value_span(), msg)
+                                        .help("write five fields, `\"0 2 * * *\"`, or one of `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly`, or `schedule none`"),
+                                ),
+                            }
+                        }
+                    }
+                },
+                "start" => {
+                    if let Some(d) = self.date_arg(f, s) {
+                        def.start = Some(d);
+                    }
+                }
+                "timezone" => {
+                    if let Some(tz) = self.string_arg(f, s) {
+                        match literal::check_timezone(&tz) {
+                            Ok(()) => def.timezone = tz,
+                            Err(msg) => self.push(Diagnostic::new("FL002", f, s.value_span(), msg).help("use a name from the IANA time zone database, such as `\"Europe/Paris\"` or `\"UTC\"`")),
+                        }
+                    }
+                }
+                "catchup" => {
+                    if let Some(b) = self.bool_arg(f, s) {
+                        def.catchup = b;
+                    }
+                }
+                "retries" => def.retries = self.int_arg(f, s).map(|n| (n, at)),
+                "retry_delay" => def.retry_delay = self.duration_arg(f, s),
+                "timeout" => def.timeout = self.duration_arg(f, s).map(|n| (n, at)),
+                "image" => def.image = self.string_arg(f, s),
+                _ => def.require = self.guarantee_arg(f, s).map(|g| (g, at)),
+            }
+        }
+        if def.schedule.is_some() && def.start.is_none() {
+            self.push(
+                Diagnostic::new("FL008", f, p.name.span, format!("scheduled pipeline `{}` has no `start`", p.name.name))
+                    .label(f, def.schedule_loc.map_or(p.name.span, |l| l.span), "scheduled here")
+                    .help("add `start YYYY-MM-DD`: the date of the first interval"),
+            );
+        }
+        def.allows = p.allows.iter().filter_map(|a| self.allow(f, a, p.span)).collect();
+        let mut task_names: BTreeMap<String, Span> = BTreeMap::new();
+        for t in &p.tasks {
+            if let Some(prev) = task_names.get(&t.name.name) {
+                self.push(
+                    Diagnostic::new("FL703", f, t.name.span, format!("task `{}` is declared twice in pipeline `{}`", t.name.name, p.name.name))
+                        .label(f, *prev, "first declared here")
+                        .label(f, t.name.span, "declared again here")
+                        .help("rename one of the tasks"),
+                );
+                continue;
+            }
+            task_names.insert(t.name.name.clone(), t.name.span);
+            let task = self.task(f, t);
+            def.tasks.push(task);
+        }
+        // `after` names tasks of this pipeline.
+        let known: Vec<String> = def.tasks.iter().map(|t| t.name.clone()).collect();
+        for t in &mut def.tasks {
+            t.after.retain(|(name, at)| {
+                if known.contains(name) {
+                    return true;
+                }
+                self.diags.push(
+                    Diagnostic::new("FL702", at.file, at.span, format!("unknown task `{name}` in pipeline `{}`{}", p.name.name, did_you_mean(name, known.iter().map(String::as_str))))
+                        .help("`after` names tasks of the same pipeline"),
+                );
+                false
+            });
+        }
+        def
+    }
+
+    fn allow(&mut self, f: FileId, a: &ast::Allow, scope: Span) -> Option<AllowDef> {
+        let code = a.code.name.as_str();
+        let known = crate::rules::registry::lookup(code);
+        if known.is_none() {
+            let codes = crate::rules::registry::all().iter().map(|r| r.code).chain(crate::rules::registry::all().iter().map(|r| r.name));
+            self.push(
+                Diagnostic::new("FL707", f, a.code.span, format!("`allow` names `{code}`, which is not a flowc rule{}", did_you_mean(code, codes)))
+                    .help("`flowc rules` lists every code"),
+            );
+            return None;
+        }
+        let reason = a.reason.as_ref().map(|r| r.value.trim().to_string()).unwrap_or_default();
+        if reason.is_empty() {
+            self.push(
+                Diagnostic::new("FL706", f, a.span, format!("`allow {code}` gives no reason"))
+                    .help(format!("say why the finding is acceptable: `allow {code} because \"...\"`; without a reason it suppresses nothing")),
+            );
+            return None;
+        }
+        Some(AllowDef {
+            code: known.map_or_else(|| code.to_string(), |r| r.code.to_string()),
+            reason: a.reason.as_ref().map(|r| r.value.clone()).unwrap_or_default(),
+            loc: loc(f, a.span),
+            scope,
+        })
+    }
+
+    fn lookup_decl(&mut self, f: FileId, name: &ast::Ident, what: &str) -> Option<usize> {
+        let scope = self.decl_scope.get(&f)?;
+        if let Some(i) = scope.get(&name.name) {
+            return Some(*i);
+        }
+        let suggestion = did_you_mean(&name.name, scope.keys().map(String::as_str));
+        self.push(
+            Diagnostic::new("FL702", f, name.span, format!("unknown {what} `{}`{suggestion}", name.name))
+                .help(format!("declare it with `{what} {}: KIND {{ ... }}`, or import the file that does with `use`", name.name)),
+        );
+        None
+    }
+
+    fn role_mismatch(&mut self, f: FileId, name: &ast::Ident, decl: usize, stmt: &str, allowed: &[Role]) -> bool {
+        let d = &self.program.decls[decl];
+        let kind = &self.program.kinds[d.kind_idx];
+        // A sink can also be read, through its kind's read capabilities.
+        let ok = allowed.contains(&d.role)
+            || (stmt == "read" && d.role == Role::Sink && kind.roles.contains(&Role::Source));
+        if ok {
+            return false;
+        }
+        let (nl, kind_name, role) = (d.name_loc, kind.name.clone(), d.role);
+        let msg = match stmt {
+            "read" => format!("`read {}`: {} `{}` cannot be read", name.name, role.word(), name.name),
+            "write" => format!("`write {}`: {} `{}` cannot be written", name.name, role.word(), name.name),
+            _ => format!("`emit {}`: {} `{}` is not an effect", name.name, role.word(), name.name),
+        };
+        let help = match stmt {
+            "read" => "read a source, or a sink whose kind also has the source role".to_string(),
+            "write" => "write to a sink; effects are sent with `emit`".to_string(),
+            _ => "`emit` sends effects; write to sinks with `write`".to_string(),
+        };
+        self.push(
+            Diagnostic::new("FL009", f, name.span, msg)
+                .label(nl.file, nl.span, format!("declared as a {} of kind `{kind_name}`", role.word()))
+                .help(help),
+        );
+        true
+    }
+
+    fn task(&mut self, f: FileId, t: &ast::Task) -> TaskDef {
+        let mut def = TaskDef {
+            name: t.name.name.clone(),
+            loc: loc(f, t.span),
+            name_loc: loc(f, t.name.span),
+            after: Vec::new(),
+            reads: Vec::new(),
+            key: None,
+            writes: Vec::new(),
+            emits: Vec::new(),
+            retries: None,
+            internal_retries: None,
+            retry_delay: None,
+            timeout: None,
+            nondeterministic: None,
+            on_ambiguous: None,
+            require: None,
+            run: None,
+            env: Vec::new(),
+            allows: Vec::new(),
+        };
+        let mut seen = Seen::default();
+        let mut key_at: Option<Span> = None;
+        let mut run_at: Option<Span> = None;
+        let mut env_at: Option<Span> = None;
+        for stmt in &t.stmts {
+            match stmt {
+                ast::TaskStmt::After(a) => {
+                    for n in &a.tasks {
+                        if n.name != t.name.name {
+                            def.after.push((n.name.clone(), loc(f, n.span)));
+                        }
+                    }
+                }
+                ast::TaskStmt::Read(r) => {
+                    if let Some(rd) = self.read(f, r) {
+                        def.reads.push(rd);
+                    }
+                }
+                ast::TaskStmt::Key(k) => {
+                    if dup_statement(self.diags, f, "key", &mut key_at, k.span) {
+                        def.key = self.key(f, &k.key);
+                    }
+                }
+                ast::TaskStmt::Write(w) => {
+                    if let Some(wd) = self.write(f, w) {
+                        def.writes.push(wd);
+                    }
+                }
+                ast::TaskStmt::Emit(e) => {
+                    if let Some(ed) = self.emit(f, e) {
+                        def.emits.push(ed);
+                    }
+                }
+                ast::TaskStmt::Run(r) => {
+                    if dup_statement(self.diags, f, "run", &mut run_at, r.span) {
+                        def.run = Some(RunDef {
+                            image: r.image.as_ref().map(|s| s.value.clone()),
+                            command: r.command.iter().map(|s| s.value.clone()).collect(),
+                            loc: loc(f, r.span),
+                        });
+                        if r.command.is_empty() {
+                            self.push(Diagnostic::new("FL006", f, r.command_span, "`run command` needs at least the program to start")
+                                .help("write the argv as a list of strings: `run command [\"python\", \"-m\", \"job\"]`"));
+                        }
+                    }
+                }
+                ast::TaskStmt::Env(e) => {
+                    if dup_statement(self.diags, f, "env", &mut env_at, e.span) {
+                        let mut names: BTreeMap<&str, Span> = BTreeMap::new();
+                        for (n, v) in &e.entries {
+                            if let Some(prev) = names.get(n.name.as_str()) {
+                                self.push(Diagnostic::new("FL007", f, n.span, format!("environment variable `{}` is set twice", n.name))
+                                    .label(f, *prev, "first set here")
+                                    .help("keep one of the two lines"));
+                                continue;
+                            }
+                            names.insert(&n.name, n.span);
+                            def.env.push((n.name.clone(), v.value.clone()));
+                        }
+                    }
+                }
+                ast::TaskStmt::Allow(a) => {
+                    if let Some(al) = self.allow(f, a, t.span) {
+                        def.allows.push(al);
+                    }
+                }
+                ast::TaskStmt::Setting(s) => self.task_setting(f, s, &mut def, &mut seen),
+            }
+        }
+        if def.run.is_none() {
+            self.push(
+                Diagnostic::new("FL008", f, t.name.span, format!("task `{}` has no `run`", t.name.name))
+                    .help("say what the scheduler starts: `run command [\"python\", \"-m\", \"job\"]`"),
+            );
+        }
+        def
+    }
+
+    fn task_setting(&mut self, f: FileId, s: &ast::Setting, def: &mut TaskDef, seen: &mut Seen) {
+        let name = s.name.name.as_str();
+        if !TASK_SETTINGS.contains(&name) {
+            let mut words: Vec<&str> = TASK_SETTINGS.to_vec();
+            words.extend(["after", "read", "key", "write", "emit", "run", "env", "allow"]);
+            let hint = if matches!(name, "schedule" | "start" | "timezone" | "catchup" | "image") {
+                format!("`{name}` is a pipeline setting; move it to the pipeline")
+            } else {
+                "the task statements are `after`, `read`, `key`, `write`, `emit`, `run`, `env`, `allow`, and the settings `retries`, `internal_retries`, `retry_delay`, `timeout`, `nondeterministic`, `on_ambiguous`, `require`".to_string()
+            };
+            self.push(
+                Diagnostic::new("FL003", f, s.name.span, format!("unknown task statement `{name}` in task `{}`{}", def.name, did_you_mean(name, words)))
+                    .help(hint),
+            );
+            return;
+        }
+        if !seen.first(self.diags, f, s) {
+            return;
+        }
+        let at = loc(f, s.span);
+        match name {
+            "retries" => def.retries = self.int_arg(f, s).map(|n| (n, at)),
+            "internal_retries" => def.internal_retries = self.int_arg(f, s).map(|n| (n, at)),
+            "retry_delay" => def.retry_delay = self.duration_arg(f, s),
+            "timeout" => def.timeout = self.duration_arg(f, s).map(|n| (n, at)),
+            "nondeterministic" => {
+                if self.no_value(f, s) {
+                    def.nondeterministic = Some(at);
+                }
+            }
+            "on_ambiguous" => {
+                if let Some(w) = self.word_arg(f, s, &["retry", "fail"]) {
+                    def.on_ambiguous = Some((if w == "retry" { OnAmbiguous::Retry } else { OnAmbiguous::Fail }, at));
+                }
+            }
+            _ => def.require = self.guarantee_arg(f, s).map(|g| (g, at)),
+        }
+    }
+
+    fn read(&mut self, f: FileId, r: &ast::Read) -> Option<ReadDef> {
+        let decl = self.lookup_decl(f, &r.source, "source");
+        let mut rd = ReadDef {
+            decl: decl.unwrap_or(usize::MAX),
+            loc: loc(f, r.span),
+            pin: None,
+            pin_loc: None,
+            commit: None,
+            commit_loc: None,
+        };
+        for (i, p) in r.pins.iter().enumerate() {
+            let span = match p {
+                ast::PinClause::Pinned(id) => id.span,
+                ast::PinClause::Unpinned(s) => *s,
+            };
+            if i > 0 {
+                self.push(Diagnostic::new("FL007", f, span, format!("`read {}` states its pin twice", r.source.name))
+                    .help("keep one of `pinned P` and `unpinned`"));
+                continue;
+            }
+            match p {
+                ast::PinClause::Unpinned(s) => {
+                    rd.pin = Some(None);
+                    rd.pin_loc = Some(loc(f, *s));
+                }
+                ast::PinClause::Pinned(id) => {
+                    if let Some((_, pin)) = PINS.iter().find(|(w, _)| *w == id.name) {
+                        rd.pin = Some(Some(*pin));
+                        rd.pin_loc = Some(loc(f, id.span));
+                    } else {
+                        self.push(Diagnostic::new("FL001", f, id.span, format!("`{}` is not a pin{}", id.name, did_you_mean(&id.name, PINS.map(|(w, _)| w))))
+                            .help("the pins are `version`, `snapshot`, `listing` and `offsets`; write `unpinned` for none"));
+                    }
+                }
+            }
+        }
+        for (i, c) in r.commits.iter().enumerate() {
+            if i > 0 {
+                self.push(Diagnostic::new("FL007", f, c.span, format!("`read {}` states its commit mode twice", r.source.name))
+                    .help("keep one `commit` clause"));
+                continue;
+            }
+            if let Some((_, m)) = CommitMode::ALL.iter().find(|(w, _)| *w == c.name) {
+                rd.commit = Some(*m);
+                rd.commit_loc = Some(loc(f, c.span));
+            } else {
+                self.push(Diagnostic::new("FL001", f, c.span, format!("`{}` is not a commit mode{}", c.name, did_you_mean(&c.name, CommitMode::ALL.map(|(w, _)| w))))
+                    .help("the commit modes are `auto`, `before_write`, `after_write` and `in_transaction`"));
+            }
+        }
+        let decl = decl?;
+        if self.role_mismatch(f, &r.source, decl, "read", &[Role::Source]) {
+            return None;
+        }
+        if let Some(at) = rd.commit_loc {
+            let d = &self.program.decls[decl];
+            if !self.program.kinds[d.kind_idx].offsets {
+                let kind = d.kind.clone();
+                self.push(Diagnostic::new("FL003", f, at.span, format!("`commit` applies to kinds with offsets; `{}` is of kind `{kind}`", r.source.name))
+                    .help("remove the `commit` clause"));
+                rd.commit = None;
+            }
+        }
+        Some(rd)
+    }
+
+    fn write(&mut self, f: FileId, w: &ast::Write) -> Option<WriteDef> {
+        let decl = self.lookup_decl(f, &w.sink, "sink");
+        let (mode, mode_span, partition) = match &w.mode {
+            ast::WriteModeExpr::ReplacePartition(part, s) => {
+                (Mode::ReplacePartition, *s, self.key_part(f, part))
+            }
+            ast::WriteModeExpr::AppendLedger(s) => (Mode::AppendLedger, *s, None),
+            ast::WriteModeExpr::Word(id) => {
+                let words = ["upsert", "append", "check_then_append", "conditional_commit", "overwrite", "transactional"];
+                if let Some((_, m)) = MODES.iter().find(|(n, m)| *n == id.name && !matches!(m, Mode::ReplacePartition | Mode::AppendLedger)) {
+                    (*m, id.span, None)
+                } else {
+                    let mut all = words.to_vec();
+                    all.extend(["replace", "ledger"]);
+                    let hint = closest(&id.name, all).map(|s| match s {
+                        "replace" => "; did you mean `replace partition COL = TERM`?".to_string(),
+                        "ledger" => "; did you mean `append ledger`?".to_string(),
+                        s => format!("; did you mean `{s}`?"),
+                    });
+                    self.push(Diagnostic::new("FL001", f, id.span, format!("`{}` is not a write mode{}", id.name, hint.unwrap_or_default()))
+                        .help("the modes are `upsert`, `replace partition COL = TERM`, `append`, `append ledger`, `check_then_append`, `conditional_commit`, `overwrite` and `transactional`"));
+                    return None;
+                }
+            }
+        };
+        if mode == Mode::ReplacePartition && partition.is_none() {
+            return None;
+        }
+        let mut key = None;
+        for (i, k) in w.keys.iter().enumerate() {
+            if i > 0 {
+                self.push(Diagnostic::new("FL007", f, k.span, format!("`write {}` states its key twice", w.sink.name)).help("keep one `key` clause"));
+                continue;
+            }
+            key = self.key(f, k);
+        }
+        let mut require = None;
+        for (i, r) in w.requires.iter().enumerate() {
+            if i > 0 {
+                self.push(Diagnostic::new("FL007", f, r.span, format!("`write {}` states its requirement twice", w.sink.name)).help("keep one `require` clause"));
+                continue;
+            }
+            require = self.guarantee_word(f, r).map(|g| (g, loc(f, r.span)));
+        }
+        let decl = decl?;
+        if self.role_mismatch(f, &w.sink, decl, "write", &[Role::Sink]) {
+            return None;
+        }
+        Some(WriteDef {
+            decl,
+            loc: loc(f, w.span),
+            mode,
+            mode_loc: loc(f, mode_span),
+            partition,
+            key,
+            require,
+        })
+    }
+
+    fn emit(&mut self, f: FileId, e: &ast::Emit) -> Option<EmitDef> {
+        let decl = self.lookup_decl(f, &e.effect, "effect");
+        let via = match &e.via {
+            None => ViaDef::Untracked,
+            Some(ast::Via::Outbox(s, _)) => match s {
+                None => ViaDef::Outbox(None),
+                Some(name) => {
+                    let d = self.lookup_decl(f, name, "sink");
+                    match d {
+                        Some(d) if self.role_mismatch(f, name, d, "write", &[Role::Sink]) => return None,
+                        Some(d) => ViaDef::Outbox(Some((d, loc(f, name.span)))),
+                        None => return None,
+                    }
+                }
+            },
+            Some(ast::Via::IdempotencyKey(k, _)) => ViaDef::IdempotencyKey(self.key(f, k)?),
+        };
+        let require = match &e.require {
+            Some(r) => Some((self.guarantee_word(f, r)?, loc(f, r.span))),
+            None => None,
+        };
+        let decl = decl?;
+        if self.role_mismatch(f, &e.effect, decl, "emit", &[Role::Effect]) {
+            return None;
+        }
+        Some(EmitDef {
+            decl,
+            loc: loc(f, e.span),
+            via,
+            via_loc: e.via.as_ref().map(|v| loc(f, v.span())),
+            require,
+        })
+    }
+
+    fn key(&mut self, f: FileId, k: &ast::KeyExpr) -> Option<KeyDef> {
+        let mut parts = Vec::new();
+        let mut ok = true;
+        for p in &k.parts {
+            match self.key_part(f, p) {
+                Some(kp) => parts.push(kp),
+                None => ok = false,
+            }
+        }
+        ok.then_some(KeyDef {
+            parts,
+            loc: loc(f, k.span),
+        })
+    }
+
+    fn key_part(&mut self, f: FileId, p: &ast::KeyPart) -> Option<KeyPartDef> {
+        let term = self.term(f, &p.term)?;
+        Some(KeyPartDef {
+            column: p.column.as_ref().map(|c| c.name.clone()),
+            term,
+            loc: loc(f, p.span),
+        })
+    }
+
+    fn term(&mut self, f: FileId, t: &ast::TermExpr) -> Option<Term> {
+        let names: Vec<&str> = t.path.iter().map(|i| i.name.as_str()).collect();
+        let term = match (names.as_slice(), &t.call) {
+            (["input", field], None) => Some(Term::InputField { field: (*field).to_string() }),
+            (["output", field], None) => Some(Term::OutputField { field: (*field).to_string() }),
+            (["interval", "start"], None) => Some(Term::IntervalStart),
+            (["interval", "end"], None) => Some(Term::IntervalEnd),
+            (["run", "id"], None) => Some(Term::RunId),
+            (["attempt", "id"], None) => Some(Term::AttemptId),
+            (["attempt", "number"], None) => Some(Term::AttemptNumber),
+            (["hash"], Some(Some(arg))) if arg.name == "input" => Some(Term::InputHash),
+            (["hash"], Some(Some(arg))) if arg.name == "output" => Some(Term::OutputHash),
+            (["now"], Some(None)) => Some(Term::Now),
+            (["uuid"], Some(None)) => Some(Term::Uuid),
+            (["random"], Some(None)) => Some(Term::Random),
+            _ => None,
+        };
+        if term.is_none() {
+            const TERMS: [&str; 13] = [
+                "input.F", "hash(input)", "output.F", "hash(output)", "interval.start",
+                "interval.end", "run.id", "attempt.id", "attempt.number", "now()", "uuid()",
+                "random()", "COL = TERM",
+            ];
+            let text = t.text();
+            let guess = match names.first().copied() {
+                Some(first @ ("input" | "output")) => Some(format!("{first}.FIELD")),
+                _ => closest(&text, TERMS[1..12].iter().copied().chain(["input.F", "output.F"])).map(str::to_string),
+            };
+            let hint = guess.map(|g| format!("; did you mean `{g}`?")).unwrap_or_default();
+            let bare_field = names.len() == 1 && t.call.is_none();
+            self.push(
+                Diagnostic::new("FL001", f, t.span, format!("`{text}` is not a key term{hint}"))
+                    .help(if bare_field {
+                        format!("name where the value comes from: `input.{text}` or `output.{text}`")
+                    } else {
+                        format!("a key term is one of {}", TERMS[..12].iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", "))
+                    }),
+            );
+        }
+        term
+    }
+
+    // ---- value helpers ------------------------------------------------------------
+
+    fn one<'v>(&mut self, f: FileId, s: &'v ast::Setting, expected: &str) -> Option<&'v Value> {
+        match s.args.as_slice() {
+            [v] => Some(v),
+            [] => {
+                self.push(Diagnostic::new("FL006", f, s.name.span, format!("`{}` needs a value: {expected}", s.name.name))
+                    .help(format!("write `{} VALUE` with {expected}", s.name.name)));
+                None
+            }
+            [_, rest @ ..] => {
+                let span = rest[0].span().to(rest[rest.len() - 1].span());
+                self.push(Diagnostic::new("FL006", f, span, format!("`{}` takes one value, {expected}", s.name.name))
+                    .help("remove the extra values, or put each statement on its own line"));
+                None
+            }
+        }
+    }
+
+    fn wrong_type(&mut self, f: FileId, s: &ast::Setting, v: &Value, expected: &str, example: &str) {
+        self.push(
+            Diagnostic::new("FL006", f, v.span(), format!("`{}` takes {expected}, found {}", s.name.name, v.describe()))
+                .help(format!("write it like `{} {example}`", s.name.name)),
+        );
+    }
+
+    /// A number token checked for FL002 and then for the expected kind.
+    fn number(&mut self, f: FileId, s: &ast::Setting, want: NumberKind, expected: &str, example: &str) -> Option<String> {
+        let v = self.one(f, s, expected)?;
+        let Value::Number(n) = v else {
+            self.wrong_type(f, s, v, expected, example);
+            return None;
+        };
+        match literal::classify(&n.name) {
+            Err(msg) => {
+                self.push(Diagnostic::new("FL002", f, n.span, msg).help(format!("write it like `{} {example}`", s.name.name)));
+                None
+            }
+            Ok(kind) if kind == want => Some(n.name.clone()),
+            Ok(NumberKind::Int) if want == NumberKind::Duration => {
+                self.push(Diagnostic::new("FL002", f, n.span, format!("`{}` is a bare number where a duration is expected", n.name))
+                    .help(format!("give it a unit: `{}s`, `{}m` or `{}h`", n.name, n.name, n.name)));
+                None
+            }
+            Ok(_) => {
+                self.wrong_type(f, s, v, expected, example);
+                None
+            }
+        }
+    }
+
+    fn int_arg(&mut self, f: FileId, s: &ast::Setting) -> Option<u32> {
+        self.number(f, s, NumberKind::Int, "an integer", "3")
+            .and_then(|t| literal::parse_int(&t).ok())
+    }
+
+    fn duration_arg(&mut self, f: FileId, s: &ast::Setting) -> Option<u64> {
+        self.number(f, s, NumberKind::Duration, "a duration", "30m")
+            .and_then(|t| literal::parse_duration(&t).ok())
+    }
+
+    fn date_arg(&mut self, f: FileId, s: &ast::Setting) -> Option<String> {
+        self.number(f, s, NumberKind::Date, "a date", "2026-01-01")
+    }
+
+    fn bool_arg(&mut self, f: FileId, s: &ast::Setting) -> Option<bool> {
+        let v = self.one(f, s, "`true` or `false`")?;
+        match v {
+            Value::Ident(i) if i.name == "true" => Some(true),
+            Value::Ident(i) if i.name == "false" => Some(false),
+            _ => {
+                self.wrong_type(f, s, v, "`true` or `false`", "true");
+                None
+            }
+        }
+    }
+
+    fn string_arg_raw(&mut self, f: FileId, s: &ast::Setting) -> Option<ast::Str> {
+        let v = self.one(f, s, "a string")?;
+        if let Value::Str(st) = v {
+            Some(st.clone())
+        } else {
+            self.wrong_type(f, s, v, "a string", "\"...\"");
+            None
+        }
+    }
+
+    fn string_arg(&mut self, f: FileId, s: &ast::Setting) -> Option<String> {
+        self.string_arg_raw(f, s).map(|s| s.value)
+    }
+
+    fn word_arg(&mut self, f: FileId, s: &ast::Setting, words: &[&str]) -> Option<String> {
+        let list = words.iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", ");
+        let v = self.one(f, s, &format!("one of {list}"))?;
+        match v {
+            Value::Ident(i) if words.contains(&i.name.as_str()) => Some(i.name.clone()),
+            Value::Ident(i) => {
+                self.push(Diagnostic::new("FL006", f, i.span, format!("`{}` is not a value of `{}`{}", i.name, s.name.name, did_you_mean(&i.name, words.iter().copied())))
+                    .help(format!("`{}` takes one of {list}", s.name.name)));
+                None
+            }
+            _ => {
+                self.wrong_type(f, s, v, &format!("one of {list}"), words.first().copied().unwrap_or(""));
+                None
+            }
+        }
+    }
+
+    /// `a, b` or `[a, b]`, each a listed word.
+    fn word_list(&mut self, f: FileId, s: &ast::Setting, words: &[&str]) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut items: Vec<&Value> = Vec::new();
+        for v in &s.args {
+            match v {
+                Value::List(vs, _) | Value::Tuple(vs, _) => items.extend(vs),
+                other => items.push(other),
+            }
+        }
+        for v in items {
+            match v {
+                Value::Ident(i) if words.contains(&i.name.as_str()) => out.push(i.name.clone()),
+                Value::Ident(i) => self.push(
+                    Diagnostic::new("FL006", f, i.span, format!("`{}` is not a value of `{}`{}", i.name, s.name.name, did_you_mean(&i.name, words.iter().copied())))
+                        .help(format!("`{}` takes {}", s.name.name, words.iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", "))),
+                ),
+                other => self.wrong_type(f, s, other, "names", words.first().copied().unwrap_or("")),
+            }
+        }
+        out
+    }
+
+    /// A key-typed value: a field or a tuple of fields (or `none` when allowed).
+    fn fields_arg(&mut self, f: FileId, s: &ast::Setting, allow_none: bool) -> Option<Vec<String>> {
+        let v = self.one(f, s, "a field or a tuple of fields")?;
+        match v {
+            Value::Ident(i) if allow_none && i.name == "none" => Some(Vec::new()),
+            Value::Ident(i) => Some(vec![i.name.clone()]),
+            Value::Tuple(vs, _) => {
+                let mut out = Vec::new();
+                for x in vs {
+                    match x {
+                        Value::Ident(i) => out.push(i.name.clone()),
+                        other => {
+                            self.wrong_type(f, s, other, "field names", "(a, b)");
+                            return None;
+                        }
+                    }
+                }
+                Some(out)
+            }
+            other => {
+                self.wrong_type(f, s, other, "a field or a tuple of fields", "(customer_id, day)");
+                None
+            }
+        }
+    }
+
+    fn list_of_names(&mut self, f: FileId, s: &ast::Setting) -> Option<Vec<String>> {
+        let v = self.one(f, s, "a list of field names")?;
+        let Value::List(vs, _) = v else {
+            if let Value::Ident(i) = v {
+                return Some(vec![i.name.clone()]);
+            }
+            self.wrong_type(f, s, v, "a list of field names", "[order_id, amount]");
+            return None;
+        };
+        let mut out = Vec::new();
+        for x in vs {
+            match x {
+                Value::Ident(i) => out.push(i.name.clone()),
+                other => {
+                    self.wrong_type(f, s, other, "field names", "[order_id, amount]");
+                    return None;
+                }
+            }
+        }
+        Some(out)
+    }
+
+    fn guarantee_arg(&mut self, f: FileId, s: &ast::Setting) -> Option<Guarantee> {
+        let words = GUARANTEES.map(|(w, _)| w);
+        let w = self.word_arg(f, s, &words)?;
+        GUARANTEES.iter().find(|(n, _)| *n == w).map(|(_, g)| *g)
+    }
+
+    /// A guarantee in a `require` clause.
+    fn guarantee_word(&mut self, f: FileId, id: &ast::Ident) -> Option<Guarantee> {
+        if let Some((_, g)) = GUARANTEES.iter().find(|(w, _)| *w == id.name) {
+            return Some(*g);
+        }
+        self.push(Diagnostic::new("FL001", f, id.span, format!("`{}` is not a guarantee{}", id.name, did_you_mean(&id.name, GUARANTEES.map(|(w, _)| w))))
+            .help("the guarantees are `exactly_once`, `effectively_once`, `at_least_once`, `at_most_once` and `none`"));
+        None
+    }
+
+    fn no_value(&mut self, f: FileId, s: &ast::Setting) -> bool {
+        if let Some(v) = s.args.first() {
+            self.push(Diagnostic::new("FL006", f, v.span(), format!("`{}` takes no value, found {}", s.name.name, v.describe()))
+                .help(format!("write `{}` alone on its line", s.name.name)));
+            return false;
+        }
+        true
+    }
+}
+
+const TASK_SETTINGS: [&str; 7] = [
+    "retries", "internal_retries", "retry_delay", "timeout", "nondeterministic", "on_ambiguous",
+    "require",
+];
+
+fn role_props(role: Role) -> &'static [&'static str] {
+    match role {
+        Role::Source => &["immutable", "mutable", "pin", "identity", "fields", "commit", "coordinator"],
+        Role::Sink => &["fields", "coordinator"],
+        Role::Effect => &[],
+    }
+}
+
+fn example_of(ty: ParamType) -> &'static str {
+    match ty {
+        ParamType::String => "\"...\"",
+        ParamType::Int => "1",
+        ParamType::Bool => "true",
+        ParamType::Duration => "30m",
+        ParamType::Key => "id",
+    }
+}
+
+/// Settings seen in one block, for FL007.
+#[derive(Default)]
+struct Seen {
+    at: BTreeMap<String, Span>,
+}
+
+impl Seen {
+    fn first(&mut self, diags: &mut Vec<Diagnostic>, f: FileId, s: &ast::Setting) -> bool {
+        self.first_named(diags, f, &s.name.name, s)
+    }
+
+    /// Record `key`; report FL007 and return false when it was seen before.
+    fn first_named(&mut self, diags: &mut Vec<Diagnostic>, f: FileId, key: &str, s: &ast::Setting) -> bool {
+        if let Some(prev) = self.at.get(key) {
+            diags.push(
+                Diagnostic::new("FL007", f, s.span, format!("`{}` is set twice in one block", s.name.name))
+                    .label(f, *prev, "first set here")
+                    .help("keep one of the two lines"),
+            );
+            return false;
+        }
+        self.at.insert(key.to_string(), s.span);
+        true
+    }
+}
+
+/// For statements that may appear once in a task: report the second.
+fn dup_statement(diags: &mut Vec<Diagnostic>, f: FileId, what: &str, first: &mut Option<Span>, at: Span) -> bool {
+    if let Some(prev) = first {
+        diags.push(
+            Diagnostic::new("FL007", f, at, format!("a task has one `{what}`; this is the second"))
+                .label(f, *prev, "first here")
+                .help(format!("merge them into one `{what}`")),
+        );
+        return false;
+    }
+    *first = Some(at);
+    true
+}

@@ -1,0 +1,30 @@
+//! "Did you mean": the closest known name to a misspelled one.
+
+/// The candidate closest to `name`, if any is close enough to be a likely typo.
+pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (name.chars().count() / 3).max(1);
+    candidates
+        .into_iter()
+        .filter(|c| *c != name)
+        .map(|c| (strsim::damerau_levenshtein(name, c), c))
+        .filter(|(d, c)| *d <= limit || c.eq_ignore_ascii_case(name))
+        .min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)))
+        .map(|(_, c)| c)
+}
+
+/// `; did you mean `x`?` or nothing.
+pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    closest(name, candidates).map_or_else(String::new, |c| format!("; did you mean `{c}`?"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_typos_only() {
+        assert_eq!(closest("upsrt", ["upsert", "append"]), Some("upsert"));
+        assert_eq!(closest("ordres", ["orders", "daily_totals"]), Some("orders"));
+        assert_eq!(closest("zzz", ["orders"]), None);
+    }
+}

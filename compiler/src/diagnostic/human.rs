@@ -1,0 +1,1 @@
+//! human output.

@@ -1,0 +1,41 @@
+//! FL101 `attempt-scoped-key`: a key term that changes on every attempt: `attempt.*`, `now()`, `uuid()`, `random()`.
+
+use super::{Ctx, Rule};
+use crate::diagnostic::Severity;
+use crate::diagnostic::Diagnostic;
+use crate::analyze::guarantee::{key_uses, term_text, KeyUse};
+use crate::analyze::model::{KeyPartDef, Loc, Mode, Term};
+
+pub const RULE: Rule = Rule {
+    code: "FL101",
+    name: "attempt-scoped-key",
+    severity: Severity::Error,
+    summary: "a key term that changes on every attempt: `attempt.*`, `now()`, `uuid()`, `random()`",
+    explain: include_str!("explain/FL101.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    ctx.each_task(|t| {
+        for u in key_uses(&t.facts) {
+            let (parts, at, what): (Vec<&KeyPartDef>, Loc, String) = match &u {
+                // FL203 replaces this rule on ledger keys, FL402 on idempotency keys.
+                KeyUse::Write(w, _) if w.mode == Mode::AppendLedger => continue,
+                KeyUse::Idempotency(..) => continue,
+                KeyUse::Write(w, parts) => (parts.clone(), w.loc, format!("`write {}`", t.facts.decl(w.decl).name)),
+                KeyUse::TaskKey(k) => (k.parts.iter().collect(), k.loc, "the task's key".to_string()),
+            };
+            for p in parts.into_iter().filter(|p| attempt_scoped(&p.term)) {
+                out.push(
+                    Diagnostic::new(RULE.code, p.loc.file, p.loc.span, format!("key term `{}` of {what} in task `{}` changes on every attempt", term_text(&p.term), t.task.name))
+                        .label(at.file, at.span, "the key is used here")
+                        .help("derive the key from the input (`input.FIELD`, `hash(input)`) or the interval (`interval.start`), so a retry produces the same key"),
+                );
+            }
+        }
+    });
+}
+
+pub(crate) fn attempt_scoped(t: &Term) -> bool {
+    matches!(t, Term::AttemptId | Term::AttemptNumber | Term::Now | Term::Uuid | Term::Random)
+}

@@ -1,0 +1,48 @@
+//! FL104 `input-not-uniquely-keyed`: a record-level key of `input.*` terms that does not cover the input's identity.
+
+use super::{Ctx, Rule};
+use crate::diagnostic::Severity;
+use crate::diagnostic::Diagnostic;
+use crate::analyze::model::{Mode, Term};
+
+pub const RULE: Rule = Rule {
+    code: "FL104",
+    name: "input-not-uniquely-keyed",
+    severity: Severity::Warning,
+    summary: "a record-level key of `input.*` terms that does not cover the input's identity",
+    explain: include_str!("explain/FL104.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    ctx.each_task(|t| {
+        let f = &t.facts;
+        for w in &t.task.writes {
+            if !matches!(w.mode, Mode::Upsert | Mode::AppendLedger) {
+                continue;
+            }
+            let parts = f.dedup_parts(w);
+            if !f.key_not_unique(&parts) {
+                continue;
+            }
+            let key = f.write_key(w).map_or(w.loc, |k| k.loc);
+            let fields: Vec<&str> = parts.iter().filter_map(|p| match &p.term { Term::InputField { field } => Some(field.as_str()), _ => None }).collect();
+            let mut d = Diagnostic::new(RULE.code, key.file, key.span, format!("key of `write {}` in task `{}` may not identify input records uniquely", f.decl(w.decl).name, t.task.name));
+            for r in &t.task.reads {
+                let src = f.decl(r.decl);
+                match f.read_identity(r) {
+                    None => d = d.label(src.name_loc.file, src.name_loc.span, format!("`{}` declares no identity", src.name)),
+                    Some(id) if id.is_empty() => d = d.label(src.name_loc.file, src.name_loc.span, format!("`{}` has `identity none`: the same record can arrive twice under different keys", src.name)),
+                    Some(id) => {
+                        let missing: Vec<&String> = id.iter().filter(|x| !fields.contains(&x.as_str())).collect();
+                        if !missing.is_empty() {
+                            let at = src.identity_loc.or(src.primary_key_loc).unwrap_or(src.name_loc);
+                            d = d.label(at.file, at.span, format!("identity of `{}` includes {}, which the key leaves out", src.name, missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")));
+                        }
+                    }
+                }
+            }
+            out.push(d.help("key on the fields of the input's declared `identity` (or declare it), or on `hash(input)` when records have no identifier"));
+        }
+    });
+}

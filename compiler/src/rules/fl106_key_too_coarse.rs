@@ -1,0 +1,34 @@
+//! FL106 `key-too-coarse`: an `upsert` or `append ledger` keyed only on interval terms.
+
+use super::{Ctx, Rule};
+use crate::diagnostic::Severity;
+use crate::diagnostic::Diagnostic;
+use crate::analyze::model::{mode_source, Mode, Term};
+
+pub const RULE: Rule = Rule {
+    code: "FL106",
+    name: "key-too-coarse",
+    severity: Severity::Warning,
+    summary: "an `upsert` or `append ledger` keyed only on interval terms",
+    explain: include_str!("explain/FL106.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    ctx.each_task(|t| {
+        for w in &t.task.writes {
+            if !matches!(w.mode, Mode::Upsert | Mode::AppendLedger) {
+                continue;
+            }
+            let parts = t.facts.dedup_parts(w);
+            if parts.is_empty() || !parts.iter().all(|p| matches!(p.term, Term::IntervalStart | Term::IntervalEnd)) {
+                continue;
+            }
+            let key = t.facts.write_key(w).map_or(w.loc, |k| k.loc);
+            out.push(
+                Diagnostic::new(RULE.code, key.file, key.span, format!("`{} {}` in task `{}` is keyed only on the interval: every record of an interval shares one key", mode_source(w.mode), t.facts.decl(w.decl).name, t.task.name))
+                    .help("add the record's own fields to the key (`(input.id, day = interval.start)`), or replace the whole partition with `replace partition`"),
+            );
+        }
+    });
+}

@@ -1,0 +1,50 @@
+//! FL107 `key-not-enforced`: an `upsert` whose key columns are not exactly the sink's primary key.
+
+use super::{Ctx, Rule};
+use crate::diagnostic::Severity;
+use crate::diagnostic::Diagnostic;
+use crate::analyze::guarantee::TaskFacts;
+use crate::analyze::model::Mode;
+
+pub const RULE: Rule = Rule {
+    code: "FL107",
+    name: "key-not-enforced",
+    severity: Severity::Error,
+    summary: "an `upsert` whose key columns are not exactly the sink's primary key",
+    explain: include_str!("explain/FL107.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    ctx.each_task(|t| {
+        let f = &t.facts;
+        for w in t.task.writes.iter().filter(|w| w.mode == Mode::Upsert) {
+            let parts = f.dedup_parts(w);
+            if parts.is_empty() || f.upsert_enforced(w) {
+                continue;
+            }
+            let sink = f.decl(w.decl);
+            let key = f.write_key(w).map_or(w.loc, |k| k.loc);
+            let (cols, unbound) = TaskFacts::key_columns(&parts);
+            let cols_text = cols.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ");
+            let d = match &sink.primary_key {
+                None => Diagnostic::new(RULE.code, key.file, key.span, format!("`upsert` into `{}` in task `{}`: the sink has no primary key to enforce the key", sink.name, t.task.name))
+                    .label(sink.name_loc.file, sink.name_loc.span, format!("`{}` declares no `primary_key`", sink.name))
+                    .help(format!("declare `primary_key` on `{}` with the key's columns", sink.name)),
+                Some(pk) => {
+                    let pk_text = pk.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ");
+                    let at = sink.primary_key_loc.unwrap_or(sink.name_loc);
+                    let msg = if unbound {
+                        format!("`upsert` into `{}` in task `{}`: a key term fills no column, so the key cannot be the primary key ({pk_text})", sink.name, t.task.name)
+                    } else {
+                        format!("`upsert` into `{}` in task `{}` is keyed on {cols_text}, but the sink's primary key is {pk_text}", sink.name, t.task.name)
+                    };
+                    Diagnostic::new(RULE.code, key.file, key.span, msg)
+                        .label(at.file, at.span, "primary key declared here")
+                        .help("key the upsert on exactly the primary key's columns; bind other terms to a column with `COL = TERM`")
+                }
+            };
+            out.push(d);
+        }
+    });
+}

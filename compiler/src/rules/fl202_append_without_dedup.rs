@@ -1,0 +1,31 @@
+//! FL202 `append-without-dedup`: a plain `append`: every retry appends again.
+
+use super::{Ctx, Rule};
+use crate::diagnostic::Severity;
+use crate::diagnostic::Diagnostic;
+use crate::analyze::model::Mode;
+
+pub const RULE: Rule = Rule {
+    code: "FL202",
+    name: "append-without-dedup",
+    severity: Severity::Warning,
+    summary: "a plain `append`: every retry appends again",
+    explain: include_str!("explain/FL202.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    ctx.each_task(|t| {
+        for w in t.task.writes.iter().filter(|w| w.mode == Mode::Append) {
+            let sink = t.facts.decl(w.decl);
+            if !(true) {
+                continue;
+            }
+            out.push(
+                Diagnostic::new(RULE.code, w.mode_loc.file, w.mode_loc.span, format!("plain `append` to `{sink}` in task `{task}` appends again on every retry", sink = sink.name, task = t.task.name))
+                    .label(sink.name_loc.file, sink.name_loc.span, format!("`{}` declared here", sink.name))
+                    .help("use `append ledger` with a key, `upsert`, or `replace partition`; or accept duplicates with `require at_least_once` and `allow FL202 because \"...\"`"),
+            );
+        }
+    });
+}

@@ -1,0 +1,31 @@
+//! FL203 `ledger-of-attempts`: an `append ledger` keyed on the attempt: it records attempts, not records.
+
+use super::{Ctx, Rule};
+use crate::diagnostic::Severity;
+use crate::diagnostic::Diagnostic;
+use super::fl101_attempt_scoped_key::attempt_scoped;
+use crate::analyze::guarantee::term_text;
+use crate::analyze::model::Mode;
+
+pub const RULE: Rule = Rule {
+    code: "FL203",
+    name: "ledger-of-attempts",
+    severity: Severity::Error,
+    summary: "an `append ledger` keyed on the attempt: it records attempts, not records",
+    explain: include_str!("explain/FL203.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    ctx.each_task(|t| {
+        for w in t.task.writes.iter().filter(|w| w.mode == Mode::AppendLedger) {
+            for p in t.facts.dedup_parts(w).into_iter().filter(|p| attempt_scoped(&p.term)) {
+                out.push(
+                    Diagnostic::new(RULE.code, p.loc.file, p.loc.span, format!("the ledger of `{}` in task `{}` is keyed on `{}`: it records attempts, not records", t.facts.decl(w.decl).name, t.task.name, term_text(&p.term)))
+                        .label(w.mode_loc.file, w.mode_loc.span, "ledger write")
+                        .help("key the ledger on what identifies a record: `input.FIELD` or `hash(input)`"),
+                );
+            }
+        }
+    });
+}

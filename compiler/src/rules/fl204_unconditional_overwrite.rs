@@ -1,0 +1,31 @@
+//! FL204 `unconditional-overwrite`: `overwrite` on a versioned sink: the last writer wins.
+
+use super::{Ctx, Rule};
+use crate::diagnostic::Severity;
+use crate::diagnostic::Diagnostic;
+use crate::analyze::model::Mode;
+
+pub const RULE: Rule = Rule {
+    code: "FL204",
+    name: "unconditional-overwrite",
+    severity: Severity::Warning,
+    summary: "`overwrite` on a versioned sink: the last writer wins",
+    explain: include_str!("explain/FL204.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    ctx.each_task(|t| {
+        for w in t.task.writes.iter().filter(|w| w.mode == Mode::Overwrite) {
+            let sink = t.facts.decl(w.decl);
+            if !(t.facts.sink_versioned(w.decl)) {
+                continue;
+            }
+            out.push(
+                Diagnostic::new(RULE.code, w.mode_loc.file, w.mode_loc.span, format!("`overwrite` of versioned `{sink}` in task `{task}`: a late attempt can replace newer output", sink = sink.name, task = t.task.name))
+                    .label(sink.name_loc.file, sink.name_loc.span, format!("`{}` declared here", sink.name))
+                    .help("use `conditional_commit`, which commits only against the version recorded at the interval's first attempt"),
+            );
+        }
+    });
+}

@@ -1,0 +1,41 @@
+//! FL205 `mode-unsupported`: a write mode that the sink's kind does not offer.
+
+use super::{Ctx, Rule};
+use crate::diagnostic::Severity;
+use crate::diagnostic::Diagnostic;
+use crate::analyze::model::mode_source;
+
+pub const RULE: Rule = Rule {
+    code: "FL205",
+    name: "mode-unsupported",
+    severity: Severity::Error,
+    summary: "a write mode that the sink's kind does not offer",
+    explain: include_str!("explain/FL205.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    ctx.each_task(|t| {
+        for w in &t.task.writes {
+            if t.facts.mode_supported(w) {
+                continue;
+            }
+            let sink = t.facts.decl(w.decl);
+            let kind = t.facts.program.kind_of(sink);
+            let offered: Vec<String> = kind.writes.iter().map(|c| format!("`{}`", capability_source(c))).collect();
+            out.push(
+                Diagnostic::new(RULE.code, w.mode_loc.file, w.mode_loc.span, format!("`{}` of kind `{}` does not support `{}`", sink.name, kind.name, mode_source(w.mode)))
+                    .label(kind.loc.file, kind.loc.span, format!("kind `{}` declared here", kind.name))
+                    .help(if offered.is_empty() { format!("kind `{}` offers no write modes", kind.name) } else { format!("kind `{}` offers {}", kind.name, offered.join(", ")) }),
+            );
+        }
+    });
+}
+
+fn capability_source(c: &str) -> &str {
+    match c {
+        "replace" => "replace partition",
+        "ledger" => "append ledger",
+        other => other,
+    }
+}

@@ -1,0 +1,32 @@
+//! FL301 `auto-commit-offsets`: a read whose offsets are committed on a timer (`commit auto`).
+
+use super::{Ctx, Rule};
+use crate::diagnostic::Severity;
+use crate::diagnostic::Diagnostic;
+use crate::analyze::model::CommitMode;
+
+pub const RULE: Rule = Rule {
+    code: "FL301",
+    name: "auto-commit-offsets",
+    severity: Severity::Error,
+    summary: "a read whose offsets are committed on a timer (`commit auto`)",
+    explain: include_str!("explain/FL301.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    ctx.each_task(|t| {
+        for r in &t.task.reads {
+            if t.facts.effective_commit(r) != Some(CommitMode::Auto) {
+                continue;
+            }
+            let src = t.facts.decl(r.decl);
+            let at = t.facts.stated_commit(r).map_or(r.loc, |(_, l)| l);
+            let mut d = Diagnostic::new(RULE.code, at.file, at.span, format!("offsets of `{src}` are committed on a timer in task `{task}`: a crash after the commit and before the write loses records", src = src.name, task = t.task.name));
+            if at != r.loc {
+                d = d.label(r.loc.file, r.loc.span, "read here");
+            }
+            out.push(d.help("commit `in_transaction` with a `transactional` write, or `after_write`"));
+        }
+    });
+}

@@ -1,0 +1,32 @@
+//! FL302 `offset-before-sink`: a read whose offsets are committed before the write (`commit before_write`).
+
+use super::{Ctx, Rule};
+use crate::diagnostic::Severity;
+use crate::diagnostic::Diagnostic;
+use crate::analyze::model::CommitMode;
+
+pub const RULE: Rule = Rule {
+    code: "FL302",
+    name: "offset-before-sink",
+    severity: Severity::Error,
+    summary: "a read whose offsets are committed before the write (`commit before_write`)",
+    explain: include_str!("explain/FL302.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    ctx.each_task(|t| {
+        for r in &t.task.reads {
+            if t.facts.effective_commit(r) != Some(CommitMode::BeforeWrite) {
+                continue;
+            }
+            let src = t.facts.decl(r.decl);
+            let at = t.facts.stated_commit(r).map_or(r.loc, |(_, l)| l);
+            let mut d = Diagnostic::new(RULE.code, at.file, at.span, format!("offsets of `{src}` are committed before the write in task `{task}`: a crash between the two loses records", src = src.name, task = t.task.name));
+            if at != r.loc {
+                d = d.label(r.loc.file, r.loc.span, "read here");
+            }
+            out.push(d.help("commit `in_transaction` with a `transactional` write, or `after_write`"));
+        }
+    });
+}

@@ -1,0 +1,68 @@
+//! FL303 `no-shared-coordinator`: a `transactional` write whose reads do not commit in its transaction under one coordinator.
+
+use super::{Ctx, Rule};
+use crate::diagnostic::Severity;
+use crate::diagnostic::Diagnostic;
+use crate::analyze::model::{CommitMode, Mode};
+
+pub const RULE: Rule = Rule {
+    code: "FL303",
+    name: "no-shared-coordinator",
+    severity: Severity::Error,
+    summary: "a `transactional` write whose reads do not commit in its transaction under one coordinator",
+    explain: include_str!("explain/FL303.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    ctx.each_task(|t| {
+        let f = &t.facts;
+        let mut has_transactional = false;
+        for w in t.task.writes.iter().filter(|w| w.mode == Mode::Transactional) {
+            has_transactional = true;
+            if !f.mode_supported(w) || f.shared_coordinator(w) {
+                continue;
+            }
+            let sink = f.decl(w.decl);
+            let mut d = Diagnostic::new(RULE.code, w.mode_loc.file, w.mode_loc.span, format!("`write {} transactional` in task `{}` does not share one transaction with its reads", sink.name, t.task.name));
+            if t.task.reads.is_empty() {
+                d = d.label(t.task.name_loc.file, t.task.name_loc.span, "the task reads nothing whose offsets could commit with the write");
+            }
+            for r in &t.task.reads {
+                let src = f.decl(r.decl);
+                let kind = f.program.kind_of(src);
+                let why = if !kind.offsets {
+                    Some(format!("`{}` (kind `{}`) has no offsets to commit", src.name, kind.name))
+                } else if f.effective_commit(r) != Some(CommitMode::InTransaction) {
+                    Some(format!("`{}` does not commit `in_transaction`", src.name))
+                } else if src.coordinator != sink.coordinator || sink.coordinator.is_none() {
+                    Some(format!("`{}` has coordinator {} but `{}` has {}", src.name, coord(src.coordinator.as_deref()), sink.name, coord(sink.coordinator.as_deref())))
+                } else {
+                    None
+                };
+                if let Some(why) = why {
+                    d = d.label(r.loc.file, r.loc.span, why);
+                }
+            }
+            out.push(d.help("read only sources with offsets, `commit in_transaction`, under the sink's coordinator; otherwise use an idempotent mode"));
+        }
+        if has_transactional {
+            return;
+        }
+        for r in &t.task.reads {
+            if let Some((CommitMode::InTransaction, at)) = f.stated_commit(r) {
+                if f.program.kind_of(f.decl(r.decl)).offsets {
+                    out.push(
+                        Diagnostic::new(RULE.code, at.file, at.span, format!("`{}` commits `in_transaction`, but task `{}` has no `transactional` write", f.decl(r.decl).name, t.task.name))
+                            .label(r.loc.file, r.loc.span, "read here")
+                            .help("add a `write SINK transactional` under the same coordinator, or commit `after_write`"),
+                    );
+                }
+            }
+        }
+    });
+}
+
+fn coord(c: Option<&str>) -> String {
+    c.map_or_else(|| "none".to_string(), |c| format!("\"{c}\""))
+}

@@ -1,0 +1,35 @@
+//! FL304 `unpinned-mutable-input`: a mutable source read without a pin.
+
+use super::{Ctx, Rule};
+use crate::diagnostic::Severity;
+use crate::diagnostic::Diagnostic;
+use crate::analyze::model::{pin_word, Role};
+
+pub const RULE: Rule = Rule {
+    code: "FL304",
+    name: "unpinned-mutable-input",
+    severity: Severity::Warning,
+    summary: "a mutable source read without a pin",
+    explain: include_str!("explain/FL304.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    ctx.each_task(|t| {
+        for r in &t.task.reads {
+            let src = t.facts.decl(r.decl);
+            let immutable = src.role == Role::Source && src.immutable;
+            if immutable || t.facts.effective_pin(r).is_some() {
+                continue;
+            }
+            let kind = t.facts.program.kind_of(src);
+            let pins: Vec<String> = kind.pins.iter().map(|p| format!("`pinned {}`", pin_word(*p))).collect();
+            let at = r.pin_loc.unwrap_or(r.loc);
+            out.push(
+                Diagnostic::new(RULE.code, at.file, at.span, format!("task `{}` reads mutable `{}` without a pin: a retry may read different input", t.task.name, src.name))
+                    .label(src.name_loc.file, src.name_loc.span, format!("`{}` is mutable", src.name))
+                    .help(if pins.is_empty() { format!("kind `{}` offers no pins; declare the source `immutable` if what an interval reads never changes", kind.name) } else { format!("pin the read ({}), or declare the source `immutable` if it never changes", pins.join(" or ")) }),
+            );
+        }
+    });
+}

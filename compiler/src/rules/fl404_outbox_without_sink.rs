@@ -1,0 +1,36 @@
+//! FL404 `outbox-without-sink`: `via outbox` in a task with no transactional write to hold the outbox.
+
+use super::{Ctx, Rule};
+use crate::diagnostic::Severity;
+use crate::diagnostic::Diagnostic;
+use crate::analyze::guarantee::outbox_write;
+use crate::analyze::model::ViaDef;
+
+pub const RULE: Rule = Rule {
+    code: "FL404",
+    name: "outbox-without-sink",
+    severity: Severity::Error,
+    summary: "`via outbox` in a task with no transactional write to hold the outbox",
+    explain: include_str!("explain/FL404.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    ctx.each_task(|t| {
+        for e in &t.task.emits {
+            let ViaDef::Outbox(named) = &e.via else { continue };
+            if outbox_write(&t.facts, e).is_some() {
+                continue;
+            }
+            let at = e.via_loc.unwrap_or(e.loc);
+            let effect = &t.facts.decl(e.decl).name;
+            let d = match named {
+                Some((decl, name_at)) => Diagnostic::new(RULE.code, name_at.file, name_at.span, format!("`emit {effect} via outbox {}`: task `{}` has no transactional write to `{}`", t.facts.decl(*decl).name, t.task.name, t.facts.decl(*decl).name))
+                    .help("name a sink this task writes and whose kind is `transactional`"),
+                None => Diagnostic::new(RULE.code, at.file, at.span, format!("`emit {effect} via outbox` in task `{}`: the task has no transactional write to hold the outbox", t.task.name))
+                    .help("the outbox row must commit with a write; write to a `transactional` sink (such as `postgres_table`) in this task, or use `via idempotency_key`"),
+            };
+            out.push(d);
+        }
+    });
+}

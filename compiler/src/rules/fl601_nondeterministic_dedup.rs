@@ -1,0 +1,31 @@
+//! FL601 `nondeterministic-dedup`: a nondeterministic task writes through an idempotent mode.
+
+use super::{Ctx, Rule};
+use crate::diagnostic::Severity;
+use crate::diagnostic::Diagnostic;
+use crate::analyze::model::Mode;
+
+pub const RULE: Rule = Rule {
+    code: "FL601",
+    name: "nondeterministic-dedup",
+    severity: Severity::Warning,
+    summary: "a nondeterministic task writes through an idempotent mode",
+    explain: include_str!("explain/FL601.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    ctx.each_task(|t| {
+        let Some(nd) = t.task.nondeterministic else { return };
+        for w in &t.task.writes {
+            if !matches!(w.mode, Mode::Upsert | Mode::ReplacePartition | Mode::AppendLedger | Mode::ConditionalCommit) {
+                continue;
+            }
+            out.push(
+                Diagnostic::new(RULE.code, w.mode_loc.file, w.mode_loc.span, format!("nondeterministic task `{}` deduplicates its write to `{}`: whichever attempt lands wins", t.task.name, t.facts.decl(w.decl).name))
+                    .label(nd.file, nd.span, "the task is nondeterministic")
+                    .help("make the transform deterministic (seed it, sort its input), or accept it with `require at_least_once`"),
+            );
+        }
+    });
+}

@@ -1,0 +1,6 @@
+//! Source text to syntax tree.
+
+pub mod ast;
+pub mod parser;
+
+pub use parser::parse;

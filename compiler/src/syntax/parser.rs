@@ -1,0 +1,892 @@
+//! pest to AST. Syntax errors come out as FL001 findings in words: pest's
+//! rule names never reach a user.
+
+use std::collections::BTreeSet;
+use std::num::NonZeroUsize;
+
+use pest::iterators::Pair;
+use pest::Parser as _;
+
+use super::ast::{
+    After, Allow, Decl, Emit, Env, File, Ident, Item, KeyExpr, KeyPart, KeyStmt, KindDecl,
+    ParamDecl, PinClause, Pipeline, Read, Role, Run, Setting, Str, Task, TaskStmt, TermExpr,
+    Use, Value, Via, Write, WriteModeExpr,
+};
+use crate::diagnostic::Diagnostic;
+use crate::source::FileId;
+use crate::span::Span;
+
+#[derive(pest_derive::Parser)]
+#[grammar = "../../grammar/flow.pest"]
+struct FlowParser;
+
+/// Files larger than this are refused with a diagnostic instead of parsed.
+pub const MAX_FILE_BYTES: usize = 16 * 1024 * 1024;
+/// Brackets and braces nested deeper than this are refused before parsing.
+pub const MAX_NESTING: usize = 64;
+
+/// Parse one file. Returns the tree when the file parses; syntax findings
+/// (FL001) otherwise, or alongside the tree for problems found while
+/// lowering (a bad escape in a string).
+pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
+    if text.len() > MAX_FILE_BYTES {
+        let d = Diagnostic::new(
+            "FL001",
+            file,
+            Span::new(0, 0),
+            format!(
+                "file is too large to check ({:.1} MB; the limit is {} MB)",
+                text.len() as f64 / 1_048_576.0,
+                MAX_FILE_BYTES / 1_048_576
+            ),
+        )
+        .help("split the declarations and pipelines over several files joined with `use`");
+        return (None, vec![d]);
+    }
+    if let Some(d) = check_nesting(file, text) {
+        return (None, vec![d]);
+    }
+    // The grammar is linear, so a budget proportional to the input only
+    // stops pathological inputs, never real files.
+    let limit = NonZeroUsize::new(text.len().saturating_mul(64).max(1_000_000));
+    pest::set_call_limit(limit);
+    pest::set_error_detail(true);
+    let pairs = match FlowParser::parse(Rule::file, text) {
+        Ok(p) => p,
+        Err(e) => return (None, vec![syntax_error(file, text, &e)]),
+    };
+    let mut lower = Lower {
+        file,
+        diags: Vec::new(),
+    };
+    let mut items = Vec::new();
+    for pair in pairs {
+        if pair.as_rule() == Rule::file {
+            for item in pair.into_inner() {
+                if let Some(i) = lower.item(item) {
+                    items.push(i);
+                }
+            }
+        }
+    }
+    (Some(File { items }), lower.diags)
+}
+
+fn span_of(pair: &Pair<'_, Rule>) -> Span {
+    let s = pair.as_span();
+    Span::new(s.start(), s.end())
+}
+
+struct Lower {
+    file: FileId,
+    diags: Vec<Diagnostic>,
+}
+
+impl Lower {
+    fn ident(pair: &Pair<'_, Rule>) -> Ident {
+        Ident {
+            name: pair.as_str().to_string(),
+            span: span_of(pair),
+        }
+    }
+
+    /// The first inner pair of the given rule.
+    fn first<'a>(pair: &Pair<'a, Rule>, rule: Rule) -> Option<Pair<'a, Rule>> {
+        pair.clone().into_inner().find(|p| p.as_rule() == rule)
+    }
+
+    fn item(&mut self, pair: Pair<'_, Rule>) -> Option<Item> {
+        let span = span_of(&pair);
+        match pair.as_rule() {
+            Rule::use_item => {
+                let s = Self::first(&pair, Rule::string)?;
+                Some(Item::Use(Use {
+                    path: self.string(&s),
+                    span,
+                }))
+            }
+            Rule::kind_item => {
+                let mut name = None;
+                let mut lines = Vec::new();
+                let mut params = Vec::new();
+                for p in pair.into_inner() {
+                    match p.as_rule() {
+                        Rule::ident if name.is_none() => name = Some(Self::ident(&p)),
+                        Rule::setting => lines.push(self.setting(p)),
+                        Rule::param_decl => params.push(Self::param(&p)),
+                        _ => {}
+                    }
+                }
+                Some(Item::Kind(KindDecl {
+                    name: name?,
+                    lines,
+                    params,
+                    span,
+                }))
+            }
+            Rule::decl_item => {
+                let mut role = None;
+                let mut idents = Vec::new();
+                let mut props = Vec::new();
+                for p in pair.into_inner() {
+                    match p.as_rule() {
+                        Rule::kw_source => role = Some((Role::Source, span_of(&p))),
+                        Rule::kw_sink => role = Some((Role::Sink, span_of(&p))),
+                        Rule::kw_effect => role = Some((Role::Effect, span_of(&p))),
+                        Rule::ident => idents.push(Self::ident(&p)),
+                        Rule::setting => props.push(self.setting(p)),
+                        _ => {}
+                    }
+                }
+                let (role, role_span) = role?;
+                let mut idents = idents.into_iter();
+                Some(Item::Decl(Decl {
+                    role,
+                    role_span,
+                    name: idents.next()?,
+                    kind: idents.next()?,
+                    props,
+                    span,
+                }))
+            }
+            Rule::pipeline_item => {
+                let mut name = None;
+                let mut settings = Vec::new();
+                let mut allows = Vec::new();
+                let mut tasks = Vec::new();
+                for p in pair.into_inner() {
+                    match p.as_rule() {
+                        Rule::ident if name.is_none() => name = Some(Self::ident(&p)),
+                        Rule::setting => settings.push(self.setting(p)),
+                        Rule::allow_stmt => allows.push(self.allow(p)),
+                        Rule::task_item => {
+                            if let Some(t) = self.task(p) {
+                                tasks.push(t);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                Some(Item::Pipeline(Pipeline {
+                    name: name?,
+                    settings,
+                    allows,
+                    tasks,
+                    span,
+                }))
+            }
+            _ => None,
+        }
+    }
+
+    fn param(pair: &Pair<'_, Rule>) -> ParamDecl {
+        let idents: Vec<Ident> = pair
+            .clone()
+            .into_inner()
+            .filter(|p| p.as_rule() == Rule::ident)
+            .map(|p| Self::ident(&p))
+            .collect();
+        let optional = Self::first(pair, Rule::optional_mark).is_some();
+        let mut it = idents.into_iter();
+        let name = it.next().unwrap_or_else(|| Ident {
+            name: String::new(),
+            span: span_of(pair),
+        });
+        let ty = it.next().unwrap_or_else(|| name.clone());
+        ParamDecl {
+            name,
+            ty,
+            optional,
+            span: span_of(pair),
+        }
+    }
+
+    fn setting(&mut self, pair: Pair<'_, Rule>) -> Setting {
+        let span = span_of(&pair);
+        let mut name = None;
+        let mut args = Vec::new();
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::ident => name = Some(Self::ident(&p)),
+                Rule::args => {
+                    for v in p.into_inner() {
+                        if let Some(v) = self.value(v) {
+                            args.push(v);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        Setting {
+            name: name.unwrap_or_else(|| Ident {
+                name: String::new(),
+                span,
+            }),
+            args,
+            span,
+        }
+    }
+
+    fn value(&mut self, pair: Pair<'_, Rule>) -> Option<Value> {
+        let span = span_of(&pair);
+        Some(match pair.as_rule() {
+            Rule::string => Value::Str(self.string(&pair)),
+            Rule::number => Value::Number(Self::ident(&pair)),
+            Rule::ident => Value::Ident(Self::ident(&pair)),
+            Rule::list => Value::List(
+                pair.into_inner().filter_map(|p| self.value(p)).collect(),
+                span,
+            ),
+            Rule::tuple => {
+                let mut items: Vec<Value> =
+                    pair.into_inner().filter_map(|p| self.value(p)).collect();
+                // `(a)` is the same as `a`.
+                if items.len() == 1 {
+                    items.pop()?
+                } else {
+                    Value::Tuple(items, span)
+                }
+            }
+            _ => return None,
+        })
+    }
+
+    fn string(&mut self, pair: &Pair<'_, Rule>) -> Str {
+        let span = span_of(pair);
+        let body = Self::first(pair, Rule::string_body);
+        let (raw, body_start) = body
+            .as_ref()
+            .map_or(("", span.start + 1), |b| (b.as_str(), b.as_span().start()));
+        match unescape(raw) {
+            Ok(value) => Str { value, span },
+            Err((at, len, msg)) => {
+                self.diags.push(
+                    Diagnostic::new(
+                        "FL001",
+                        self.file,
+                        Span::new(body_start + at, body_start + at + len),
+                        msg,
+                    )
+                    .help("the escapes are `\\\"`, `\\\\`, `\\n`, `\\t` and `\\u{1F600}`"),
+                );
+                Str {
+                    value: raw.to_string(),
+                    span,
+                }
+            }
+        }
+    }
+
+    fn allow(&mut self, pair: Pair<'_, Rule>) -> Allow {
+        let span = span_of(&pair);
+        let code = Self::first(&pair, Rule::ident).map_or_else(
+            || Ident {
+                name: String::new(),
+                span,
+            },
+            |p| Self::ident(&p),
+        );
+        let reason = Self::first(&pair, Rule::string).map(|s| self.string(&s));
+        Allow { code, reason, span }
+    }
+
+    fn task(&mut self, pair: Pair<'_, Rule>) -> Option<Task> {
+        let span = span_of(&pair);
+        let mut name = None;
+        let mut stmts = Vec::new();
+        for p in pair.into_inner() {
+            let s = span_of(&p);
+            let stmt = match p.as_rule() {
+                Rule::ident if name.is_none() => {
+                    name = Some(Self::ident(&p));
+                    continue;
+                }
+                Rule::after_stmt => TaskStmt::After(After {
+                    tasks: p
+                        .into_inner()
+                        .filter(|q| q.as_rule() == Rule::ident)
+                        .map(|q| Self::ident(&q))
+                        .collect(),
+                    span: s,
+                }),
+                Rule::read_stmt => TaskStmt::Read(Self::read(p)),
+                Rule::key_stmt => TaskStmt::Key(KeyStmt {
+                    key: Self::key_expr(&Self::first(&p, Rule::key_expr)?),
+                    span: s,
+                }),
+                Rule::write_stmt => TaskStmt::Write(Self::write(p)?),
+                Rule::emit_stmt => TaskStmt::Emit(Self::emit(p)?),
+                Rule::run_stmt => TaskStmt::Run(self.run(p)),
+                Rule::env_stmt => TaskStmt::Env(Env {
+                    entries: p
+                        .into_inner()
+                        .filter(|q| q.as_rule() == Rule::env_entry)
+                        .filter_map(|q| {
+                            let n = Self::first(&q, Rule::ident)?;
+                            let v = Self::first(&q, Rule::string)?;
+                            Some((Self::ident(&n), self.string(&v)))
+                        })
+                        .collect(),
+                    span: s,
+                }),
+                Rule::allow_stmt => TaskStmt::Allow(self.allow(p)),
+                Rule::setting => TaskStmt::Setting(self.setting(p)),
+                _ => continue,
+            };
+            stmts.push(stmt);
+        }
+        Some(Task {
+            name: name?,
+            stmts,
+            span,
+        })
+    }
+
+    fn read(pair: Pair<'_, Rule>) -> Read {
+        let span = span_of(&pair);
+        let mut source = None;
+        let mut pins = Vec::new();
+        let mut commits = Vec::new();
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::ident if source.is_none() => source = Some(Self::ident(&p)),
+                Rule::pinned_clause => {
+                    if let Some(i) = Self::first(&p, Rule::ident) {
+                        pins.push(PinClause::Pinned(Self::ident(&i)));
+                    }
+                }
+                Rule::unpinned_clause => pins.push(PinClause::Unpinned(span_of(&p))),
+                Rule::commit_clause => {
+                    if let Some(i) = Self::first(&p, Rule::ident) {
+                        commits.push(Self::ident(&i));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Read {
+            source: source.unwrap_or_else(|| Ident {
+                name: String::new(),
+                span,
+            }),
+            pins,
+            commits,
+            span,
+        }
+    }
+
+    fn key_expr(pair: &Pair<'_, Rule>) -> KeyExpr {
+        KeyExpr {
+            parts: pair
+                .clone()
+                .into_inner()
+                .filter(|p| p.as_rule() == Rule::key_part)
+                .map(|p| Self::key_part(&p))
+                .collect(),
+            span: span_of(pair),
+        }
+    }
+
+    fn key_part(pair: &Pair<'_, Rule>) -> KeyPart {
+        let column = Self::first(pair, Rule::key_column)
+            .and_then(|c| Self::first(&c, Rule::ident))
+            .map(|c| Self::ident(&c));
+        let term = Self::first(pair, Rule::key_term).map_or_else(
+            || TermExpr {
+                path: Vec::new(),
+                call: None,
+                span: span_of(pair),
+            },
+            |t| {
+                let mut path = Vec::new();
+                let mut call = None;
+                for p in t.clone().into_inner() {
+                    match p.as_rule() {
+                        Rule::ident => path.push(Self::ident(&p)),
+                        Rule::call_args => {
+                            call = Some(Self::first(&p, Rule::ident).map(|i| Self::ident(&i)));
+                        }
+                        _ => {}
+                    }
+                }
+                TermExpr {
+                    path,
+                    call,
+                    span: span_of(&t),
+                }
+            },
+        );
+        KeyPart {
+            column,
+            term,
+            span: span_of(pair),
+        }
+    }
+
+    fn write(pair: Pair<'_, Rule>) -> Option<Write> {
+        let span = span_of(&pair);
+        let mut sink = None;
+        let mut mode = None;
+        let mut keys = Vec::new();
+        let mut requires = Vec::new();
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::ident if sink.is_none() => sink = Some(Self::ident(&p)),
+                Rule::write_mode => {
+                    let ms = span_of(&p);
+                    let inner = p.into_inner().next()?;
+                    mode = Some(match inner.as_rule() {
+                        Rule::replace_mode => WriteModeExpr::ReplacePartition(
+                            Self::key_part(&Self::first(&inner, Rule::key_part)?),
+                            ms,
+                        ),
+                        Rule::ledger_mode => WriteModeExpr::AppendLedger(ms),
+                        _ => WriteModeExpr::Word(Self::ident(&inner)),
+                    });
+                }
+                Rule::key_clause => keys.push(Self::key_expr(&Self::first(&p, Rule::key_expr)?)),
+                Rule::require_clause => requires.push(Self::ident(&Self::first(&p, Rule::ident)?)),
+                _ => {}
+            }
+        }
+        Some(Write {
+            sink: sink?,
+            mode: mode?,
+            keys,
+            requires,
+            span,
+        })
+    }
+
+    fn emit(pair: Pair<'_, Rule>) -> Option<Emit> {
+        let span = span_of(&pair);
+        let mut effect = None;
+        let mut via = None;
+        let mut require = None;
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::ident if effect.is_none() => effect = Some(Self::ident(&p)),
+                Rule::via_clause => {
+                    let vs = span_of(&p);
+                    let inner = p.into_inner().find(|q| {
+                        matches!(q.as_rule(), Rule::outbox_via | Rule::idem_via)
+                    })?;
+                    via = Some(if inner.as_rule() == Rule::outbox_via {
+                        Via::Outbox(
+                            Self::first(&inner, Rule::clause_free_name)
+                                .map(|n| Self::ident(&n)),
+                            vs,
+                        )
+                    } else {
+                        Via::IdempotencyKey(Self::key_expr(&Self::first(&inner, Rule::key_expr)?), vs)
+                    });
+                }
+                Rule::require_clause => require = Some(Self::ident(&Self::first(&p, Rule::ident)?)),
+                _ => {}
+            }
+        }
+        Some(Emit {
+            effect: effect?,
+            via,
+            require,
+            span,
+        })
+    }
+
+    fn run(&mut self, pair: Pair<'_, Rule>) -> Run {
+        let span = span_of(&pair);
+        let mut image = None;
+        let mut command = Vec::new();
+        let mut command_span = span;
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::run_image => {
+                    if let Some(s) = Self::first(&p, Rule::string) {
+                        image = Some(self.string(&s));
+                    }
+                }
+                Rule::command_list => {
+                    command_span = span_of(&p);
+                    for s in p.into_inner().filter(|q| q.as_rule() == Rule::string) {
+                        command.push(self.string(&s));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Run {
+            image,
+            command,
+            command_span,
+            span,
+        }
+    }
+}
+
+/// Decode the escapes of a string body. Errors give (offset, length, message).
+fn unescape(raw: &str) -> Result<String, (usize, usize, String)> {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some((_, '"')) => out.push('"'),
+            Some((_, '\\')) => out.push('\\'),
+            Some((_, 'n')) => out.push('\n'),
+            Some((_, 't')) => out.push('\t'),
+            Some((_, 'u')) => {
+                let rest = &raw[i + 2..];
+                let close = rest.find('}');
+                let ok = rest.starts_with('{')
+                    && close.is_some_and(|c| (2..=7).contains(&c))
+                    && close.and_then(|c| {
+                        u32::from_str_radix(&rest[1..c], 16)
+                            .ok()
+                            .and_then(char::from_u32)
+                    })
+                    .is_some_and(|ch| {
+                        out.push(ch);
+                        true
+                    });
+                if !ok {
+                    return Err((
+                        i,
+                        2,
+                        "invalid unicode escape: write `\\u{` then 1 to 6 hex digits of a Unicode scalar value, then `}`".into(),
+                    ));
+                }
+                let close = close.unwrap_or(0);
+                // Skip `{hex}`.
+                while chars.peek().is_some_and(|&(j, _)| j <= i + 2 + close) {
+                    chars.next();
+                }
+            }
+            Some((_, other)) => {
+                return Err((
+                    i,
+                    1 + other.len_utf8(),
+                    format!("unknown escape `\\{other}` in string"),
+                ))
+            }
+            None => return Err((i, 1, "a string cannot end with a lone `\\`".into())),
+        }
+    }
+    Ok(out)
+}
+
+/// Refuse input nested deeper than [`MAX_NESTING`] before pest sees it.
+fn check_nesting(file: FileId, text: &str) -> Option<Diagnostic> {
+    let mut depth = 0usize;
+    let mut in_str = false;
+    let mut in_comment = false;
+    let mut escaped = false;
+    for (i, c) in text.char_indices() {
+        if in_comment {
+            in_comment = c != '\n';
+            continue;
+        }
+        if in_str {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' || c == '\n' {
+                in_str = false;
+            }
+            continue;
+        }
+        match c {
+            '#' => in_comment = true,
+            '"' => in_str = true,
+            '(' | '[' | '{' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Some(
+                        Diagnostic::new(
+                            "FL001",
+                            file,
+                            Span::new(i, i + 1),
+                            format!("brackets nested more than {MAX_NESTING} levels deep"),
+                        )
+                        .help("a `.flow` file nests at most a pipeline, a task and an `env` block, and lists hold no lists"),
+                    );
+                }
+            }
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The innermost bracket that is never closed, for a label on an end-of-file error.
+fn unclosed_brace(text: &str) -> Option<(usize, char)> {
+    let mut stack = Vec::new();
+    let mut in_str = false;
+    let mut in_comment = false;
+    let mut escaped = false;
+    for (i, c) in text.char_indices() {
+        if in_comment {
+            in_comment = c != '\n';
+            continue;
+        }
+        if in_str {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' || c == '\n' {
+                in_str = false;
+            }
+            continue;
+        }
+        match c {
+            '#' => in_comment = true,
+            '"' => in_str = true,
+            '{' | '[' | '(' => stack.push((i, c)),
+            '}' | ']' | ')' => {
+                stack.pop();
+            }
+            _ => {}
+        }
+    }
+    stack.pop()
+}
+
+/// How an expected rule reads in a message; `None` hides it.
+fn rule_words(rule: Rule) -> Option<&'static str> {
+    Some(match rule {
+        Rule::ident | Rule::clause_free_name | Rule::key_column => "a name",
+        Rule::number => "a number",
+        Rule::string | Rule::string_body => "a string",
+        Rule::list | Rule::command_list => "a list",
+        Rule::tuple => "a tuple",
+        Rule::args => "a value",
+        Rule::setting => "a property name",
+        Rule::lbrace => "`{`",
+        Rule::rbrace => "`}`",
+        Rule::EOI => "end of file",
+        Rule::use_item | Rule::kw_use => "`use`",
+        Rule::kind_item | Rule::kw_kind => "`kind`",
+        Rule::decl_item | Rule::kw_source | Rule::kw_sink | Rule::kw_effect => {
+            "`source`, `sink` or `effect`"
+        }
+        Rule::pipeline_item | Rule::kw_pipeline => "`pipeline`",
+        Rule::task_item | Rule::kw_task => "`task`",
+        Rule::param_decl | Rule::kw_param => "`param`",
+        Rule::optional_mark => "`?`",
+        Rule::after_stmt | Rule::kw_after => "`after`",
+        Rule::read_stmt | Rule::kw_read => "`read`",
+        Rule::key_stmt | Rule::kw_key | Rule::key_clause => "`key`",
+        Rule::write_stmt | Rule::kw_write => "`write`",
+        Rule::emit_stmt | Rule::kw_emit => "`emit`",
+        Rule::run_stmt | Rule::kw_run => "`run`",
+        Rule::env_stmt | Rule::kw_env => "`env`",
+        Rule::allow_stmt | Rule::kw_allow => "`allow`",
+        Rule::pinned_clause | Rule::kw_pinned => "`pinned`",
+        Rule::unpinned_clause | Rule::kw_unpinned => "`unpinned`",
+        Rule::commit_clause | Rule::kw_commit => "`commit`",
+        Rule::via_clause | Rule::kw_via => "`via`",
+        Rule::outbox_via | Rule::kw_outbox => "`outbox`",
+        Rule::idem_via | Rule::kw_idem => "`idempotency_key`",
+        Rule::require_clause | Rule::kw_require => "`require`",
+        Rule::replace_mode | Rule::kw_replace => "`replace partition`",
+        Rule::kw_partition => "`partition`",
+        Rule::ledger_mode | Rule::kw_ledger => "`ledger`",
+        Rule::kw_append => "`append`",
+        Rule::kw_because => "`because`",
+        Rule::kw_command => "`command`",
+        Rule::run_image | Rule::kw_image => "`image`",
+        Rule::write_mode | Rule::mode_word => "a write mode",
+        Rule::key_expr | Rule::key_part | Rule::key_term => "a key term",
+        Rule::call_args => "`(`",
+        Rule::env_entry => "a variable name",
+        _ => return None,
+    })
+}
+
+/// Punctuation worth naming in "expected ..." (whitespace and the letters
+/// of keywords are not).
+const PUNCTUATION: [&str; 12] = ["}", "{", "]", ")", "(", "[", ",", ":", "=", "?", ".", "\""];
+
+/// Statement words of a task; `allow` (last) also starts a pipeline statement.
+const TASK_WORDS: [Rule; 8] = [
+    Rule::kw_after, Rule::kw_read, Rule::kw_key, Rule::kw_write,
+    Rule::kw_emit, Rule::kw_run, Rule::kw_env, Rule::kw_allow,
+];
+
+/// The expected rules and tokens, in words. Where a statement could start,
+/// say so once instead of listing every statement keyword.
+fn expected_words(rules: &BTreeSet<Rule>, tokens: Vec<String>, line_start: bool) -> Vec<String> {
+    let any = |rs: &[Rule]| rs.iter().any(|r| rules.contains(r));
+    let mut words: Vec<String> = Vec::new();
+    let mut skip: BTreeSet<Rule> = BTreeSet::new();
+    let statement_rules = [Rule::setting, Rule::ident, Rule::kw_task, Rule::task_item, Rule::kw_param, Rule::param_decl, Rule::allow_stmt];
+    let item_rules = [Rule::use_item, Rule::kw_use, Rule::kind_item, Rule::kw_kind, Rule::decl_item,
+        Rule::kw_source, Rule::kw_sink, Rule::kw_effect, Rule::pipeline_item, Rule::kw_pipeline];
+    let mut tokens = tokens;
+    if any(&[Rule::key_expr, Rule::key_part, Rule::key_term]) {
+        skip.extend([Rule::ident, Rule::key_column, Rule::call_args]);
+        tokens.retain(|t| t != "`(`");
+    }
+    if tokens.iter().any(|t| t == "`]`" || t == "`)`") {
+        skip.extend([Rule::list, Rule::tuple]);
+    }
+    if !line_start {
+        // Mid-line, only the statement under way can go on.
+        skip.extend(statement_rules.iter().filter(|r| **r != Rule::ident));
+        skip.extend(TASK_WORDS);
+        skip.extend(item_rules);
+    } else if any(&TASK_WORDS[..7]) && any(&[Rule::setting, Rule::ident]) {
+        words.push("a task statement".into());
+        skip.extend(TASK_WORDS);
+        skip.extend(statement_rules);
+        skip.extend(item_rules);
+    } else if any(&[Rule::kw_task, Rule::task_item]) {
+        words.push("`task`".into());
+        words.push("`allow`".into());
+        words.push("a pipeline setting".into());
+        skip.extend(statement_rules);
+        skip.extend(item_rules);
+        skip.insert(Rule::kw_allow);
+    } else if any(&[Rule::kw_param, Rule::param_decl]) {
+        words.push("`param`".into());
+        words.push("a capability".into());
+        skip.extend(statement_rules);
+        skip.extend(item_rules);
+    } else if any(&[Rule::setting, Rule::ident]) {
+        words.push("a property name".into());
+        skip.extend(statement_rules);
+        skip.extend(item_rules);
+    } else if any(&item_rules) {
+        words.push("`use`, `kind`, `source`, `sink`, `effect` or `pipeline`".into());
+        skip.extend(item_rules);
+    }
+    for r in rules {
+        if skip.contains(r) {
+            continue;
+        }
+        if let Some(w) = rule_words(*r) {
+            words.push(w.to_string());
+        }
+    }
+    words.extend(tokens);
+    let mut seen = BTreeSet::new();
+    words.retain(|w| seen.insert(w.clone()));
+    words.sort_by_key(|w| order(w));
+    words
+}
+
+/// Words are listed in this order, so messages are stable.
+fn order(word: &str) -> usize {
+    const FIRST: [&str; 5] = ["`}`", "`{`", "`]`", "`)`", "`,`"];
+    FIRST.iter().position(|w| *w == word).unwrap_or(FIRST.len())
+}
+
+fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> Diagnostic {
+    use pest::error::{ErrorVariant, InputLocation};
+    let pos = match e.location {
+        InputLocation::Pos(p) | InputLocation::Span((p, _)) => p,
+    };
+    let pos = pos.min(text.len());
+    if let ErrorVariant::CustomError { message } = &e.variant {
+        // pest's own limits (call budget, stack guard).
+        let _ = message;
+        return Diagnostic::new(
+            "FL001",
+            file,
+            Span::new(pos, pos),
+            "input is too complex to parse",
+        )
+        .help("this does not look like a `.flow` file; check that the path is right");
+    }
+    let mut rules = BTreeSet::new();
+    let mut tokens: Vec<String> = Vec::new();
+    let mut pos = pos;
+    // With error detail on, pest also records the literal tokens it tried;
+    // they may reach further than the rules it reports.
+    let attempts = e.parse_attempts().filter(|a| a.max_position >= pos);
+    if let Some(a) = &attempts {
+        if a.max_position > pos {
+            pos = a.max_position.min(text.len());
+        } else if let ErrorVariant::ParsingError { positives, .. } = &e.variant {
+            rules.extend(positives.iter().copied());
+        }
+        for stack in a.call_stacks() {
+            if let Some(r) = stack.deepest.get_rule() {
+                rules.insert(*r);
+            }
+        }
+        for t in a.expected_tokens() {
+            // `ParsingToken` is not exported; its display is the token.
+            let token = t.to_string();
+            if PUNCTUATION.contains(&token.as_str()) {
+                tokens.push(format!("`{token}`"));
+            }
+        }
+    } else if let ErrorVariant::ParsingError { positives, .. } = &e.variant {
+        rules.extend(positives.iter().copied());
+    }
+    let line_start = text[..pos]
+        .rsplit('\n')
+        .next()
+        .is_none_or(|l| l.trim().is_empty());
+    let words = expected_words(&rules, tokens, line_start);
+    let expected = join_or(&words);
+
+    let rest = &text[pos..];
+    let (found, len) = describe_found(rest);
+    let span = Span::new(pos, pos + len);
+    let message = if expected.is_empty() {
+        format!("unexpected {found}")
+    } else {
+        format!("expected {expected}, found {found}")
+    };
+    let mut d = Diagnostic::new("FL001", file, span, message);
+    if rest.trim().is_empty() {
+        if let Some((open, c)) = unclosed_brace(text) {
+            let close = match c {
+                '{' => '}',
+                '[' => ']',
+                _ => ')',
+            };
+            d = d
+                .label(file, Span::new(open, open + 1), format!("this `{c}` is never closed"))
+                .help(format!("add the missing `{close}`"));
+        }
+    } else if found == "end of line" && words.iter().any(|w| w == "`}`") {
+        d = d.help("statements end at the end of their line; put each on a line of its own");
+    }
+    d
+}
+
+fn describe_found(rest: &str) -> (String, usize) {
+    match rest.chars().next() {
+        None => ("end of file".into(), 0),
+        Some('\n') => ("end of line".into(), 1),
+        Some('\r') if rest.starts_with("\r\n") => ("end of line".into(), 2),
+        Some('"') => ("a string".into(), 1),
+        Some(c) if c.is_ascii_alphanumeric() || c == '_' => {
+            let len = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            let word = &rest[..len];
+            let shown: String = word.chars().take(40).collect();
+            (format!("`{shown}`"), len)
+        }
+        Some(c) if c.is_control() => (format!("character U+{:04X}", c as u32), c.len_utf8()),
+        Some(c) => (format!("`{c}`"), c.len_utf8()),
+    }
+}
+
+fn join_or(words: &[String]) -> String {
+    match words {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
