@@ -488,7 +488,7 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
             no_loss: Some(no_loss),
             lease: Some(lease),
             shared_coordinator: shared,
-            versioned: matches!(w.mode, Mode::ConditionalCommit | Mode::Overwrite).then_some(versioned),
+            versioned: (w.mode == Mode::ConditionalCommit).then_some(versioned),
         },
         loc: w.loc,
         failing,

@@ -1,1 +1,101 @@
-//! sarif output.
+//! `--format sarif`: SARIF 2.1.0, one `reportingDescriptor` per rule.
+
+use serde_json::{json, Value};
+
+use super::{Diagnostic, Severity};
+use crate::rules::registry;
+use crate::source::SourceMap;
+use crate::span::Span;
+
+/// Where each rule's page is published (`docs/rules/CODE.md`, rendered).
+pub const DOCS_BASE: &str = "https://flowc.dev/rules/";
+
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
+}
+
+fn location(sources: &SourceMap, file: crate::source::FileId, span: Span, message: Option<&str>) -> Value {
+    let start = sources.locate(file, span);
+    let end = sources.locate(file, Span::new(span.end, span.end));
+    let mut loc = json!({
+        "physicalLocation": {
+            "artifactLocation": { "uri": sources.path(file) },
+            "region": {
+                "startLine": start.line,
+                "startColumn": start.column,
+                "endLine": end.line,
+                "endColumn": end.column,
+                "charOffset": start.offset,
+                "charLength": span.len(),
+            }
+        }
+    });
+    if let Some(m) = message {
+        loc["message"] = json!({ "text": m });
+    }
+    loc
+}
+
+pub fn render(sources: &SourceMap, diags: &[Diagnostic]) -> String {
+    let rules: Vec<Value> = registry::all()
+        .iter()
+        .map(|r| {
+            json!({
+                "id": r.code,
+                "name": r.name,
+                "shortDescription": { "text": r.summary },
+                "fullDescription": { "text": r.summary },
+                "helpUri": format!("{DOCS_BASE}{}", r.code),
+                "help": { "text": r.explain, "markdown": r.explain },
+                "defaultConfiguration": { "level": level(r.severity) },
+            })
+        })
+        .collect();
+    let results: Vec<Value> = diags
+        .iter()
+        .map(|d| {
+            let index = registry::all().iter().position(|r| r.code == d.code).unwrap_or(0);
+            let mut text = d.message.clone();
+            if let Some(h) = &d.help {
+                text.push_str("\nhelp: ");
+                text.push_str(h);
+            }
+            let mut r = json!({
+                "ruleId": d.code,
+                "ruleIndex": index,
+                "level": level(d.severity),
+                "message": { "text": text },
+                "locations": [location(sources, d.file, d.span, None)],
+                "relatedLocations": d.labels.iter().enumerate().map(|(i, l)| {
+                    let mut v = location(sources, l.file, l.span, Some(&l.message));
+                    v["id"] = json!(i);
+                    v
+                }).collect::<Vec<_>>(),
+            });
+            if let Some(reason) = &d.suppressed {
+                r["suppressions"] = json!([{ "kind": "inSource", "justification": reason }]);
+            }
+            r
+        })
+        .collect();
+    let v = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": {
+                "name": "flowc",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": "https://flowc.dev/",
+                "rules": rules,
+            }},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }]
+    });
+    let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+    s.push('\n');
+    s
+}

@@ -1,0 +1,281 @@
+//! The command line: files and the terminal around the pure core.
+
+use std::io::{IsTerminal as _, Write as _};
+use std::path::{Component, Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use flowc::analyze::{self, Input, Loader, Outcome};
+use flowc::diagnostic::{self, Summary};
+use flowc::rules::registry;
+
+const EXAMPLES: &str = "\
+Examples:
+  flowc check examples/                      check every .flow file under examples/
+  flowc check --format json pipeline.flow    findings as JSON (shape: docs/json.md)
+  flowc report examples/orders.flow          the guarantee each output gets
+  flowc explain FL101                        what a rule catches and how to fix it
+
+Exit status: 0 no errors; 1 errors (or warnings with --deny-warnings); 2 the command could not run.";
+
+#[derive(Parser)]
+#[command(
+    name = "flowc",
+    version,
+    about = "Compile and lint .flow pipeline specs: derive the delivery guarantee of every output",
+    long_about = "flowc reads .flow files, which declare for every scheduled task how its input is pinned, \
+its dedup key, how its sink applies a write and which side effects escape. It derives the delivery \
+guarantee each output really gets (exactly-once, effectively-once, at-least-once, at-most-once), rejects \
+unsafe combinations, and emits Airflow and Argo definitions that carry the right retry policy.",
+    after_help = EXAMPLES
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum CheckFormat {
+    /// Rendered diagnostics for people (colour only on a terminal; NO_COLOR honoured)
+    Human,
+    /// The versioned JSON of RULES.md
+    Json,
+    /// SARIF 2.1.0, for code-scanning tools
+    Sarif,
+    /// GitHub Actions workflow-command annotations
+    Github,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ReportFormat {
+    /// A table per pipeline
+    Human,
+    /// The versioned JSON of RULES.md
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check .flow files and report findings
+    #[command(after_help = "\
+Examples:
+  flowc check                          every .flow file under the current folder
+  flowc check examples/ more.flow      folders are searched recursively for *.flow
+  flowc check --format sarif . > flowc.sarif
+  flowc check --deny-warnings pipeline.flow
+
+Exit status: 0 no errors; 1 errors (or warnings with --deny-warnings); 2 the command could not run.")]
+    Check {
+        /// Files, or folders searched recursively for *.flow (default: the current folder)
+        paths: Vec<PathBuf>,
+        /// Output format
+        #[arg(long, value_enum, default_value = "human")]
+        format: CheckFormat,
+        /// Exit 1 on warnings too
+        #[arg(long)]
+        deny_warnings: bool,
+    },
+    /// Print the delivery guarantee derived for every output
+    #[command(after_help = "\
+Examples:
+  flowc report examples/orders.flow
+  flowc report --format json examples/ | jq '.pipelines[].tasks[].achieved'
+
+A file that does not parse or whose names do not resolve has no report.
+Exit status: 0 no errors; 1 the files have errors (the report is still printed); 2 the command could not run.")]
+    Report {
+        /// Files, or folders searched recursively for *.flow (default: the current folder)
+        paths: Vec<PathBuf>,
+        /// Output format
+        #[arg(long, value_enum, default_value = "human")]
+        format: ReportFormat,
+    },
+    /// Explain a rule: what it catches, why it matters, an unsafe example, the fix
+    #[command(after_help = "\
+Examples:
+  flowc explain FL201
+  flowc explain check-then-append")]
+    Explain {
+        /// A rule code (FL201) or name (check-then-append)
+        rule: String,
+    },
+    /// List every rule, one per line
+    #[command(after_help = "Example:\n  flowc rules | grep offsets")]
+    Rules,
+}
+
+/// Reads `use`d files relative to the importing file.
+struct FsLoader;
+
+impl Loader for FsLoader {
+    fn load(&self, from: &str, rel: &str) -> Result<Input, String> {
+        let base = Path::new(from).parent().unwrap_or(Path::new(""));
+        let path = normalize(&base.join(rel));
+        read_input(&path)
+    }
+}
+
+/// `a/./b/../c` to `a/c`, without touching the file system.
+fn normalize(p: &Path) -> PathBuf {
+    let mut out: Vec<Component<'_>> = Vec::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out.iter().collect()
+}
+
+fn display(p: &Path) -> String {
+    p.to_string_lossy().replace('\\', "/")
+}
+
+fn read_input(path: &Path) -> Result<Input, String> {
+    let bytes = std::fs::read(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        _ => e.to_string(),
+    })?;
+    let key = std::fs::canonicalize(path).map_or_else(|_| display(path), |c| display(&c));
+    Ok(Input { path: display(path), key, bytes })
+}
+
+/// Files named on the command line, and *.flow files under named folders,
+/// sorted so runs are deterministic.
+fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let defaults = [PathBuf::from(".")];
+    let paths = if paths.is_empty() { &defaults[..] } else { paths };
+    let mut out = Vec::new();
+    for p in paths {
+        let meta = std::fs::metadata(p).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => format!("`{}` does not exist", display(p)),
+            _ => format!("cannot read `{}`: {e}", display(p)),
+        })?;
+        if meta.is_dir() {
+            let mut found = Vec::new();
+            walk(p, &mut found).map_err(|e| format!("cannot read folder `{}`: {e}", display(p)))?;
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(normalize(p));
+        }
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let path = entry.path();
+        let name = entry.file_name();
+        let hidden = name.to_string_lossy().starts_with('.') && name != "." && name != "..";
+        let ft = entry.file_type()?;
+        if ft.is_dir() {
+            if !hidden && name != "target" && name != "node_modules" {
+                walk(&path, out)?;
+            }
+        } else if path.extension().is_some_and(|e| e == "flow") {
+            out.push(normalize(&path));
+        }
+    }
+    Ok(())
+}
+
+/// Load and check the files; `Err` is a usage problem (exit 2).
+fn run_check(paths: &[PathBuf]) -> Result<Outcome, String> {
+    let files = collect(paths)?;
+    let mut inputs = Vec::new();
+    for f in &files {
+        inputs.push(read_input(f).map_err(|e| format!("cannot read `{}`: {e}", display(f)))?);
+    }
+    Ok(analyze::check(inputs, &FsLoader))
+}
+
+fn usage_error(msg: &str) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::from(2)
+}
+
+fn color_wanted() -> bool {
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+}
+
+fn print(s: &str) {
+    let mut out = std::io::stdout().lock();
+    // A closed pipe (`flowc check | head`) is not an error worth a panic.
+    let _ = out.write_all(s.as_bytes());
+    let _ = out.flush();
+}
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match cli.command {
+        Command::Check { paths, format, deny_warnings } => {
+            let outcome = match run_check(&paths) {
+                Ok(o) => o,
+                Err(e) => return usage_error(&e),
+            };
+            let summary = Summary::of(outcome.roots.len(), &outcome.diagnostics);
+            let s = &outcome.sources;
+            let d = &outcome.diagnostics;
+            print(&match format {
+                CheckFormat::Human => diagnostic::human::render(s, d, summary, color_wanted()),
+                CheckFormat::Json => diagnostic::json::render(s, d, summary),
+                CheckFormat::Sarif => diagnostic::sarif::render(s, d),
+                CheckFormat::Github => diagnostic::github::render(s, d, summary),
+            });
+            let failed = summary.errors > 0 || (deny_warnings && summary.warnings > 0);
+            ExitCode::from(u8::from(failed))
+        }
+        Command::Report { paths, format } => {
+            let outcome = match run_check(&paths) {
+                Ok(o) => o,
+                Err(e) => return usage_error(&e),
+            };
+            match format {
+                ReportFormat::Human => print(&flowc::report::table(&outcome)),
+                ReportFormat::Json => print(&flowc::report::json(&outcome)),
+            }
+            let summary = Summary::of(outcome.roots.len(), &outcome.diagnostics);
+            if summary.errors > 0 {
+                eprintln!("flowc: {}; run `flowc check` for details", diagnostic::human::summary_line(summary));
+                for f in &outcome.roots {
+                    if outcome.broken.contains(f) {
+                        eprintln!("flowc: `{}` has no report: it does not parse or its names do not resolve", outcome.sources.path(*f));
+                    }
+                }
+            }
+            ExitCode::from(u8::from(summary.errors > 0))
+        }
+        Command::Explain { rule } => match registry::lookup(&rule) {
+            Some(r) => {
+                print(r.explain);
+                ExitCode::SUCCESS
+            }
+            None => {
+                let names = registry::all().iter().flat_map(|r| [r.code, r.name]);
+                let hint = analyze::suggest::did_you_mean(&rule, names);
+                usage_error(&format!("no rule `{rule}`{hint}; `flowc rules` lists them"))
+            }
+        },
+        Command::Rules => {
+            let mut out = String::new();
+            for r in registry::all() {
+                out.push_str(&format!("{}  {:<28} {:<7}  {}\n", r.code, r.name, r.severity.word(), r.summary));
+            }
+            print(&out);
+            ExitCode::SUCCESS
+        }
+    }
+}

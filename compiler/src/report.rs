@@ -1,0 +1,185 @@
+//! `flowc report`: the derived guarantee of every output, as a table for
+//! people and as the versioned JSON of RULES.md.
+
+use serde_json::{json, Value};
+
+use crate::analyze::guarantee::{Clauses, OutputReport};
+use crate::analyze::model::{guarantee_word, mode_word, Role, Tracking};
+use crate::analyze::Outcome;
+use crate::codegen::ir::OnAmbiguous;
+
+fn tracking_word(t: Tracking) -> &'static str {
+    match t {
+        Tracking::Outbox => "outbox",
+        Tracking::IdempotencyKey => "idempotency_key",
+        Tracking::Untracked => "untracked",
+    }
+}
+
+fn on_ambiguous_word(o: OnAmbiguous) -> &'static str {
+    match o {
+        OnAmbiguous::Retry => "retry",
+        OnAmbiguous::Fail => "fail",
+    }
+}
+
+fn clauses_json(c: &Clauses) -> Value {
+    json!({
+        "input_stable": c.input_stable,
+        "deterministic": c.deterministic,
+        "key_stable": c.key_stable,
+        "key_unique": c.key_unique,
+        "idempotent": c.idempotent,
+        "no_loss": c.no_loss,
+        "lease": c.lease,
+        "shared_coordinator": c.shared_coordinator,
+        "versioned": c.versioned,
+    })
+}
+
+/// Names of the clauses that fail.
+pub fn failing_clauses(c: &Clauses) -> Vec<&'static str> {
+    [
+        ("input_stable", c.input_stable),
+        ("deterministic", c.deterministic),
+        ("key_stable", c.key_stable),
+        ("key_unique", c.key_unique),
+        ("idempotent", c.idempotent),
+        ("no_loss", c.no_loss),
+        ("shared_coordinator", c.shared_coordinator),
+        ("versioned", c.versioned),
+    ]
+    .into_iter()
+    .filter(|(_, v)| *v == Some(false))
+    .map(|(n, _)| n)
+    .collect()
+}
+
+fn output_json(o: &OutputReport) -> Value {
+    match o.role {
+        Role::Effect => json!({
+            "target": o.target,
+            "role": "effect",
+            "tracking": o.tracking.map(tracking_word),
+            "via": o.via,
+            "required": guarantee_word(o.required),
+            "guarantee": guarantee_word(o.guarantee),
+        }),
+        _ => json!({
+            "target": o.target,
+            "role": "sink",
+            "mode": o.mode.map(mode_word),
+            "required": guarantee_word(o.required),
+            "guarantee": guarantee_word(o.guarantee),
+            "clauses": clauses_json(&o.clauses),
+        }),
+    }
+}
+
+/// Pipelines of the given files, in source order.
+fn pipelines_of(outcome: &Outcome) -> Vec<(usize, &crate::analyze::PipelineReport)> {
+    let mut out: Vec<(usize, &crate::analyze::PipelineReport)> = Vec::new();
+    for root in &outcome.roots {
+        for pr in &outcome.analysis.pipelines {
+            let p = &outcome.program.pipelines[pr.pipeline];
+            if p.loc.file == *root {
+                out.push((pr.pipeline, pr));
+            }
+        }
+    }
+    out
+}
+
+pub fn json(outcome: &Outcome) -> String {
+    let pipelines: Vec<Value> = pipelines_of(outcome)
+        .into_iter()
+        .map(|(i, pr)| {
+            let p = &outcome.program.pipelines[i];
+            json!({
+                "name": p.name,
+                "file": outcome.sources.path(p.loc.file),
+                "tasks": pr.tasks.iter().map(|t| json!({
+                    "name": t.name,
+                    "attempts_per_write": t.attempts_per_write,
+                    "on_ambiguous": on_ambiguous_word(t.on_ambiguous),
+                    "achieved": t.achieved.map(guarantee_word),
+                    "outputs": t.outputs.iter().map(output_json).collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let mut s = serde_json::to_string_pretty(&json!({ "version": 1, "pipelines": pipelines })).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// The human table: one per pipeline.
+pub fn table(outcome: &Outcome) -> String {
+    let mut out = String::new();
+    for (i, pr) in pipelines_of(outcome) {
+        let p = &outcome.program.pipelines[i];
+        out.push_str(&format!("pipeline {} ({})\n", p.name, outcome.sources.path(p.loc.file)));
+        let mut rows: Vec<[String; 6]> = vec![[
+            "task".into(),
+            "output".into(),
+            "mode".into(),
+            "guarantee".into(),
+            "required".into(),
+            "failing clauses".into(),
+        ]];
+        for t in &pr.tasks {
+            if t.outputs.is_empty() {
+                rows.push([t.name.clone(), "-".into(), "-".into(), "-".into(), "-".into(), String::new()]);
+            }
+            for o in &t.outputs {
+                let mode = match (o.mode, o.tracking) {
+                    (Some(m), _) => mode_word(m).to_string(),
+                    (None, Some(tr)) => format!("emit {}", tracking_word(tr)),
+                    _ => String::new(),
+                };
+                let mark = if crate::analyze::model::at_least(o.guarantee, o.required) { "" } else { "  ✗" };
+                let mut failing = failing_clauses(&o.clauses).join(", ");
+                if o.role == Role::Effect && !o.failing.is_empty() && failing.is_empty() && o.guarantee != o.required {
+                    failing = o.failing.first().map(|(_, m)| m.clone()).unwrap_or_default();
+                }
+                rows.push([
+                    t.name.clone(),
+                    o.target.clone(),
+                    mode,
+                    format!("{}{mark}", guarantee_word(o.guarantee)),
+                    guarantee_word(o.required).to_string(),
+                    failing,
+                ]);
+            }
+        }
+        let mut widths = [0usize; 6];
+        for r in &rows {
+            for (w, c) in widths.iter_mut().zip(r) {
+                *w = (*w).max(c.chars().count());
+            }
+        }
+        for r in &rows {
+            let mut line = String::from("  ");
+            for (k, (w, c)) in widths.iter().zip(r).enumerate() {
+                line.push_str(c);
+                if k + 1 < r.len() {
+                    line.push_str(&" ".repeat(w - c.chars().count() + 2));
+                }
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        for t in &pr.tasks {
+            out.push_str(&format!(
+                "  {}: {} attempt{} per write, on_ambiguous {}, achieved {}\n",
+                t.name,
+                t.attempts_per_write,
+                if t.attempts_per_write == 1 { "" } else { "s" },
+                on_ambiguous_word(t.on_ambiguous),
+                t.achieved.map_or("n/a (no outputs)", guarantee_word)
+            ));
+        }
+        out.push('\n');
+    }
+    out
+}
