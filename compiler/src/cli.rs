@@ -1,12 +1,13 @@
 //! The command line: files and the terminal around the pure core.
 
 use std::io::{IsTerminal as _, Write as _};
-use std::path::{Component, Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use flowc::analyze::{self, Input, Loader, Outcome};
+use flowc::analyze;
+use flowc::files::check_paths;
 use flowc::diagnostic::{self, Summary};
 use flowc::rules::registry;
 
@@ -105,96 +106,6 @@ Examples:
     Rules,
 }
 
-/// Reads `use`d files relative to the importing file.
-struct FsLoader;
-
-impl Loader for FsLoader {
-    fn load(&self, from: &str, rel: &str) -> Result<Input, String> {
-        let base = Path::new(from).parent().unwrap_or(Path::new(""));
-        let path = normalize(&base.join(rel));
-        read_input(&path)
-    }
-}
-
-/// `a/./b/../c` to `a/c`, without touching the file system.
-fn normalize(p: &Path) -> PathBuf {
-    let mut out: Vec<Component<'_>> = Vec::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out.iter().collect()
-}
-
-fn display(p: &Path) -> String {
-    p.to_string_lossy().replace('\\', "/")
-}
-
-fn read_input(path: &Path) -> Result<Input, String> {
-    let bytes = std::fs::read(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".to_string(),
-        _ => e.to_string(),
-    })?;
-    let key = std::fs::canonicalize(path).map_or_else(|_| display(path), |c| display(&c));
-    Ok(Input { path: display(path), key, bytes })
-}
-
-/// Files named on the command line, and *.flow files under named folders,
-/// sorted so runs are deterministic.
-fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    let defaults = [PathBuf::from(".")];
-    let paths = if paths.is_empty() { &defaults[..] } else { paths };
-    let mut out = Vec::new();
-    for p in paths {
-        let meta = std::fs::metadata(p).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => format!("`{}` does not exist", display(p)),
-            _ => format!("cannot read `{}`: {e}", display(p)),
-        })?;
-        if meta.is_dir() {
-            let mut found = Vec::new();
-            walk(p, &mut found).map_err(|e| format!("cannot read folder `{}`: {e}", display(p)))?;
-            found.sort();
-            out.extend(found);
-        } else {
-            out.push(normalize(p));
-        }
-    }
-    Ok(out)
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let path = entry.path();
-        let name = entry.file_name();
-        let hidden = name.to_string_lossy().starts_with('.') && name != "." && name != "..";
-        let ft = entry.file_type()?;
-        if ft.is_dir() {
-            if !hidden && name != "target" && name != "node_modules" {
-                walk(&path, out)?;
-            }
-        } else if path.extension().is_some_and(|e| e == "flow") {
-            out.push(normalize(&path));
-        }
-    }
-    Ok(())
-}
-
-/// Load and check the files; `Err` is a usage problem (exit 2).
-fn run_check(paths: &[PathBuf]) -> Result<Outcome, String> {
-    let files = collect(paths)?;
-    let mut inputs = Vec::new();
-    for f in &files {
-        inputs.push(read_input(f).map_err(|e| format!("cannot read `{}`: {e}", display(f)))?);
-    }
-    Ok(analyze::check(inputs, &FsLoader))
-}
-
 fn usage_error(msg: &str) -> ExitCode {
     eprintln!("error: {msg}");
     ExitCode::from(2)
@@ -222,7 +133,7 @@ pub fn main() -> ExitCode {
     };
     match cli.command {
         Command::Check { paths, format, deny_warnings } => {
-            let outcome = match run_check(&paths) {
+            let outcome = match check_paths(&paths) {
                 Ok(o) => o,
                 Err(e) => return usage_error(&e),
             };
@@ -239,7 +150,7 @@ pub fn main() -> ExitCode {
             ExitCode::from(u8::from(failed))
         }
         Command::Report { paths, format } => {
-            let outcome = match run_check(&paths) {
+            let outcome = match check_paths(&paths) {
                 Ok(o) => o,
                 Err(e) => return usage_error(&e),
             };

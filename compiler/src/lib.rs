@@ -12,6 +12,7 @@
 pub mod analyze;
 pub mod codegen;
 pub mod diagnostic;
+pub mod files;
 pub mod report;
 pub mod rules;
 pub mod source;

@@ -1,0 +1,97 @@
+//! The file system side of a run: finding `.flow` files, reading them, and
+//! following `use` relative to the importing file. Kept out of the pure core.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::analyze::{Input, Loader};
+
+/// Reads `use`d files relative to the importing file.
+pub struct FsLoader;
+
+impl Loader for FsLoader {
+    fn load(&self, from: &str, rel: &str) -> Result<Input, String> {
+        let base = Path::new(from).parent().unwrap_or(Path::new(""));
+        let path = normalize(&base.join(rel));
+        read_input(&path)
+    }
+}
+
+/// `a/./b/../c` to `a/c`, without touching the file system.
+pub fn normalize(p: &Path) -> PathBuf {
+    let mut out: Vec<Component<'_>> = Vec::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out.iter().collect()
+}
+
+pub fn display(p: &Path) -> String {
+    p.to_string_lossy().replace('\\', "/")
+}
+
+pub fn read_input(path: &Path) -> Result<Input, String> {
+    let bytes = std::fs::read(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        _ => e.to_string(),
+    })?;
+    let key = std::fs::canonicalize(path).map_or_else(|_| display(path), |c| display(&c));
+    Ok(Input { path: display(path), key, bytes })
+}
+
+/// Files named on the command line, and *.flow files under named folders,
+/// sorted so runs are deterministic.
+pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let defaults = [PathBuf::from(".")];
+    let paths = if paths.is_empty() { &defaults[..] } else { paths };
+    let mut out = Vec::new();
+    for p in paths {
+        let meta = std::fs::metadata(p).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => format!("`{}` does not exist", display(p)),
+            _ => format!("cannot read `{}`: {e}", display(p)),
+        })?;
+        if meta.is_dir() {
+            let mut found = Vec::new();
+            walk(p, &mut found).map_err(|e| format!("cannot read folder `{}`: {e}", display(p)))?;
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(normalize(p));
+        }
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let path = entry.path();
+        let name = entry.file_name();
+        let hidden = name.to_string_lossy().starts_with('.') && name != "." && name != "..";
+        let ft = entry.file_type()?;
+        if ft.is_dir() {
+            if !hidden && name != "target" && name != "node_modules" {
+                walk(&path, out)?;
+            }
+        } else if path.extension().is_some_and(|e| e == "flow") {
+            out.push(normalize(&path));
+        }
+    }
+    Ok(())
+}
+
+
+/// Collect, read and check files; `Err` is a usage problem (exit 2).
+pub fn check_paths(paths: &[PathBuf]) -> Result<crate::analyze::Outcome, String> {
+    let files = collect(paths)?;
+    let mut inputs = Vec::new();
+    for f in &files {
+        inputs.push(read_input(f).map_err(|e| format!("cannot read `{}`: {e}", display(f)))?);
+    }
+    Ok(crate::analyze::check(inputs, &FsLoader))
+}

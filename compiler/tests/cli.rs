@@ -1,0 +1,243 @@
+//! The real binary: exit codes, formats and hostile input.
+
+mod common;
+
+use std::io::Write as _;
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn flowc() -> Command {
+    let mut c = Command::cargo_bin("flowc").expect("binary builds");
+    c.current_dir(common::repo_root()).env("NO_COLOR", "1");
+    c
+}
+
+fn temp_flow(contents: &[u8]) -> tempfile::NamedTempFile {
+    let mut f = tempfile::Builder::new().suffix(".flow").tempfile().expect("temp file");
+    f.write_all(contents).expect("write");
+    f
+}
+
+fn json_of(out: &[u8]) -> Value {
+    serde_json::from_slice(out).expect("valid JSON")
+}
+
+#[test]
+fn missing_brace_is_fl001_at_end_of_file_with_words() {
+    let f = temp_flow(b"pipeline p {\n  task t {\n    run command [\"x\"]\n  }\n");
+    let out = flowc().args(["check", "--format", "json"]).arg(f.path()).output().expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_of(&out.stdout);
+    let d = &v["diagnostics"][0];
+    assert_eq!(d["code"], "FL001");
+    assert_eq!(d["span"]["line"], 5);
+    assert_eq!(d["span"]["column"], 1);
+    let msg = d["message"].as_str().unwrap_or_default();
+    assert!(msg.contains("expected `}`"), "{msg}");
+    // The label points at the brace that is never closed.
+    assert_eq!(d["labels"][0]["span"]["line"], 1);
+    assert_eq!(d["labels"][0]["span"]["column"], 12);
+
+    let human = flowc().arg("check").arg(f.path()).output().expect("runs");
+    let text = String::from_utf8_lossy(&human.stdout);
+    for rule_name in ["pipeline_item", "task_item", "kw_", "rbrace", "EOI", "_stmt"] {
+        assert!(!text.contains(rule_name), "grammar internals `{rule_name}` in:\n{text}");
+    }
+    assert!(text.contains("expected `}`"), "{text}");
+}
+
+#[test]
+fn syntax_errors_never_show_rule_names() {
+    let cases: [&[u8]; 8] = [
+        b"source x files {}\n",
+        b"sink s: files {\n  path \"x\" \n  fields [a, b\n",
+        b"pipeline p {\n  task t {\n    read\n  }\n}\n",
+        b"pipeline p {\n  task t {\n    write s upsert key\n  }\n}\n",
+        b"kind k {\n  param x string\n}\n",
+        b"pipeline p {\n  task t {\n    emit e via\n  }\n}\n",
+        b"}}}\n",
+        b"pipeline p { retries 3 }\n",
+    ];
+    for c in cases {
+        let f = temp_flow(c);
+        let out = flowc().args(["check", "--format", "json"]).arg(f.path()).output().expect("runs");
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(c));
+        let v = json_of(&out.stdout);
+        let msg = v["diagnostics"][0]["message"].as_str().unwrap_or_default().to_string();
+        assert!(msg.starts_with("expected ") || msg.starts_with("unexpected "), "{msg}");
+        assert!(!msg.contains('_') || msg.contains('`'), "looks like a rule name: {msg}");
+        for internal in ["kw_", "_item", "_stmt", "rbrace", "lbrace", "EOI", "SOI"] {
+            assert!(!msg.contains(internal), "{msg}");
+        }
+    }
+}
+
+#[test]
+fn non_utf8_and_binary_files_are_fl001() {
+    for bytes in [&b"pipeline p {\xff\xfe }\n"[..], &[0u8, 159, 146, 150, 0, 1, 2][..]] {
+        let f = temp_flow(bytes);
+        let out = flowc().args(["check", "--format", "json"]).arg(f.path()).output().expect("runs");
+        assert_eq!(out.status.code(), Some(1));
+        let v = json_of(&out.stdout);
+        assert_eq!(v["diagnostics"][0]["code"], "FL001");
+    }
+}
+
+#[test]
+fn empty_file_is_clean() {
+    let f = temp_flow(b"");
+    flowc().arg("check").arg(f.path()).assert().code(0);
+}
+
+#[test]
+fn huge_and_deeply_nested_inputs_end_quickly() {
+    let nested = "[".repeat(100_000);
+    let parens = format!("pipeline p {{\n  task t {{\n    key {}\n  }}\n}}\n", "(".repeat(100_000));
+    let mut big = String::with_capacity(50 * 1024 * 1024);
+    let block = "source s: files {\n  path \"x\"\n}\n";
+    while big.len() < 50 * 1024 * 1024 {
+        big.push_str("# filler comment line to make the file large\n");
+    }
+    big.push_str(block);
+    for input in [format!("sink s: files {{\n  path {nested}\n}}\n"), parens, big] {
+        let f = temp_flow(input.as_bytes());
+        let start = Instant::now();
+        let out = flowc().args(["check", "--format", "json"]).arg(f.path()).timeout(Duration::from_secs(30)).output().expect("runs");
+        assert!(start.elapsed() < Duration::from_secs(30));
+        assert!(matches!(out.status.code(), Some(0 | 1)), "status {:?}: {}", out.status, String::from_utf8_lossy(&out.stderr));
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+        let v = json_of(&out.stdout);
+        assert!(v["summary"].is_object());
+    }
+}
+
+#[test]
+fn exit_status_two_for_usage_problems() {
+    flowc().args(["check", "does/not/exist.flow"]).assert().code(2);
+    flowc().args(["check", "--format", "xml"]).assert().code(2);
+    flowc().args(["explain", "FL999"]).assert().code(2);
+    flowc().arg("frobnicate").assert().code(2);
+}
+
+#[test]
+fn help_and_version() {
+    let out = flowc().arg("--help").output().expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Examples:"));
+    for sub in ["check", "report", "explain", "rules"] {
+        let out = flowc().args([sub, "--help"]).output().expect("runs");
+        assert_eq!(out.status.code(), Some(0));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("Example"), "{sub} --help has no example");
+    }
+    let out = flowc().arg("--version").output().expect("runs");
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("flowc "));
+}
+
+#[test]
+fn folders_are_searched_recursively_and_no_path_means_current_folder() {
+    let dir = tempfile::tempdir().expect("dir");
+    std::fs::create_dir_all(dir.path().join("a/b")).expect("mkdir");
+    std::fs::write(dir.path().join("a/b/x.flow"), "pipeline p {\n  task t {\n  }\n}\n").expect("write");
+    std::fs::write(dir.path().join("a/ignored.txt"), "not flow").expect("write");
+    let out = Command::cargo_bin("flowc").expect("bin").current_dir(dir.path()).args(["check", "--format", "json"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_of(&out.stdout);
+    assert_eq!(v["summary"]["files"], 1);
+    assert_eq!(v["diagnostics"][0]["code"], "FL008");
+    assert_eq!(v["diagnostics"][0]["file"], "a/b/x.flow");
+}
+
+#[test]
+fn deny_warnings_turns_warnings_into_failure() {
+    let f = temp_flow(b"source s: files {\n  path \"x\"\n}\n\npipeline p {\n  task t {\n    read s\n    run command [\"x\"]\n  }\n}\n");
+    let out = flowc().args(["check", "--format", "json"]).arg(f.path()).output().expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_of(&out.stdout);
+    assert_eq!(v["summary"]["warnings"], 1);
+    flowc().args(["check", "--deny-warnings"]).arg(f.path()).assert().code(1);
+}
+
+#[test]
+fn github_annotations_name_file_line_and_code() {
+    let f = temp_flow(b"pipeline p {\n  task t {\n  }\n}\n");
+    let out = flowc().args(["check", "--format", "github"]).arg(f.path()).output().expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("::error file="), "{text}");
+    assert!(text.contains(",line=2,col=8,"), "{text}");
+    assert!(text.contains("title=FL008 missing-setting::"), "{text}");
+}
+
+fn sarif_validator() -> jsonschema::Validator {
+    // The published schema's `language` patterns have a stray `]` that
+    // Rust's regex engine rejects; this is the pattern they mean.
+    let text = std::fs::read_to_string(common::repo_root().join("tests/data/sarif-2.1.0-rtm.5.json")).expect("schema");
+    let text = text.replace("^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$", "^[a-zA-Z]{2}(-[a-zA-Z]{2})?$");
+    let schema: Value = serde_json::from_str(&text).expect("json");
+    jsonschema::options().should_validate_formats(false).build(&schema).expect("schema compiles")
+}
+
+#[test]
+fn sarif_output_validates_against_the_sarif_schema() {
+    let validator = sarif_validator();
+    let out = flowc().args(["check", "--format", "sarif", "tests/fixtures/rules"]).output().expect("runs");
+    let v = json_of(&out.stdout);
+    let errors: Vec<String> = validator.iter_errors(&v).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let rules = v["runs"][0]["tool"]["driver"]["rules"].as_array().expect("rules");
+    assert_eq!(rules.len(), flowc::rules::registry::all().len());
+    assert!(rules.iter().all(|r| r["helpUri"].as_str().is_some_and(|u| u.starts_with("https://"))));
+    assert!(!v["runs"][0]["results"].as_array().expect("results").is_empty());
+    // The validator can fail: a result without its message is rejected.
+    let mut broken = v.clone();
+    broken["runs"][0]["results"][0].as_object_mut().expect("object").remove("message");
+    broken["runs"][0]["results"][0]["level"] = Value::from("fatal");
+    assert!(!validator.is_valid(&broken));
+}
+
+#[test]
+fn json_shape_matches_rules_md_for_every_fixture() {
+    let out = flowc().args(["check", "--format", "json", "tests/fixtures"]).output().expect("runs");
+    let v = json_of(&out.stdout);
+    assert_eq!(v["version"], 1);
+    let diags = v["diagnostics"].as_array().expect("array");
+    assert!(!diags.is_empty());
+    let span_ok = |s: &Value| ["offset", "length", "line", "column"].iter().all(|k| s[k].is_u64());
+    for d in diags {
+        assert!(d["code"].as_str().is_some_and(|c| c.len() == 5 && c.starts_with("FL")), "{d}");
+        assert!(d["name"].as_str().is_some_and(|n| !n.is_empty()), "{d}");
+        assert!(matches!(d["severity"].as_str(), Some("error" | "warning")), "{d}");
+        assert!(d["message"].is_string() && d["file"].is_string(), "{d}");
+        assert!(span_ok(&d["span"]), "{d}");
+        for l in d["labels"].as_array().expect("labels") {
+            assert!(l["message"].is_string() && span_ok(&l["span"]), "{d}");
+        }
+        assert!(d["help"].is_string() || d["help"].is_null(), "{d}");
+    }
+    for k in ["files", "errors", "warnings"] {
+        assert!(v["summary"][k].is_u64());
+    }
+    // Sorted by file, then offset, then code.
+    let keys: Vec<(String, u64, String)> = diags.iter().map(|d| (d["file"].as_str().unwrap_or_default().to_string(), d["span"]["offset"].as_u64().unwrap_or(0), d["code"].as_str().unwrap_or_default().to_string())).collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    assert_eq!(keys, sorted);
+}
+
+#[test]
+fn output_is_deterministic() {
+    let run = || flowc().args(["check", "--format", "json", "tests/fixtures", "examples"]).output().expect("runs").stdout;
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn explain_and_rules() {
+    let out = flowc().args(["explain", "check-then-append"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("# FL201 check-then-append"));
+    let out = flowc().arg("rules").output().expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().count(), flowc::rules::registry::all().len());
+    assert!(text.lines().any(|l| l.starts_with("FL900  guarantee-below-requirement")));
+}

@@ -1,0 +1,63 @@
+//! Shared helpers for the integration tests: run checks in-process with
+//! paths relative to the repository root, so outputs are the same on every machine.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+use flowc::analyze::Outcome;
+use flowc::diagnostic::{self, Summary};
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+static CWD: Once = Once::new();
+
+/// Run from the repository root, so display paths are `tests/...`.
+pub fn at_root() {
+    CWD.call_once(|| {
+        std::env::set_current_dir(repo_root()).expect("repository root exists");
+    });
+}
+
+pub fn check(paths: &[&str]) -> Outcome {
+    at_root();
+    let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
+    flowc::files::check_paths(&paths).expect("paths exist")
+}
+
+pub fn human(o: &Outcome) -> String {
+    let summary = Summary::of(o.roots.len(), &o.diagnostics);
+    diagnostic::human::render(&o.sources, &o.diagnostics, summary, false)
+}
+
+pub fn json(o: &Outcome) -> String {
+    let summary = Summary::of(o.roots.len(), &o.diagnostics);
+    diagnostic::json::render(&o.sources, &o.diagnostics, summary)
+}
+
+/// Codes of unsuppressed findings.
+pub fn codes(o: &Outcome) -> Vec<&'static str> {
+    o.diagnostics.iter().filter(|d| d.suppressed.is_none()).map(|d| d.code).collect()
+}
+
+/// Every `*.flow` file under a folder of the repository, sorted, relative to the root.
+pub fn flow_files(dir: &str) -> Vec<String> {
+    at_root();
+    let mut out = Vec::new();
+    let mut stack = vec![PathBuf::from(dir)];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("folder exists") {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "flow") {
+                out.push(p.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    out.sort();
+    out
+}

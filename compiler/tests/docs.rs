@@ -1,0 +1,45 @@
+//! The rule pages in docs/rules/ are generated from the explain text in
+//! compiler/src/rules/explain/; this test fails when they drift.
+//! Regenerate with `FLOWC_BLESS=1 cargo test --test docs`.
+
+mod common;
+
+use flowc::rules::registry;
+
+const HEADINGS: [&str; 4] = ["## What it catches", "## Why it matters", "## Unsafe example", "## Fix"];
+
+fn page(r: &flowc::rules::Rule) -> String {
+    format!(
+        "<!-- generated from compiler/src/rules/explain/{}.md by `FLOWC_BLESS=1 cargo test --test docs`; do not edit -->\n{}",
+        r.code, r.explain
+    )
+}
+
+#[test]
+fn explain_pages_have_every_heading() {
+    for r in registry::all() {
+        assert!(r.explain.starts_with(&format!("# {} {}\n", r.code, r.name)), "{} title", r.code);
+        for h in HEADINGS {
+            assert!(r.explain.contains(h), "{} lacks `{h}`", r.code);
+        }
+        assert!(r.explain.contains("```flow"), "{} has no example", r.code);
+    }
+}
+
+#[test]
+fn docs_rules_match_explain_pages() {
+    let dir = common::repo_root().join("docs/rules");
+    let bless = std::env::var_os("FLOWC_BLESS").is_some();
+    let mut drift = Vec::new();
+    for r in registry::all() {
+        let path = dir.join(format!("{}.md", r.code));
+        let want = page(r);
+        if bless {
+            std::fs::create_dir_all(&dir).expect("docs/rules");
+            std::fs::write(&path, &want).expect("write");
+        } else if std::fs::read_to_string(&path).ok().as_deref() != Some(want.as_str()) {
+            drift.push(path.display().to_string());
+        }
+    }
+    assert!(drift.is_empty(), "out of date (run `FLOWC_BLESS=1 cargo test --test docs`): {drift:#?}");
+}

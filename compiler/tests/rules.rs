@@ -1,0 +1,64 @@
+//! Every rule has a fixture that triggers it and a near miss that does not;
+//! the rendered diagnostics of the trigger are snapshotted (source, then
+//! human output, then JSON), gleam-style.
+
+mod common;
+
+use flowc::rules::registry;
+
+const FIXTURES: &str = "tests/fixtures/rules";
+
+/// Codes found by code generators, tested with their targets.
+fn is_target_code(code: &str) -> bool {
+    code.starts_with("FL8")
+}
+
+#[test]
+fn every_rule_has_two_fixtures() {
+    common::at_root();
+    let mut missing = Vec::new();
+    for r in registry::all().iter().filter(|r| !is_target_code(r.code)) {
+        for f in ["trigger.flow", "clean.flow"] {
+            let p = format!("{FIXTURES}/{}/{f}", r.code);
+            if !std::path::Path::new(&p).exists() {
+                missing.push(p);
+            }
+        }
+    }
+    assert!(missing.is_empty(), "missing fixtures: {missing:#?}");
+}
+
+#[test]
+fn triggers_fire_and_near_misses_do_not() {
+    let mut failures = Vec::new();
+    for r in registry::all().iter().filter(|r| !is_target_code(r.code)) {
+        let trigger = format!("{FIXTURES}/{}/trigger.flow", r.code);
+        let clean = format!("{FIXTURES}/{}/clean.flow", r.code);
+        if !std::path::Path::new(&trigger).exists() {
+            continue;
+        }
+        let t = common::check(&[&trigger]);
+        if !common::codes(&t).contains(&r.code) {
+            failures.push(format!("{trigger}: expected {}, got {:?}", r.code, common::codes(&t)));
+        }
+        let c = common::check(&[&clean]);
+        if common::codes(&c).contains(&r.code) {
+            failures.push(format!("{clean}: {} fired: {:?}", r.code, common::codes(&c)));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn trigger_snapshots() {
+    for r in registry::all().iter().filter(|r| !is_target_code(r.code)) {
+        let trigger = format!("{FIXTURES}/{}/trigger.flow", r.code);
+        if !std::path::Path::new(&trigger).exists() {
+            continue;
+        }
+        let o = common::check(&[&trigger]);
+        let source = std::fs::read_to_string(&trigger).unwrap_or_default();
+        let snap = format!("SOURCE\n{source}\nHUMAN\n{}\nJSON\n{}", common::human(&o), common::json(&o));
+        insta::assert_snapshot!(format!("{}_{}", r.code, r.name), snap);
+    }
+}
