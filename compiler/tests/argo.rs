@@ -147,8 +147,9 @@ fn hourly_catchup() -> Pipeline {
     }
 }
 
-fn render_one(p: Pipeline, kind: ArgoKind) -> String {
-    let files = generate(&[p.clone()], kind).unwrap_or_else(|e| panic!("problems: {e:#?}"));
+fn render_one(p: &Pipeline, kind: ArgoKind) -> String {
+    let files =
+        generate(std::slice::from_ref(p), kind).unwrap_or_else(|e| panic!("problems: {e:#?}"));
     assert_eq!(files.len(), 1);
     assert_eq!(files[0].path, format!("{}.yaml", p.name));
     files[0].contents.clone()
@@ -169,14 +170,14 @@ fn parse(yaml: &str) -> Value {
 
 #[test]
 fn snapshot_cron_workflow() {
-    insta::assert_snapshot!("cron_workflow", render_one(orders_daily(), ArgoKind::Auto));
+    insta::assert_snapshot!("cron_workflow", render_one(&orders_daily(), ArgoKind::Auto));
 }
 
 #[test]
 fn snapshot_manual_workflow() {
     insta::assert_snapshot!(
         "manual_workflow",
-        render_one(manual_backfill(), ArgoKind::Auto)
+        render_one(&manual_backfill(), ArgoKind::Auto)
     );
 }
 
@@ -184,13 +185,16 @@ fn snapshot_manual_workflow() {
 fn snapshot_workflow_template() {
     insta::assert_snapshot!(
         "workflow_template",
-        render_one(orders_daily(), ArgoKind::Template)
+        render_one(&orders_daily(), ArgoKind::Template)
     );
 }
 
 #[test]
 fn snapshot_on_ambiguous_fail_and_retry() {
-    insta::assert_snapshot!("on_ambiguous", render_one(hourly_catchup(), ArgoKind::Auto));
+    insta::assert_snapshot!(
+        "on_ambiguous",
+        render_one(&hourly_catchup(), ArgoKind::Auto)
+    );
 }
 
 #[test]
@@ -236,7 +240,7 @@ fn env(t: &Value) -> BTreeMap<String, String> {
 
 #[test]
 fn cron_workflow_carries_schedule_zone_and_start() {
-    let doc = parse(&render_one(orders_daily(), ArgoKind::Auto));
+    let doc = parse(&render_one(&orders_daily(), ArgoKind::Auto));
     assert_eq!(doc["kind"], "CronWorkflow");
     assert_eq!(doc["metadata"]["name"], "orders-daily");
     assert_eq!(
@@ -287,7 +291,7 @@ fn cron_workflow_carries_schedule_zone_and_start() {
 
 #[test]
 fn manual_workflow_has_no_retry_variables_without_a_retry_strategy() {
-    let doc = parse(&render_one(manual_backfill(), ArgoKind::Auto));
+    let doc = parse(&render_one(&manual_backfill(), ArgoKind::Auto));
     assert_eq!(doc["kind"], "Workflow");
     assert_eq!(doc["metadata"]["name"], "manual-backfill");
     let dag = &template(&doc, "main")["dag"]["tasks"];
@@ -312,10 +316,10 @@ fn manual_workflow_has_no_retry_variables_without_a_retry_strategy() {
 
 #[test]
 fn template_kind_and_catchup_annotation() {
-    let doc = parse(&render_one(orders_daily(), ArgoKind::Template));
+    let doc = parse(&render_one(&orders_daily(), ArgoKind::Template));
     assert_eq!(doc["kind"], "WorkflowTemplate");
     assert!(doc["spec"].get("schedules").is_none());
-    let doc = parse(&render_one(hourly_catchup(), ArgoKind::Auto));
+    let doc = parse(&render_one(&hourly_catchup(), ArgoKind::Auto));
     assert_eq!(doc["spec"]["schedules"], json!(["@hourly"]));
     assert!(doc["metadata"]["annotations"]["flowc.dev/catchup"]
         .as_str()
@@ -406,7 +410,7 @@ fn check_hostile(doc: &Value) {
 
 #[test]
 fn hostile_strings_survive_a_yaml_round_trip() {
-    let yaml = render_one(hostile_pipeline(), ArgoKind::Auto);
+    let yaml = render_one(&hostile_pipeline(), ArgoKind::Auto);
     // The header comment stays one line whatever the source path holds.
     assert!(yaml
         .lines()
@@ -425,8 +429,8 @@ fn hostile_strings_survive_a_yaml_round_trip() {
     assert_ne!(t["container"]["env"][17]["value"], HOSTILE[17]);
 }
 
-/// PyYAML reads YAML 1.1 (where `yes`, `on` and `0755` are not strings when
-/// plain). Runs only where PyYAML is installed; cargo test never needs it.
+/// `PyYAML` reads YAML 1.1 (where `yes`, `on` and `0755` are not strings when
+/// plain). Runs only where `PyYAML` is installed; cargo test never needs it.
 #[test]
 fn hostile_strings_survive_pyyaml_when_available() {
     let has_pyyaml = std::process::Command::new("python3")
@@ -437,7 +441,7 @@ fn hostile_strings_survive_pyyaml_when_available() {
         eprintln!("PyYAML not available: skipping the YAML 1.1 re-parse");
         return;
     }
-    let yaml = render_one(hostile_pipeline(), ArgoKind::Auto);
+    let yaml = render_one(&hostile_pipeline(), ArgoKind::Auto);
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("hostile.yaml");
     std::fs::write(&path, &yaml).expect("write");
@@ -527,7 +531,7 @@ fn generated_documents_validate_against_the_strict_schema() {
 
 #[test]
 fn validator_rejects_broken_documents() {
-    let good = parse(&render_one(orders_daily(), ArgoKind::Auto));
+    let good = parse(&render_one(&orders_daily(), ArgoKind::Auto));
     assert!(errors(&good).is_empty());
 
     let mut misspelled = good.clone();
@@ -690,4 +694,22 @@ fn fl803_reports_collisions_and_unconvertible_names() {
         ArgoKind::Auto
     )
     .is_err());
+}
+
+#[test]
+fn a_pipeline_without_tasks_still_renders_a_valid_document() {
+    let doc = parse(&render_one(&manual("empty", Vec::new()), ArgoKind::Auto));
+    assert_eq!(template(&doc, "main")["dag"]["tasks"], json!([]));
+    assert!(errors(&doc).is_empty(), "{:#?}", errors(&doc));
+}
+
+#[test]
+fn fl802_for_braces_in_the_timezone() {
+    let mut p = orders_daily();
+    p.timezone = "Europe/{{Paris}}".into();
+    let found = problems(&[p], ArgoKind::Auto);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].code, "FL802");
+    assert!(found[0].task.is_none());
+    assert!(found[0].message.contains("Europe/{{Paris}}"));
 }

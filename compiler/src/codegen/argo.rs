@@ -524,6 +524,12 @@ fn convert(name: &str) -> String {
     name.to_lowercase().replace('_', "-")
 }
 
+/// Month and weekday names robfig/cron reads (case-insensitive).
+const CRON_NAMES: [&str; 19] = [
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "sun",
+    "mon", "tue", "wed", "thu", "fri", "sat",
+];
+
 /// Why robfig/cron (Argo's parser) would read a five-field schedule
 /// differently from `.flow`, if it would: it has no `7` for Sunday and no
 /// `L`, `W` or `#`.
@@ -548,16 +554,10 @@ fn schedule_problem(schedule: &str) -> Option<String> {
     if sunday_seven {
         return Some("robfig/cron has no `7` for Sunday in the day-of-week field".to_owned());
     }
-    const NAMES: [&str; 19] = [
-        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "sun",
-        "mon", "tue", "wed", "thu", "fri", "sat",
-    ];
-    let unknown = schedule
-        .split(|c: char| matches!(c, ',' | '-' | '/' | ' '))
-        .find(|t| {
-            t.chars().any(|c| c.is_ascii_alphabetic())
-                && !NAMES.contains(&t.to_ascii_lowercase().as_str())
-        });
+    let unknown = schedule.split([',', '-', '/', ' ']).find(|t| {
+        t.chars().any(|c| c.is_ascii_alphabetic())
+            && !CRON_NAMES.contains(&t.to_ascii_lowercase().as_str())
+    });
     if let Some(token) = unknown {
         return Some(format!("robfig/cron does not read `{token}`"));
     }
