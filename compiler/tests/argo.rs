@@ -713,3 +713,14 @@ fn fl802_for_braces_in_the_timezone() {
     assert!(found[0].task.is_none());
     assert!(found[0].message.contains("Europe/{{Paris}}"));
 }
+
+#[test]
+fn argo_kind_parses_the_cli_values() {
+    assert_eq!("auto".parse::<ArgoKind>(), Ok(ArgoKind::Auto));
+    assert_eq!("template".parse::<ArgoKind>(), Ok(ArgoKind::Template));
+    let err = "cron".parse::<ArgoKind>().expect_err("unknown kind");
+    assert!(
+        err.contains("`cron`") && err.contains("`template`"),
+        "{err}"
+    );
+}

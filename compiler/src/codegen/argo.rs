@@ -27,6 +27,21 @@ pub enum ArgoKind {
     Template,
 }
 
+impl std::str::FromStr for ArgoKind {
+    type Err = String;
+
+    /// The values of `--argo-kind`: `auto` or `template`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "auto" => Ok(Self::Auto),
+            "template" => Ok(Self::Template),
+            other => Err(format!(
+                "unknown Argo kind `{other}`: expected `auto` or `template`"
+            )),
+        }
+    }
+}
+
 /// Kubernetes' limit on a name that is also a label value.
 const MAX_NAME: usize = 63;
 /// Argo appends `-<unix time>` (11 characters) to a `CronWorkflow`'s name
