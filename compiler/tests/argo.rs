@@ -129,10 +129,12 @@ fn hourly_catchup() -> Pipeline {
     let mut retry = task("retry_on_ambiguous", &[]);
     retry.retries = 2;
     retry.retry_delay_seconds = 60;
+    retry.timeout_seconds = Some(600);
     retry.on_ambiguous = OnAmbiguous::Retry;
     let mut fail = task("fail_on_ambiguous", &["retry_on_ambiguous"]);
     fail.retries = 2;
     fail.retry_delay_seconds = 60;
+    fail.timeout_seconds = Some(600);
     fail.on_ambiguous = OnAmbiguous::Fail;
     fail.writes = vec![upsert("orders")];
     Pipeline {
