@@ -1,0 +1,580 @@
+//! The Argo Workflows target: one YAML document per pipeline, a
+//! `CronWorkflow` when the pipeline is scheduled, else a `Workflow`, or a
+//! `WorkflowTemplate` on request (`docs/targets/argo.md` has the mapping).
+//!
+//! Everything a template prints that comes from the user goes through the
+//! `yaml` helper ([`yaml_str`]); strings that Kubernetes expands (`command`,
+//! env values) have every `$` doubled here first. Problems the target cannot
+//! carry (FL801, FL802, FL803) are collected for every pipeline and task and
+//! returned together; a run with any problem emits nothing.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use handlebars::{handlebars_helper, Handlebars};
+use serde::Serialize;
+
+use super::ir::{OnAmbiguous, Pipeline, Task};
+use super::quote::yaml_str;
+use super::{GeneratedFile, TargetProblem};
+
+/// Which Argo resource a pipeline becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ArgoKind {
+    /// `CronWorkflow` when the pipeline has a schedule, else `Workflow`.
+    #[default]
+    Auto,
+    /// `WorkflowTemplate`, whatever the schedule.
+    Template,
+}
+
+impl std::str::FromStr for ArgoKind {
+    type Err = String;
+
+    /// The values of `--argo-kind`: `auto` or `template`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "auto" => Ok(Self::Auto),
+            "template" => Ok(Self::Template),
+            other => Err(format!(
+                "unknown Argo kind `{other}`: expected `auto` or `template`"
+            )),
+        }
+    }
+}
+
+/// Kubernetes' limit on a name that is also a label value.
+const MAX_NAME: usize = 63;
+/// Argo appends `-<unix time>` (11 characters) to a `CronWorkflow`'s name
+/// for each run, and the result must still fit in 63.
+const MAX_CRON_NAME: usize = 52;
+/// Argo's `workflowFieldMaxLength` for template and DAG task names.
+const MAX_FIELD_NAME: usize = 128;
+/// Prefix of every container template; the DAG template is [`ENTRYPOINT`],
+/// so no task can collide with it.
+const TASK_TEMPLATE_PREFIX: &str = "task-";
+const ENTRYPOINT: &str = "main";
+/// How late a tick may still start after the controller missed it (for
+/// example during a restart). Older missed ticks are skipped: Argo has no
+/// catch-up.
+const STARTING_DEADLINE_SECONDS: u64 = 300;
+/// The exit code of the protocol that means "nothing was committed".
+const EXIT_NOTHING_COMMITTED: u32 = 75;
+
+/// Names of the environment variables the generated definition sets itself.
+const FLOW_ENV: [&str; 8] = [
+    "FLOW_PIPELINE",
+    "FLOW_TASK",
+    "FLOW_INTERVAL_END",
+    "FLOW_SCHEDULE",
+    "FLOW_TIMEZONE",
+    "FLOW_RUN_ID",
+    "FLOW_ATTEMPT",
+    "FLOW_INTERVAL_START",
+];
+
+const DOCUMENT: &str = include_str!("../../../templates/argo/document.yaml.hbs");
+const WORKFLOW_SPEC: &str = include_str!("../../../templates/argo/workflow_spec.yaml.hbs");
+const CONTAINER_TEMPLATE: &str =
+    include_str!("../../../templates/argo/container_template.yaml.hbs");
+
+handlebars_helper!(yaml: |s: str| yaml_str(s));
+
+/// Renders every pipeline, or returns every problem found in any of them.
+pub fn generate(
+    pipelines: &[Pipeline],
+    kind: ArgoKind,
+) -> Result<Vec<GeneratedFile>, Vec<TargetProblem>> {
+    let mut problems = Vec::new();
+    let mut views = Vec::new();
+    let mut taken: BTreeMap<String, &str> = BTreeMap::new();
+    for pipeline in pipelines {
+        let view = document(pipeline, kind, &mut problems);
+        if let Some(name) = &view.as_ref().map(|v| v.name.clone()) {
+            if let Some(first) = taken.get(name) {
+                problems.push(TargetProblem {
+                    code: "FL803",
+                    pipeline: pipeline.name.clone(),
+                    task: None,
+                    message: format!(
+                        "pipelines `{first}` and `{}` both become the Argo name `{name}`",
+                        pipeline.name
+                    ),
+                    help: "Argo names are lowercase with `-` for `_`: rename one of the pipelines"
+                        .to_owned(),
+                });
+            } else {
+                taken.insert(name.clone(), &pipeline.name);
+            }
+        }
+        views.push(view);
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let registry = registry();
+    let files = pipelines
+        .iter()
+        .zip(views)
+        .filter_map(|(pipeline, view)| view.map(|view| (pipeline, view)))
+        .map(|(pipeline, view)| GeneratedFile {
+            path: format!("{}.yaml", pipeline.name),
+            contents: registry
+                .render("document", &view)
+                .unwrap_or_else(|e| panic!("argo templates must render every document: {e}")),
+        })
+        .collect();
+    Ok(files)
+}
+
+/// The handlebars registry of this target: strict, no HTML escaping, and the
+/// `yaml` helper as the only way a string reaches the output.
+fn registry() -> Handlebars<'static> {
+    let mut hb = Handlebars::new();
+    hb.set_strict_mode(true);
+    hb.register_escape_fn(handlebars::no_escape);
+    hb.register_helper("yaml", Box::new(yaml));
+    hb.register_template_string("document", DOCUMENT)
+        .expect("document.yaml.hbs parses");
+    hb.register_partial("workflow_spec", WORKFLOW_SPEC)
+        .expect("workflow_spec.yaml.hbs parses");
+    hb.register_partial("container_template", CONTAINER_TEMPLATE)
+        .expect("container_template.yaml.hbs parses");
+    hb
+}
+
+#[derive(Debug, Serialize)]
+struct DocumentView {
+    source_file: String,
+    kind: &'static str,
+    name: String,
+    annotations: Vec<Annotation>,
+    cron: Option<CronView>,
+    entrypoint: &'static str,
+    tasks: Vec<TaskView>,
+}
+
+#[derive(Debug, Serialize)]
+struct Annotation {
+    key: &'static str,
+    value: String,
+}
+
+#[derive(Debug, Serialize)]
+struct CronView {
+    schedule: String,
+    timezone: String,
+    starting_deadline_seconds: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct TaskView {
+    dag_name: String,
+    template_name: String,
+    depends: Option<String>,
+    retry: Option<RetryView>,
+    active_deadline_seconds: Option<u64>,
+    mutexes: Vec<String>,
+    image: String,
+    /// argv with every `$` doubled (Kubernetes expands `$(VAR)` and `$$`).
+    command: Vec<String>,
+    env: Vec<EnvView>,
+}
+
+#[derive(Debug, Serialize)]
+struct RetryView {
+    limit: u32,
+    expression: Option<String>,
+    backoff_duration: String,
+}
+
+#[derive(Debug, Serialize)]
+struct EnvView {
+    name: String,
+    /// The value with every `$` doubled.
+    value: String,
+}
+
+/// Builds the view of one pipeline, pushing its problems; `None` when the
+/// pipeline's own name cannot be converted.
+fn document(
+    pipeline: &Pipeline,
+    kind: ArgoKind,
+    problems: &mut Vec<TargetProblem>,
+) -> Option<DocumentView> {
+    let scheduled = pipeline.schedule.is_some();
+    let (api_kind, max_name) = match kind {
+        ArgoKind::Template => ("WorkflowTemplate", MAX_NAME),
+        ArgoKind::Auto if scheduled => ("CronWorkflow", MAX_CRON_NAME),
+        ArgoKind::Auto => ("Workflow", MAX_NAME),
+    };
+    let cron_job = api_kind == "CronWorkflow";
+    let problem =
+        |task: Option<&str>, code: &'static str, message: String, help: String| TargetProblem {
+            code,
+            pipeline: pipeline.name.clone(),
+            task: task.map(str::to_owned),
+            message,
+            help,
+        };
+
+    let name = match metadata_name(&pipeline.name, max_name) {
+        Ok(name) => Some(name),
+        Err(why) => {
+            problems.push(problem(
+                None,
+                "FL803",
+                format!("pipeline `{}` cannot become an Argo {api_kind} name: {why}", pipeline.name),
+                format!(
+                    "rename the pipeline: Argo needs a DNS-1123 name (lowercase letters, digits and `-`, \
+                     starting and ending with a letter or digit, at most {max_name} characters)"
+                ),
+            ));
+            None
+        }
+    };
+
+    if let Some(schedule) = &pipeline.schedule {
+        if let Some(why) = schedule_problem(schedule) {
+            problems.push(problem(
+                None,
+                "FL802",
+                format!("schedule \"{schedule}\" cannot be carried to Argo unchanged: {why}"),
+                "Argo reads schedules with robfig/cron: write Sunday as `0` and use only numbers, \
+                 names, `*`, `,`, `-` and `/`"
+                    .to_owned(),
+            ));
+        }
+    }
+    if pipeline.timezone.contains("{{") {
+        problems.push(problem(
+            None,
+            "FL802",
+            format!(
+                "timezone \"{}\" contains `{{{{`, which Argo would substitute",
+                pipeline.timezone
+            ),
+            "Argo has no escape for `{{`: use an IANA zone name".to_owned(),
+        ));
+    }
+
+    // Task names: lowercase, `_` to `-`; collisions and unconvertible names are FL803.
+    let mut task_names: BTreeMap<&str, String> = BTreeMap::new();
+    let mut seen: BTreeMap<String, &str> = BTreeMap::new();
+    for task in &pipeline.tasks {
+        match task_name(&task.name) {
+            Ok(converted) => {
+                if let Some(first) = seen.get(&converted) {
+                    problems.push(problem(
+                        Some(&task.name),
+                        "FL803",
+                        format!(
+                            "tasks `{first}` and `{}` both become the Argo name `{converted}`",
+                            task.name
+                        ),
+                        "Argo names are lowercase with `-` for `_` here: rename one of the tasks"
+                            .to_owned(),
+                    ));
+                } else {
+                    seen.insert(converted.clone(), &task.name);
+                }
+                task_names.insert(&task.name, converted);
+            }
+            Err(why) => problems.push(problem(
+                Some(&task.name),
+                "FL803",
+                format!("task `{}` cannot become an Argo task name: {why}", task.name),
+                "rename the task: Argo task names are letters, digits and `-`, starting with a letter or digit"
+                    .to_owned(),
+            )),
+        }
+    }
+
+    let mut tasks = Vec::new();
+    for task in &pipeline.tasks {
+        for p in task_problems(pipeline, task) {
+            problems.push(p);
+        }
+        let Some(dag_name) = task_names.get(task.name.as_str()) else {
+            continue;
+        };
+        tasks.push(task_view(pipeline, task, dag_name, &task_names, cron_job));
+    }
+
+    let mut annotations = Vec::new();
+    if let Some(start) = &pipeline.start {
+        annotations.push(Annotation {
+            key: "flowc.dev/start",
+            value: start.clone(),
+        });
+    }
+    if pipeline.catchup {
+        annotations.push(Annotation {
+            key: "flowc.dev/catchup",
+            value: "requested, but Argo has no catch-up: missed intervals are not run".to_owned(),
+        });
+    }
+    let cron = if cron_job {
+        pipeline.schedule.as_ref().map(|schedule| CronView {
+            schedule: schedule.clone(),
+            timezone: pipeline.timezone.clone(),
+            starting_deadline_seconds: STARTING_DEADLINE_SECONDS,
+        })
+    } else {
+        None
+    };
+    Some(DocumentView {
+        source_file: pipeline.source_file.clone(),
+        kind: api_kind,
+        name: name?,
+        annotations,
+        cron,
+        entrypoint: ENTRYPOINT,
+        tasks,
+    })
+}
+
+/// FL801 and FL802 for one task.
+fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
+    let mut out = Vec::new();
+    let problem = |code: &'static str, message: String, help: &str| TargetProblem {
+        code,
+        pipeline: pipeline.name.clone(),
+        task: Some(task.name.clone()),
+        message,
+        help: help.to_owned(),
+    };
+    if task.image.is_none() {
+        out.push(problem(
+            "FL801",
+            format!(
+                "task `{}` has no image, and Argo runs every task in a container",
+                task.name
+            ),
+            "add `run image \"REF\" command [..]` to the task, or `image \"REF\"` to the pipeline",
+        ));
+    }
+    let mut strings: Vec<(String, &str)> = Vec::new();
+    if let Some(image) = &task.image {
+        strings.push(("image".to_owned(), image));
+    }
+    for (i, arg) in task.command.iter().enumerate() {
+        strings.push((format!("command argument {}", i + 1), arg));
+    }
+    for var in &task.env {
+        strings.push(("env name".to_owned(), &var.name));
+        strings.push((format!("env `{}`", var.name), &var.value));
+    }
+    for (what, value) in strings {
+        if value.contains("{{") {
+            out.push(problem(
+                "FL802",
+                format!("{what} \"{value}\" contains `{{{{`, which Argo substitutes with no way to escape it"),
+                "keep `{{` out of the definition: read the text from a file in the image, or build it \
+                 at run time (for example `printf '\\173\\173'` in a shell)",
+            ));
+        }
+    }
+    for var in &task.env {
+        if FLOW_ENV.contains(&var.name.as_str()) {
+            out.push(problem(
+                "FL802",
+                format!(
+                    "env `{}` is set by flowc itself and would be overridden",
+                    var.name
+                ),
+                "rename the variable: names the runtime reads (`FLOW_*`) are reserved",
+            ));
+        }
+    }
+    if task.timeout_seconds == Some(0) {
+        out.push(problem(
+            "FL802",
+            format!("task `{}` has a timeout of 0s, which Argo cannot express", task.name),
+            "Argo's `activeDeadlineSeconds` must be positive: give a timeout of at least 1s, or none",
+        ));
+    }
+    out
+}
+
+fn task_view(
+    pipeline: &Pipeline,
+    task: &Task,
+    dag_name: &str,
+    names: &BTreeMap<&str, String>,
+    cron_job: bool,
+) -> TaskView {
+    let depends = task
+        .upstream
+        .iter()
+        .filter_map(|up| names.get(up.as_str()).cloned())
+        .collect::<Vec<_>>();
+    let retry = (task.retries > 0).then(|| RetryView {
+        limit: task.retries,
+        expression: (task.on_ambiguous == OnAmbiguous::Fail)
+            .then(|| format!("asInt(lastRetry.exitCode) == {EXIT_NOTHING_COMMITTED}")),
+        backoff_duration: format!("{}s", task.retry_delay_seconds),
+    });
+    let mutexes = task
+        .writes
+        .iter()
+        .map(|w| format!("flowc-sink-{}", w.sink.name))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut env: Vec<EnvView> = task
+        .env
+        .iter()
+        .map(|v| EnvView {
+            name: v.name.clone(),
+            value: kubernetes_literal(&v.value),
+        })
+        .collect();
+    let mut flow = |name: &str, value: &str| {
+        env.push(EnvView {
+            name: name.to_owned(),
+            value: kubernetes_literal(value),
+        });
+    };
+    flow("FLOW_PIPELINE", &pipeline.name);
+    flow("FLOW_TASK", &task.name);
+    flow(
+        "FLOW_INTERVAL_END",
+        if cron_job {
+            "{{workflow.scheduledTime}}"
+        } else {
+            "{{workflow.creationTimestamp}}"
+        },
+    );
+    if let Some(schedule) = &pipeline.schedule {
+        flow("FLOW_SCHEDULE", schedule);
+    }
+    flow("FLOW_TIMEZONE", &pipeline.timezone);
+    flow("FLOW_RUN_ID", "{{workflow.uid}}");
+    // `retries` exists only in a template with a retryStrategy; it counts from 0.
+    flow(
+        "FLOW_ATTEMPT",
+        if retry.is_some() {
+            "{{=asInt(retries) + 1}}"
+        } else {
+            "1"
+        },
+    );
+    TaskView {
+        dag_name: dag_name.to_owned(),
+        template_name: format!("{TASK_TEMPLATE_PREFIX}{dag_name}"),
+        depends: (!depends.is_empty()).then(|| depends.join(" && ")),
+        retry,
+        active_deadline_seconds: task.timeout_seconds.filter(|s| *s > 0),
+        mutexes,
+        image: task.image.clone().unwrap_or_default(),
+        command: task.command.iter().map(|a| kubernetes_literal(a)).collect(),
+        env,
+    }
+}
+
+/// A string that Kubernetes' `$(VAR)` expansion in `command`, `args` and env
+/// values turns back into `s`: every `$` written as `$$`.
+pub fn kubernetes_literal(s: &str) -> String {
+    s.replace('$', "$$")
+}
+
+/// A pipeline name as an Argo `metadata.name`: lowercase, `_` to `-`, a
+/// DNS-1123 label of at most `max` characters.
+pub fn metadata_name(name: &str, max: usize) -> Result<String, String> {
+    let converted = convert(name);
+    if converted.is_empty() {
+        return Err("it is empty".to_owned());
+    }
+    if !converted
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    {
+        return Err(format!(
+            "`{converted}` has characters other than a-z, 0-9 and `-`"
+        ));
+    }
+    if converted.starts_with('-') || converted.ends_with('-') {
+        return Err(format!(
+            "`{converted}` must start and end with a letter or digit"
+        ));
+    }
+    if converted.len() > max {
+        return Err(format!(
+            "`{converted}` has {} characters, more than {max}",
+            converted.len()
+        ));
+    }
+    Ok(converted)
+}
+
+/// A task name as an Argo DAG task name (its template adds a prefix).
+pub fn task_name(name: &str) -> Result<String, String> {
+    let converted = convert(name);
+    let ok_chars = converted
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if !ok_chars {
+        return Err(format!(
+            "`{converted}` has characters other than a-z, 0-9 and `-`"
+        ));
+    }
+    if !converted
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric())
+    {
+        return Err(format!("`{converted}` must start with a letter or digit"));
+    }
+    let longest = MAX_FIELD_NAME - TASK_TEMPLATE_PREFIX.len();
+    if converted.len() > longest {
+        return Err(format!(
+            "`{converted}` has {} characters, more than {longest}",
+            converted.len()
+        ));
+    }
+    Ok(converted)
+}
+
+fn convert(name: &str) -> String {
+    name.to_lowercase().replace('_', "-")
+}
+
+/// Month and weekday names robfig/cron reads (case-insensitive).
+const CRON_NAMES: [&str; 19] = [
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "sun",
+    "mon", "tue", "wed", "thu", "fri", "sat",
+];
+
+/// Why robfig/cron (Argo's parser) would read a five-field schedule
+/// differently from `.flow`, if it would: it has no `7` for Sunday and no
+/// `L`, `W` or `#`.
+fn schedule_problem(schedule: &str) -> Option<String> {
+    if schedule.starts_with('@') {
+        return None;
+    }
+    let fields: Vec<&str> = schedule.split_whitespace().collect();
+    if fields.len() != 5 {
+        return Some(format!("it has {} fields, not 5", fields.len()));
+    }
+    if let Some(c) = schedule
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '*' | ',' | '-' | '/' | ' ' | '?')))
+    {
+        return Some(format!("robfig/cron does not read `{c}`"));
+    }
+    let sunday_seven = fields[4].split(',').any(|part| {
+        let range = part.split('/').next().unwrap_or_default();
+        range.split('-').any(|v| v == "7")
+    });
+    if sunday_seven {
+        return Some("robfig/cron has no `7` for Sunday in the day-of-week field".to_owned());
+    }
+    let unknown = schedule.split([',', '-', '/', ' ']).find(|t| {
+        t.chars().any(|c| c.is_ascii_alphabetic())
+            && !CRON_NAMES.contains(&t.to_ascii_lowercase().as_str())
+    });
+    if let Some(token) = unknown {
+        return Some(format!("robfig/cron does not read `{token}`"));
+    }
+    None
+}
