@@ -104,6 +104,42 @@ Examples:
     /// List every rule, one per line
     #[command(after_help = "Example:\n  flowc rules | grep offsets")]
     Rules,
+    /// Compile pipelines to scheduler definitions (Airflow DAG files or Argo YAML)
+    #[command(after_help = "\
+Examples:
+  flowc build --target airflow --out dags/ examples/
+  flowc build --target argo --out k8s/ examples/orders.flow
+  flowc build --target argo --argo-kind template --out k8s/ pipeline.flow
+
+One file per pipeline. Nothing is written for a .flow file with errors.
+Exit status: as for `flowc check`.")]
+    Build {
+        /// The scheduler to compile for
+        #[arg(long, value_enum)]
+        target: Target,
+        /// The folder to write into (created if missing)
+        #[arg(long)]
+        out: PathBuf,
+        /// For Argo: `auto` (CronWorkflow when scheduled, else Workflow) or `template` (WorkflowTemplate)
+        #[arg(long, value_enum, default_value = "auto")]
+        argo_kind: ArgoKindArg,
+        /// Files, or folders searched recursively for *.flow (default: the current folder)
+        paths: Vec<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Target {
+    /// Airflow 3 DAG files
+    Airflow,
+    /// Argo Workflows YAML
+    Argo,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ArgoKindArg {
+    Auto,
+    Template,
 }
 
 fn usage_error(msg: &str) -> ExitCode {
@@ -120,6 +156,59 @@ fn print(s: &str) {
     // A closed pipe (`flowc check | head`) is not an error worth a panic.
     let _ = out.write_all(s.as_bytes());
     let _ = out.flush();
+}
+
+/// Print findings in the human format (to stderr when stdout carries other output).
+fn print_findings(outcome: &analyze::Outcome) -> Summary {
+    let summary = Summary::of(outcome.roots.len(), &outcome.diagnostics);
+    let text = diagnostic::human::render(&outcome.sources, &outcome.diagnostics, summary, color_wanted());
+    print(&text);
+    summary
+}
+
+fn build(paths: &[PathBuf], target: Target, out: &std::path::Path, argo_kind: ArgoKindArg) -> ExitCode {
+    use flowc::codegen::{argo, emit, lower};
+    let mut outcome = match check_paths(paths) {
+        Ok(o) => o,
+        Err(e) => return usage_error(&e),
+    };
+    if let Err(e) = std::fs::create_dir_all(out) {
+        return usage_error(&format!("cannot create `{}`: {e}", out.display()));
+    }
+    let mut written = 0;
+    let mut extra = Vec::new();
+    for &file in &outcome.roots.clone() {
+        // Imports carry no pipelines of their own to build, but their errors count.
+        if outcome.file_has_errors(file) || outcome.broken.contains(&file) {
+            continue;
+        }
+        let pipelines = lower::pipelines_of(&outcome, file);
+        if pipelines.is_empty() {
+            continue;
+        }
+        let generated = match target {
+            Target::Argo => argo::generate(
+                &pipelines,
+                match argo_kind {
+                    ArgoKindArg::Auto => argo::ArgoKind::Auto,
+                    ArgoKindArg::Template => argo::ArgoKind::Template,
+                },
+            ),
+            Target::Airflow => flowc::codegen::airflow_files(&pipelines),
+        };
+        match generated.map_err(|p| emit::problems_to_diagnostics(&outcome, file, p)) {
+            Ok(files) => match emit::write_all(out, &files, file) {
+                Ok(n) => written += n,
+                Err(d) => extra.extend(d),
+            },
+            Err(d) => extra.extend(d),
+        }
+    }
+    outcome.diagnostics.extend(extra);
+    diagnostic::sort(&mut outcome.diagnostics, &outcome.sources);
+    let summary = print_findings(&outcome);
+    eprintln!("flowc: wrote {written} file{} to {}", if written == 1 { "" } else { "s" }, out.display());
+    ExitCode::from(u8::from(summary.errors > 0))
 }
 
 pub fn main() -> ExitCode {
@@ -180,6 +269,7 @@ pub fn main() -> ExitCode {
                 usage_error(&format!("no rule `{rule}`{hint}; `flowc rules` lists them"))
             }
         },
+        Command::Build { target, out, argo_kind, paths } => build(&paths, target, &out, argo_kind),
         Command::Rules => {
             let mut out = String::new();
             for r in registry::all() {

@@ -726,3 +726,35 @@ fn argo_kind_parses_the_cli_values() {
         "{err}"
     );
 }
+
+/// Every example and every clean `tests/argo` pipeline, compiled from its
+/// `.flow` file, validates against the strict schema in both kinds.
+#[test]
+fn every_example_compiles_to_a_valid_document() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut count = 0;
+    for dir in ["examples", "tests/argo"] {
+        let outcome = flowc::files::check_paths(&[root.join(dir)]).expect("folder exists");
+        for &file in &outcome.roots {
+            if outcome.file_has_errors(file) {
+                continue;
+            }
+            let pipelines = flowc::codegen::lower::pipelines_of(&outcome, file);
+            for kind in [ArgoKind::Auto, ArgoKind::Template] {
+                let files = match generate(&pipelines, kind) {
+                    Ok(files) => files,
+                    // `tests/argo` also holds the FL80x cases; examples must all build.
+                    Err(_) if dir == "tests/argo" => continue,
+                    Err(p) => panic!("{}: {p:#?}", outcome.sources.path(file)),
+                };
+                for f in files {
+                    let doc = parse(&f.contents);
+                    let errs = errors(&doc);
+                    assert!(errs.is_empty(), "{} ({kind:?}): {errs:#?}", f.path);
+                    count += 1;
+                }
+            }
+        }
+    }
+    assert!(count >= 14, "only {count} documents validated");
+}

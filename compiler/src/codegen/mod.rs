@@ -1,7 +1,9 @@
 //! Code generation: one module per target, all rendering from [`ir`].
 
 pub mod argo;
+pub mod emit;
 pub mod ir;
+pub mod lower;
 pub mod quote;
 
 /// One file a generator wants written, relative to the output folder.
@@ -13,7 +15,7 @@ pub struct GeneratedFile {
 }
 
 /// A problem a generator found that makes a pipeline impossible to emit
-/// for its target (FL8xx). The caller attaches the span of the named task
+/// for its target (`FL8xx`). The caller attaches the span of the named task
 /// (or of the pipeline when `task` is `None`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TargetProblem {
@@ -22,4 +24,16 @@ pub struct TargetProblem {
     pub task: Option<String>,
     pub message: String,
     pub help: String,
+}
+
+/// Airflow DAG files for the given pipelines.
+pub fn airflow_files(pipelines: &[ir::Pipeline]) -> Result<Vec<GeneratedFile>, Vec<TargetProblem>> {
+    let _ = pipelines;
+    Err(vec![TargetProblem {
+        code: "FL804",
+        pipeline: String::new(),
+        task: None,
+        message: "the Airflow target is not built into this binary yet".into(),
+        help: "use `--target argo`".into(),
+    }])
 }

@@ -1,0 +1,122 @@
+//! Writing generated files: confined to the output folder, atomically.
+
+use std::io::Write as _;
+use std::path::{Component, Path, PathBuf};
+
+use super::{GeneratedFile, TargetProblem};
+use crate::analyze::Outcome;
+use crate::diagnostic::Diagnostic;
+use crate::source::FileId;
+
+/// Where `rel` lands inside `out`, or why it may not (FL804).
+pub fn confined(out: &Path, rel: &str) -> Result<PathBuf, String> {
+    let p = Path::new(rel);
+    if rel.is_empty() || p.is_absolute() || p.components().any(|c| !matches!(c, Component::Normal(_))) {
+        return Err(format!("output path `{rel}` would leave the output folder"));
+    }
+    let target = out.join(p);
+    // A folder on the way that is a link to elsewhere would also lead outside.
+    if let (Ok(root), Some(parent)) = (out.canonicalize(), target.parent()) {
+        if let Ok(real_parent) = parent.canonicalize() {
+            if !real_parent.starts_with(&root) {
+                return Err(format!("output path `{rel}` resolves outside the output folder"));
+            }
+        }
+    }
+    Ok(target)
+}
+
+/// Write through a temporary file in the same folder, then rename, so a
+/// scheduler watching the folder never reads half a file. Mode 0644.
+pub fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let name = path.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = dir.join(format!(".{name}.flowc-tmp-{}", std::process::id()));
+    {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(contents.as_bytes())?;
+        f.sync_all()?;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o644))?;
+    }
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// Target problems as findings, at the task (or pipeline) they name.
+pub fn problems_to_diagnostics(outcome: &Outcome, file: FileId, problems: Vec<TargetProblem>) -> Vec<Diagnostic> {
+    problems
+        .into_iter()
+        .map(|p| {
+            let pipeline = outcome.program.pipelines.iter().find(|q| q.name == p.pipeline && q.loc.file == file);
+            let loc = pipeline.and_then(|q| {
+                p.task.as_ref().and_then(|t| q.tasks.iter().find(|x| &x.name == t)).map_or(Some(q.name_loc), |t| Some(t.name_loc))
+            });
+            let (f, span) = loc.map_or((file, crate::span::Span::new(0, 0)), |l| (l.file, l.span));
+            Diagnostic::new(p.code, f, span, p.message).help(p.help)
+        })
+        .collect()
+}
+
+/// Write generated files under `out`; errors become FL804 findings at `file`.
+pub fn write_all(out: &Path, files: &[GeneratedFile], file: FileId) -> Result<usize, Vec<Diagnostic>> {
+    let mut targets = Vec::new();
+    let mut errors = Vec::new();
+    for g in files {
+        match confined(out, &g.path) {
+            Ok(p) => targets.push((p, &g.contents)),
+            Err(msg) => errors.push(
+                Diagnostic::new("FL804", file, crate::span::Span::new(0, 0), msg)
+                    .help("output file names come from pipeline names; keep `--out` free of links that lead elsewhere"),
+            ),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    for (p, contents) in &targets {
+        if let Err(e) = write_atomic(p, contents) {
+            return Err(vec![Diagnostic::new("FL804", file, crate::span::Span::new(0, 0), format!("cannot write `{}`: {e}", p.display()))
+                .help("check that the output folder is writable")]);
+        }
+    }
+    Ok(targets.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_stay_inside_the_output_folder() {
+        let dir = std::env::temp_dir();
+        assert!(confined(&dir, "orders.py").is_ok());
+        assert!(confined(&dir, "sub/orders.py").is_ok());
+        for bad in ["../x.py", "/etc/passwd", "a/../../x", "", "./x"] {
+            assert!(confined(&dir, bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn atomic_write_replaces_whole_files() {
+        let dir = tempfile_dir();
+        let p = dir.join("a.txt");
+        write_atomic(&p, "one").expect("write");
+        write_atomic(&p, "two").expect("write");
+        assert_eq!(std::fs::read_to_string(&p).expect("read"), "two");
+        let leftovers: Vec<_> = std::fs::read_dir(&dir).expect("dir").filter_map(Result::ok).filter(|e| e.file_name().to_string_lossy().contains("flowc-tmp")).collect();
+        assert!(leftovers.is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn tempfile_dir() -> PathBuf {
+        let d = std::env::temp_dir().join(format!("flowc-emit-test-{}", std::process::id()));
+        std::fs::create_dir_all(&d).expect("mkdir");
+        d
+    }
+}

@@ -1,0 +1,138 @@
+//! From the analysed program to the target-neutral IR.
+
+use super::ir;
+use crate::analyze::guarantee::{outbox_write, TaskFacts};
+use crate::analyze::model::{DeclDef, KeyDef, KeyPartDef, PipelineDef, Program, ViaDef};
+use crate::analyze::{Outcome, PipelineReport};
+use crate::source::FileId;
+
+fn key(k: Option<&KeyDef>) -> Option<Vec<ir::KeyPart>> {
+    k.map(|k| k.parts.iter().map(part).collect())
+}
+
+fn part(p: &KeyPartDef) -> ir::KeyPart {
+    ir::KeyPart {
+        column: p.column.clone(),
+        term: p.term.clone(),
+    }
+}
+
+fn endpoint(program: &Program, d: &DeclDef) -> ir::Endpoint {
+    ir::Endpoint {
+        name: d.name.clone(),
+        kind: program.kind_of(d).name.clone(),
+        params: d.params.clone(),
+        fields: d.fields.clone(),
+        coordinator: d.coordinator.clone(),
+    }
+}
+
+fn pipeline(outcome: &Outcome, p: &PipelineDef, report: &PipelineReport) -> ir::Pipeline {
+    let program = &outcome.program;
+    let tasks = report
+        .graph
+        .order
+        .iter()
+        .map(|&i| {
+            let t = &p.tasks[i];
+            let derived = &report.tasks[i];
+            let f = TaskFacts::new(program, p, t);
+            let writes: Vec<ir::Write> = t
+                .writes
+                .iter()
+                .zip(&derived.outputs)
+                .map(|(w, o)| {
+                    let sink = f.decl(w.decl);
+                    ir::Write {
+                        sink: endpoint(program, sink),
+                        mode: w.mode,
+                        partition: w.partition.as_ref().map(part),
+                        key: key(f.write_key(w)),
+                        primary_key: sink.primary_key.clone(),
+                        guarantee: o.guarantee,
+                        required: o.required,
+                    }
+                })
+                .collect();
+            let emits = t
+                .emits
+                .iter()
+                .zip(derived.outputs.iter().skip(t.writes.len()))
+                .map(|(e, o)| {
+                    let effect = f.decl(e.decl);
+                    let (tracking, outbox, k) = match &e.via {
+                        ViaDef::Untracked => (ir::Tracking::Untracked, None, None),
+                        ViaDef::IdempotencyKey(k) => (ir::Tracking::IdempotencyKey, None, key(Some(k))),
+                        ViaDef::Outbox(_) => {
+                            let w = outbox_write(&f, e);
+                            (
+                                ir::Tracking::Outbox,
+                                w.map(|w| f.decl(w.decl).name.clone()),
+                                w.and_then(|w| key(f.write_key(w))),
+                            )
+                        }
+                    };
+                    ir::Emit {
+                        effect: endpoint(program, effect),
+                        tracking,
+                        outbox,
+                        key: k,
+                        kind_has_idempotency_key: program.kind_of(effect).idempotency_key,
+                        guarantee: o.guarantee,
+                        required: o.required,
+                    }
+                })
+                .collect();
+            ir::Task {
+                name: t.name.clone(),
+                upstream: report.graph.upstream[i].iter().map(|&u| p.tasks[u].name.clone()).collect(),
+                retries: derived.retries,
+                internal_retries: derived.internal_retries,
+                retry_delay_seconds: t.retry_delay.or(p.retry_delay).unwrap_or(300),
+                timeout_seconds: t.timeout.or(p.timeout).map(|(s, _)| s),
+                on_ambiguous: derived.on_ambiguous,
+                image: t.run.as_ref().and_then(|r| r.image.clone()).or_else(|| p.image.clone()),
+                command: t.run.as_ref().map(|r| r.command.clone()).unwrap_or_default(),
+                env: t.env.iter().map(|(n, v)| ir::EnvVar { name: n.clone(), value: v.clone() }).collect(),
+                nondeterministic: t.nondeterministic.is_some(),
+                reads: t
+                    .reads
+                    .iter()
+                    .map(|r| {
+                        let d = f.decl(r.decl);
+                        ir::Read {
+                            source: endpoint(program, d),
+                            immutable: d.immutable,
+                            pin: f.effective_pin(r),
+                            commit: f.effective_commit(r).map(|c| c.word().to_string()),
+                            identity: f.read_identity(r),
+                        }
+                    })
+                    .collect(),
+                writes,
+                emits,
+            }
+        })
+        .collect();
+    ir::Pipeline {
+        name: p.name.clone(),
+        source_file: outcome.sources.path(p.loc.file).to_string(),
+        schedule: p.schedule.as_ref().map(|(text, _)| text.clone()),
+        start: p.start.clone(),
+        timezone: p.timezone.clone(),
+        catchup: p.catchup,
+        image: p.image.clone(),
+        tasks,
+    }
+}
+
+/// The IR of every analysed pipeline declared in `file`, in source order.
+pub fn pipelines_of(outcome: &Outcome, file: FileId) -> Vec<ir::Pipeline> {
+    outcome
+        .analysis
+        .pipelines
+        .iter()
+        .filter(|r| outcome.program.pipelines[r.pipeline].loc.file == file)
+        .map(|r| pipeline(outcome, &outcome.program.pipelines[r.pipeline], r))
+        .collect()
+}
