@@ -143,10 +143,19 @@ impl TaskGraph {
         sccs.sort();
         for scc in sccs.into_iter().filter(|c| c.len() > 1) {
             let members: BTreeSet<usize> = scc.iter().map(|n| n.index()).collect();
-            let start = *members.iter().next().unwrap_or(&0);
-            // Walk from the first task to find a cycle through it inside the component.
-            if let Some(path) = self.cycle_through(start, &members) {
-                out.push(path);
+            // One cycle through the first task not yet named, until every task
+            // of the component is on a reported cycle.
+            let mut named: BTreeSet<usize> = BTreeSet::new();
+            for &start in &members {
+                if named.contains(&start) {
+                    continue;
+                }
+                if let Some(path) = self.cycle_through(start, &members) {
+                    named.extend(path.iter().map(|(t, _)| *t));
+                    out.push(path);
+                } else {
+                    named.insert(start);
+                }
             }
         }
         out

@@ -266,9 +266,10 @@ impl<'a> TaskFacts<'a> {
         if parts.is_empty() {
             return false;
         }
-        let (cols, unbound) = Self::key_columns(&parts);
+        // Unbound terms other than fields fill no column (RULES.md, FL107).
+        let (cols, _) = Self::key_columns(&parts);
         let pk: BTreeSet<String> = pk.iter().cloned().collect();
-        !unbound && cols == pk
+        cols == pk
     }
 
     /// `write S transactional` with every read's offsets committed in the
@@ -404,7 +405,8 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
     } else {
         None
     };
-    let key_unique = record_level.then(|| !parts.is_empty() && !f.key_not_unique(&parts));
+    // Holds exactly when FL104 does not fire (RULES.md); a missing key fails key_stable instead.
+    let key_unique = record_level.then(|| !f.key_not_unique(&parts));
     let shared = (w.mode == Mode::Transactional).then(|| f.shared_coordinator(w));
     let idempotent = supported
         && match w.mode {
@@ -606,7 +608,7 @@ fn task_report(program: &Program, p: &PipelineDef, t: &TaskDef) -> TaskReport {
         name: t.name.clone(),
         retries,
         internal_retries: internal,
-        attempts_per_write: (u64::from(retries) + 1) * (u64::from(internal) + 1),
+        attempts_per_write: (u64::from(retries) + 1).saturating_mul(u64::from(internal) + 1),
         on_ambiguous,
         achieved,
         outputs,

@@ -165,8 +165,12 @@ pub fn parse_cron(text: &str) -> Result<String, String> {
 
 /// An IANA time zone name.
 pub fn check_timezone(name: &str) -> Result<(), String> {
-    if jiff::tz::db().get(name).is_ok() {
-        return Ok(());
+    if let Ok(tz) = jiff::tz::db().get(name) {
+        // The database matches names without regard to case; schedulers do not.
+        return match tz.iana_name() {
+            Some(canonical) if canonical != name => Err(format!("`{name}` is spelled `{canonical}` in the IANA time zone database")),
+            _ => Ok(()),
+        };
     }
     let names: Vec<String> = jiff::tz::db().available().map(|n| n.to_string()).collect();
     match crate::analyze::suggest::closest(name, names.iter().map(String::as_str)) {

@@ -154,7 +154,7 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
             let mut uses: Vec<FileId> = l.uses.iter().map(|(_, f)| *f).filter(|f| *f != l.file).collect();
             uses.sort();
             uses.dedup();
-            Some(resolve::Unit { file: l.file, ast, stdlib: l.stdlib, uses })
+            Some(resolve::Unit { file: l.file, ast, stdlib: l.stdlib, root: roots.contains(&l.file), uses })
         })
         .collect();
     let program = resolve::resolve(&units, &mut diags);
@@ -184,9 +184,10 @@ fn load_one(sources: &mut SourceMap, diags: &mut Vec<Diagnostic>, path: String, 
         }
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
+            let bad = e.utf8_error().error_len().unwrap_or(e.as_bytes().len() - at);
             let file = sources.add(path, String::from_utf8_lossy(e.as_bytes()).into_owned());
-            let start = sources.text(file)[..].char_indices().map(|(i, _)| i).take_while(|i| *i <= at).last().unwrap_or(0);
-            let end = start + sources.text(file)[start..].chars().next().map_or(0, char::len_utf8);
+            // The span is in the file's bytes: the first invalid sequence.
+            let (start, end) = (at, at + bad);
             diags.push(
                 Diagnostic::new("FL001", file, Span::new(start, end), format!("file is not valid UTF-8 (first bad byte at offset {at})"))
                     .help("`.flow` files are UTF-8 text; check that this is the file you meant"),

@@ -327,6 +327,8 @@ pub struct Program {
     pub pipelines: Vec<PipelineDef>,
     /// Files whose pipelines are checked for unused declarations (FL704).
     pub files_with_pipelines: BTreeSet<FileId>,
+    /// Declarations some statement names (even one that is otherwise wrong).
+    pub referenced: BTreeSet<usize>,
 }
 
 impl Program {

@@ -22,6 +22,9 @@ pub struct Unit<'a> {
     pub file: FileId,
     pub ast: &'a ast::File,
     pub stdlib: bool,
+    /// Given on the command line: only these files' pipelines are part of the
+    /// run (`use` makes declarations visible, not pipelines).
+    pub root: bool,
     /// Files this one `use`s directly (each once).
     pub uses: Vec<FileId>,
 }
@@ -388,7 +391,11 @@ impl Resolver<'_> {
             if analysis && !role_props(d.role).contains(&name) {
                 self.push(
                     Diagnostic::new("FL003", f, p.name.span, format!("`{name}` is not a property of {}s", d.role.word()))
-                        .help(format!("{}s take {}", d.role.word(), role_props(d.role).iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", "))),
+                        .help(if role_props(d.role).is_empty() {
+                            format!("{}s take only their kind's parameters", d.role.word())
+                        } else {
+                            format!("{}s take {}", d.role.word(), role_props(d.role).iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", "))
+                        }),
                 );
                 continue;
             }
@@ -498,7 +505,7 @@ impl Resolver<'_> {
 
     fn pipelines(&mut self, units: &[Unit<'_>]) {
         let mut names: BTreeMap<String, Loc> = BTreeMap::new();
-        for u in units.iter().filter(|u| !u.stdlib) {
+        for u in units.iter().filter(|u| u.root) {
             for item in &u.ast.items {
                 let ast::Item::Pipeline(p) = item else { continue };
                 self.program.files_with_pipelines.insert(u.file);
@@ -602,7 +609,8 @@ impl Resolver<'_> {
                 _ => def.require = self.guarantee_arg(f, s).map(|g| (g, at)),
             }
         }
-        if def.schedule.is_some() && def.start.is_none() {
+        let has_start = p.settings.iter().any(|s| s.name.name == "start");
+        if def.schedule.is_some() && !has_start {
             self.push(
                 Diagnostic::new("FL008", f, p.name.span, format!("scheduled pipeline `{}` has no `start`", p.name.name))
                     .label(f, def.schedule_loc.map_or(p.name.span, |l| l.span), "scheduled here")
@@ -671,8 +679,9 @@ impl Resolver<'_> {
 
     fn lookup_decl(&mut self, f: FileId, name: &ast::Ident, what: &str) -> Option<usize> {
         let scope = self.decl_scope.get(&f)?;
-        if let Some(i) = scope.get(&name.name) {
-            return Some(*i);
+        if let Some(&i) = scope.get(&name.name) {
+            self.program.referenced.insert(i);
+            return Some(i);
         }
         let suggestion = did_you_mean(&name.name, scope.keys().map(String::as_str));
         self.push(
@@ -685,16 +694,19 @@ impl Resolver<'_> {
     fn role_mismatch(&mut self, f: FileId, name: &ast::Ident, decl: usize, stmt: &str, allowed: &[Role]) -> bool {
         let d = &self.program.decls[decl];
         let kind = &self.program.kinds[d.kind_idx];
-        // A sink can also be read, through its kind's read capabilities.
+        // A sink can also be read through its kind's read capabilities, and a
+        // source written through its kind's write capabilities: only effects,
+        // and kinds without the role, are mismatches (RULES.md, FL009).
         let ok = allowed.contains(&d.role)
-            || (stmt == "read" && d.role == Role::Sink && kind.roles.contains(&Role::Source));
+            || (stmt == "read" && d.role == Role::Sink && kind.roles.contains(&Role::Source))
+            || (stmt == "write" && d.role == Role::Source && kind.roles.contains(&Role::Sink));
         if ok {
             return false;
         }
         let (nl, kind_name, role) = (d.name_loc, kind.name.clone(), d.role);
         let msg = match stmt {
-            "read" => format!("`read {}`: {} `{}` cannot be read", name.name, role.word(), name.name),
-            "write" => format!("`write {}`: {} `{}` cannot be written", name.name, role.word(), name.name),
+            "read" => format!("`read {}`: {} `{}` of kind `{kind_name}` cannot be read", name.name, role.word(), name.name),
+            "write" => format!("`write {}`: {} `{}` of kind `{kind_name}` cannot be written", name.name, role.word(), name.name),
             _ => format!("`emit {}`: {} `{}` is not an effect", name.name, role.word(), name.name),
         };
         let help = match stmt {
@@ -979,14 +991,8 @@ impl Resolver<'_> {
             None => ViaDef::Untracked,
             Some(ast::Via::Outbox(s, _)) => match s {
                 None => ViaDef::Outbox(None),
-                Some(name) => {
-                    let d = self.lookup_decl(f, name, "sink");
-                    match d {
-                        Some(d) if self.role_mismatch(f, name, d, "write", &[Role::Sink]) => return None,
-                        Some(d) => ViaDef::Outbox(Some((d, loc(f, name.span)))),
-                        None => return None,
-                    }
-                }
+                // Whether it names a sink this task writes transactionally is FL404's question.
+                Some(name) => ViaDef::Outbox(Some((self.lookup_decl(f, name, "sink")?, loc(f, name.span)))),
             },
             Some(ast::Via::IdempotencyKey(k, _)) => ViaDef::IdempotencyKey(self.key(f, k)?),
         };

@@ -53,7 +53,11 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             let prefix = if side == "read" { "input" } else { "output" };
             out.push(
                 Diagnostic::new(RULE.code, p.loc.file, p.loc.span, format!("`{prefix}.{field}` in task `{}`: no {side} declaration has a field `{field}`{}", t.task.name, did_you_mean(field, set.iter().map(String::as_str))))
-                    .help(format!("use one of the declared fields ({}), or add `{field}` to the `fields` line", set.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", "))),
+                    .help(if set.is_empty() {
+                        format!("the task has no {side} declaration with fields; {prefix}.{field} names nothing")
+                    } else {
+                        format!("use one of the declared fields ({}), or add `{field}` to the `fields` line", set.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", "))
+                    }),
             );
         }
     });

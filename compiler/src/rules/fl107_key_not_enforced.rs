@@ -25,7 +25,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             }
             let sink = f.decl(w.decl);
             let key = f.write_key(w).map_or(w.loc, |k| k.loc);
-            let (cols, unbound) = TaskFacts::key_columns(&parts);
+            let (cols, _) = TaskFacts::key_columns(&parts);
             let cols_text = cols.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ");
             let d = match &sink.primary_key {
                 None => Diagnostic::new(RULE.code, key.file, key.span, format!("`upsert` into `{}` in task `{}`: the sink has no primary key to enforce the key", sink.name, t.task.name))
@@ -34,8 +34,8 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 Some(pk) => {
                     let pk_text = pk.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ");
                     let at = sink.primary_key_loc.unwrap_or(sink.name_loc);
-                    let msg = if unbound {
-                        format!("`upsert` into `{}` in task `{}`: a key term fills no column, so the key cannot be the primary key ({pk_text})", sink.name, t.task.name)
+                    let msg = if cols.is_empty() {
+                        format!("`upsert` into `{}` in task `{}`: no key term fills a column, so the key cannot be the primary key ({pk_text})", sink.name, t.task.name)
                     } else {
                         format!("`upsert` into `{}` in task `{}` is keyed on {cols_text}, but the sink's primary key is {pk_text}", sink.name, t.task.name)
                     };

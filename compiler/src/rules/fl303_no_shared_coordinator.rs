@@ -20,7 +20,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         let mut has_transactional = false;
         for w in t.task.writes.iter().filter(|w| w.mode == Mode::Transactional) {
             has_transactional = true;
-            if !f.mode_supported(w) || f.shared_coordinator(w) {
+            if f.mode_supported(w) && f.shared_coordinator(w) {
                 continue;
             }
             let sink = f.decl(w.decl);

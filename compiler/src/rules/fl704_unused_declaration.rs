@@ -17,7 +17,7 @@ pub const RULE: Rule = Rule {
 };
 
 fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    let mut used: BTreeSet<usize> = BTreeSet::new();
+    let mut used: BTreeSet<usize> = ctx.program.referenced.clone();
     for p in &ctx.program.pipelines {
         for t in &p.tasks {
             used.extend(t.reads.iter().map(|r| r.decl));

@@ -709,6 +709,12 @@ fn rule_words(rule: Rule) -> Option<&'static str> {
     })
 }
 
+/// Words that start a clause, and so cannot be names where a clause may start.
+const CLAUSE_WORDS: [&str; 13] = [
+    "pinned", "unpinned", "commit", "via", "outbox", "idempotency_key", "require", "key",
+    "partition", "ledger", "because", "command", "image",
+];
+
 /// Punctuation worth naming in "expected ..." (whitespace and the letters
 /// of keywords are not).
 const PUNCTUATION: [&str; 12] = ["}", "{", "]", ")", "(", "[", ",", ":", "=", "?", ".", "\""];
@@ -836,10 +842,12 @@ fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> Diagn
         .next()
         .is_none_or(|l| l.trim().is_empty());
     let words = expected_words(&rules, tokens, line_start);
-    let expected = join_or(&words);
 
     let rest = &text[pos..];
     let (found, len) = describe_found(rest);
+    // A keyword tried in a lookahead is not what is expected.
+    let words: Vec<String> = words.into_iter().filter(|w| *w != found).collect();
+    let expected = if words.is_empty() { String::new() } else { join_or(&words) };
     let span = Span::new(pos, pos + len);
     let message = if expected.is_empty() {
         format!("unexpected {found}")
@@ -860,6 +868,12 @@ fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> Diagn
         }
     } else if found == "end of line" && words.iter().any(|w| w == "`}`") {
         d = d.help("statements end at the end of their line; put each on a line of its own");
+    } else if CLAUSE_WORDS.iter().any(|w| found == format!("`{w}`")) {
+        d = d.help(format!("{found} starts a clause here, so it cannot be a name in this position; rename the declaration"));
+    } else if found == "end of line" {
+        d = d.help("the statement is incomplete; statements end at the end of their line, except inside `[...]` and `(...)` and after a comma");
+    } else {
+        d = d.help("`flowc explain FL001` shows the shape of a `.flow` file; docs/language.md has the grammar");
     }
     d
 }
