@@ -1,5 +1,6 @@
 //! Code generation: one module per target, all rendering from [`ir`].
 
+pub mod airflow;
 pub mod ir;
 pub mod quote;
 
