@@ -11,17 +11,22 @@ use flowc::codegen::{airflow, ir};
 
 fn read_pipelines(path: &str) -> Result<Vec<ir::Pipeline>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
     if value.is_array() {
         serde_json::from_value(value).map_err(|e| format!("{path}: {e}"))
     } else {
-        serde_json::from_value(value).map(|p| vec![p]).map_err(|e| format!("{path}: {e}"))
+        serde_json::from_value(value)
+            .map(|p| vec![p])
+            .map_err(|e| format!("{path}: {e}"))
     }
 }
 
 fn run() -> Result<(), String> {
     let mut args = std::env::args().skip(1);
-    let out = args.next().ok_or("usage: airflow_from_ir OUT_DIR FILE.json...")?;
+    let out = args
+        .next()
+        .ok_or("usage: airflow_from_ir OUT_DIR FILE.json...")?;
     let mut pipelines = Vec::new();
     for path in args {
         pipelines.extend(read_pipelines(&path)?);

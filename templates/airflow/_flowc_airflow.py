@@ -84,6 +84,20 @@ def _check_on_ambiguous(on_ambiguous):
     return on_ambiguous
 
 
+def set_upstream(task, upstream):
+    """Make every task of ``upstream`` run before ``task``, as ``upstream >> task`` does.
+
+    ``>>`` hashes the whole DAG on every call, which makes a DAG of thousands
+    of tasks slow to parse; the generated DAG creates every task inside one
+    ``with DAG(...)`` block, so the edges can be recorded directly.
+    """
+    for other in upstream:
+        if other.dag is not task.dag:
+            raise RuntimeError(f"{other.task_id!r} and {task.task_id!r} are not in the same DAG")
+        other.downstream_task_ids.add(task.node_id)
+        task.upstream_task_ids.add(other.node_id)
+
+
 class FlowSubprocessOperator(BaseOperator):
     """Run ``command`` (an argv list) as a local process with no shell.
 

@@ -27,15 +27,21 @@ const OPERATOR_SOURCE: &str = include_str!("../../../templates/airflow/_flowc_ai
 
 /// Python keywords: never usable as a variable name.
 const PYTHON_KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-    "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if",
-    "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try",
-    "while", "with", "yield",
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
 ];
 
 /// Module-level names the DAG template itself uses; a task variable must
 /// not shadow them.
-const GENERATED_NAMES: &[&str] = &["datetime", "pendulum", "DAG", "CronDataIntervalTimetable", "flowc"];
+const GENERATED_NAMES: &[&str] = &[
+    "datetime",
+    "pendulum",
+    "DAG",
+    "CronDataIntervalTimetable",
+    "flowc",
+];
 
 /// Airflow's limit on `dag_id` and `task_id`.
 const MAX_AIRFLOW_ID: usize = 250;
@@ -64,7 +70,10 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
                 "FL803",
                 pipeline,
                 None,
-                format!("two pipelines named `{}` would both be written to `{}.py`", pipeline.name, pipeline.name),
+                format!(
+                    "two pipelines named `{}` would both be written to `{}.py`",
+                    pipeline.name, pipeline.name
+                ),
                 "give every pipeline its own name".into(),
             ));
         }
@@ -81,7 +90,10 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
     let mut files = Vec::with_capacity(views.len() + 1);
     for (pipeline, view) in views {
         match registry.render("dag", &view) {
-            Ok(contents) => files.push(GeneratedFile { path: format!("{}.py", pipeline.name), contents }),
+            Ok(contents) => files.push(GeneratedFile {
+                path: format!("{}.py", pipeline.name),
+                contents,
+            }),
             Err(err) => problems.push(problem(
                 "FL802",
                 pipeline,
@@ -95,14 +107,29 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
         return Err(problems);
     }
     if !files.is_empty() {
-        files.push(GeneratedFile { path: format!("{OPERATOR_MODULE}.py"), contents: OPERATOR_SOURCE.to_owned() });
+        files.push(GeneratedFile {
+            path: format!("{OPERATOR_MODULE}.py"),
+            contents: OPERATOR_SOURCE.to_owned(),
+        });
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
 }
 
-fn problem(code: &'static str, pipeline: &Pipeline, task: Option<&Task>, message: String, help: String) -> TargetProblem {
-    TargetProblem { code, pipeline: pipeline.name.clone(), task: task.map(|t| t.name.clone()), message, help }
+fn problem(
+    code: &'static str,
+    pipeline: &Pipeline,
+    task: Option<&Task>,
+    message: String,
+    help: String,
+) -> TargetProblem {
+    TargetProblem {
+        code,
+        pipeline: pipeline.name.clone(),
+        task: task.map(|t| t.name.clone()),
+        message,
+        help,
+    }
 }
 
 /// Airflow ids: letters, digits, `_`, `.` and `-`, at most 250 characters.
@@ -110,7 +137,8 @@ fn problem(code: &'static str, pipeline: &Pipeline, task: Option<&Task>, message
 fn is_airflow_id(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= MAX_AIRFLOW_ID
-        && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
 fn check_names(pipeline: &Pipeline, problems: &mut Vec<TargetProblem>) {
@@ -119,7 +147,10 @@ fn check_names(pipeline: &Pipeline, problems: &mut Vec<TargetProblem>) {
             "FL802",
             pipeline,
             None,
-            format!("Airflow cannot carry the pipeline name `{}` as a DAG id and file name", pipeline.name),
+            format!(
+                "Airflow cannot carry the pipeline name `{}` as a DAG id and file name",
+                pipeline.name
+            ),
             format!("use letters, digits and `_`, at most {MAX_AIRFLOW_ID} characters"),
         ));
     }
@@ -129,7 +160,10 @@ fn check_names(pipeline: &Pipeline, problems: &mut Vec<TargetProblem>) {
                 "FL802",
                 pipeline,
                 Some(task),
-                format!("Airflow cannot carry the task name `{}` as a task id", task.name),
+                format!(
+                    "Airflow cannot carry the task name `{}` as a task id",
+                    task.name
+                ),
                 format!("use letters, digits and `_`, at most {MAX_AIRFLOW_ID} characters"),
             ));
         }
@@ -139,7 +173,9 @@ fn check_names(pipeline: &Pipeline, problems: &mut Vec<TargetProblem>) {
 /// A Python identifier flowc may assign: ASCII, not a keyword, not a dunder.
 fn is_plain_identifier(s: &str) -> bool {
     let mut bytes = s.bytes();
-    bytes.next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+    bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
         && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
         && !PYTHON_KEYWORDS.contains(&s)
 }
@@ -205,7 +241,6 @@ struct EnvView<'a> {
 #[derive(Serialize)]
 struct EdgeView {
     upstream: Vec<String>,
-    many: bool,
     downstream: String,
 }
 
@@ -219,24 +254,33 @@ impl<'a> DagView<'a> {
                     pipeline,
                     None,
                     format!("unknown schedule preset `{schedule}`"),
-                    "use `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly` or five cron fields".into(),
+                    "use `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly` or five cron fields"
+                        .into(),
                 ));
             }
             cron
         });
-        let start = pipeline.start.as_deref().and_then(|start| match start.parse::<jiff::civil::Date>() {
-            Ok(date) if start.len() == 10 => Some(StartView { year: date.year(), month: date.month(), day: date.day() }),
-            _ => {
-                problems.push(problem(
-                    "FL802",
-                    pipeline,
-                    None,
-                    format!("start `{start}` is not a date like 2026-01-01"),
-                    "write `start` as YYYY-MM-DD".into(),
-                ));
-                None
-            }
-        });
+        let start =
+            pipeline
+                .start
+                .as_deref()
+                .and_then(|start| match start.parse::<jiff::civil::Date>() {
+                    Ok(date) if start.len() == 10 => Some(StartView {
+                        year: date.year(),
+                        month: date.month(),
+                        day: date.day(),
+                    }),
+                    _ => {
+                        problems.push(problem(
+                            "FL802",
+                            pipeline,
+                            None,
+                            format!("start `{start}` is not a date like 2026-01-01"),
+                            "write `start` as YYYY-MM-DD".into(),
+                        ));
+                        None
+                    }
+                });
         if cron.is_some() && pipeline.start.is_none() {
             problems.push(problem(
                 "FL802",
@@ -249,7 +293,11 @@ impl<'a> DagView<'a> {
 
         let vars = task_variables(&pipeline.tasks);
         let var_of = |name: &str| -> Option<String> {
-            pipeline.tasks.iter().position(|t| t.name == name).map(|i| vars[i].clone())
+            pipeline
+                .tasks
+                .iter()
+                .position(|t| t.name == name)
+                .map(|i| vars[i].clone())
         };
         let mut edges = Vec::new();
         for (task, var) in pipeline.tasks.iter().zip(&vars) {
@@ -261,13 +309,19 @@ impl<'a> DagView<'a> {
                         "FL802",
                         pipeline,
                         Some(task),
-                        format!("task `{}` depends on `{name}`, which is not a task of the pipeline", task.name),
+                        format!(
+                            "task `{}` depends on `{name}`, which is not a task of the pipeline",
+                            task.name
+                        ),
                         "this is a bug in flowc's analysis; please report it".into(),
                     )),
                 }
             }
             if !upstream.is_empty() {
-                edges.push(EdgeView { many: upstream.len() > 1, upstream, downstream: var.clone() });
+                edges.push(EdgeView {
+                    upstream,
+                    downstream: var.clone(),
+                });
             }
         }
 
@@ -278,10 +332,21 @@ impl<'a> DagView<'a> {
             .map(|(task, var)| TaskView {
                 var,
                 name: &task.name,
-                operator: if task.image.is_some() { "FlowPodOperator" } else { "FlowSubprocessOperator" },
+                operator: if task.image.is_some() {
+                    "FlowPodOperator"
+                } else {
+                    "FlowSubprocessOperator"
+                },
                 image: task.image.as_deref(),
                 command: &task.command,
-                env: task.env.iter().map(|e| EnvView { name: &e.name, value: &e.value }).collect(),
+                env: task
+                    .env
+                    .iter()
+                    .map(|e| EnvView {
+                        name: &e.name,
+                        value: &e.value,
+                    })
+                    .collect(),
                 on_ambiguous: match task.on_ambiguous {
                     OnAmbiguous::Retry => "retry",
                     OnAmbiguous::Fail => "fail",
@@ -314,7 +379,9 @@ impl<'a> DagView<'a> {
 fn task_variables(tasks: &[Task]) -> Vec<String> {
     let mut taken: BTreeSet<String> = GENERATED_NAMES.iter().map(|s| (*s).to_owned()).collect();
     // Names kept as they are are claimed first, so a mangled name never takes one.
-    let keeps = |name: &str| is_plain_identifier(name) && !name.starts_with("__") && !GENERATED_NAMES.contains(&name);
+    let keeps = |name: &str| {
+        is_plain_identifier(name) && !name.starts_with("__") && !GENERATED_NAMES.contains(&name)
+    };
     for task in tasks {
         if keeps(&task.name) {
             taken.insert(task.name.clone());
@@ -365,7 +432,13 @@ fn string_param<'a>(helper: &'a Helper<'_>, name: &'static str) -> Result<&'a st
 }
 
 /// `{{py_str value}}`: a Python string literal that reads back as `value`.
-fn py_str_helper(helper: &Helper, _: &Handlebars, _: &Context, _: &mut RenderContext, out: &mut dyn Output) -> HelperResult {
+fn py_str_helper(
+    helper: &Helper,
+    _: &Handlebars,
+    _: &Context,
+    _: &mut RenderContext,
+    out: &mut dyn Output,
+) -> HelperResult {
     let value = string_param(helper, "py_str")?;
     out.write(&python_str(value))?;
     Ok(())
@@ -373,10 +446,19 @@ fn py_str_helper(helper: &Helper, _: &Handlebars, _: &Context, _: &mut RenderCon
 
 /// `{{py_ident name}}`: a name flowc chose to be a plain Python identifier;
 /// anything else is a bug, reported instead of emitting broken code.
-fn py_ident_helper(helper: &Helper, _: &Handlebars, _: &Context, _: &mut RenderContext, out: &mut dyn Output) -> HelperResult {
+fn py_ident_helper(
+    helper: &Helper,
+    _: &Handlebars,
+    _: &Context,
+    _: &mut RenderContext,
+    out: &mut dyn Output,
+) -> HelperResult {
     let value = string_param(helper, "py_ident")?;
     if !is_plain_identifier(value) {
-        return Err(RenderErrorReason::Other(format!("`{value}` is not a Python identifier flowc may assign")).into());
+        return Err(RenderErrorReason::Other(format!(
+            "`{value}` is not a Python identifier flowc may assign"
+        ))
+        .into());
     }
     out.write(value)?;
     Ok(())
