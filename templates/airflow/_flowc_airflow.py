@@ -214,6 +214,7 @@ class FlowPodOperator(KubernetesPodOperator):
         self.remote_pod = None
         self._flow_exit_code = None
         self._flow_started = False
+        self._killed = False
         self.env_vars = self.flow_env_vars + [
             k8s.V1EnvVar(name=name, value=k8s_escape(value))
             for name, value in flow_env(context, self.dag_id, self.task_id).items()
