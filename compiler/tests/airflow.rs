@@ -342,11 +342,15 @@ fn python_read_back(dir: &Path, files: &[GeneratedFile]) -> serde_json::Value {
 
 #[test]
 fn python_reads_back_every_name_and_string_exactly() {
+    let mut empty = manual_without_image();
+    empty.name = "no_tasks".into();
+    empty.tasks.clear();
     let pipelines = [
         nasty_strings(),
         scheduled_with_image(),
         manual_without_image(),
         keyword_names(),
+        empty,
     ];
     let files = generate(&pipelines);
     let dir = tempfile::tempdir().expect("temp dir");
