@@ -4,6 +4,8 @@
     e2e.py attempts DAG_FOLDER DIR       compare attempts recorded in DIR with the protocol
     e2e.py argv DUMP.json IR.json DATE   compare a task's argv and environment with the spec
     e2e.py same A.py B.py                two DAG files say the same, whatever their task order
+    e2e.py big-ir N OUT.json             write the IR of a pipeline of N chained tasks
+    e2e.py big-load DAG_FOLDER SECONDS   the folder's one big DAG loads within SECONDS
 
 Each prints what it checked and exits non-zero on the first mismatch.
 """
@@ -167,8 +169,50 @@ def cmd_same(a, b):
     print(f"{Path(a).name}: same DAG either way")
 
 
+def cmd_big_ir(count, out):
+    count = int(count)
+    tasks = []
+    for i in range(count):
+        upstream = [] if i == 0 else [f"t{i - 1}"]
+        if i >= 50 and i % 50 == 0:
+            upstream.insert(0, f"t{i - 50}")
+        tasks.append({
+            "name": f"t{i}", "upstream": upstream, "retries": 2, "internal_retries": 0,
+            "retry_delay_seconds": 60, "timeout_seconds": 600, "on_ambiguous": "fail",
+            "image": None, "command": ["run", "--part", str(i)], "env": [{"name": "PART", "value": str(i)}],
+            "nondeterministic": False, "reads": [], "writes": [], "emits": [],
+        })
+    pipeline = {
+        "name": "flowc_e2e_big", "source_file": "big.flow", "schedule": "@hourly", "start": "2026-01-01",
+        "timezone": "UTC", "catchup": False, "image": None, "tasks": tasks,
+    }
+    Path(out).write_text(json.dumps(pipeline), encoding="utf-8")
+
+
+def cmd_big_load(folder, seconds):
+    import time
+
+    import _flowc_airflow  # noqa: F401 - pay the provider imports before timing the DAG file
+
+    started = time.monotonic()
+    bag = load_bag(folder)
+    elapsed = time.monotonic() - started
+    expect(not bag.import_errors, f"import errors: {bag.import_errors}")
+    (dag,) = bag.dags.values()
+    edges = sum(len(t.upstream_task_ids) for t in dag.tasks)
+    print(f"{dag.dag_id}: {len(dag.tasks)} tasks, {edges} edges, loaded in {elapsed:.2f} s")
+    expect(elapsed < float(seconds), f"loading took {elapsed:.2f} s, more than {seconds} s")
+
+
 def main(argv):
-    commands = {"load": cmd_load, "attempts": cmd_attempts, "argv": cmd_argv, "same": cmd_same}
+    commands = {
+        "load": cmd_load,
+        "attempts": cmd_attempts,
+        "argv": cmd_argv,
+        "same": cmd_same,
+        "big-ir": cmd_big_ir,
+        "big-load": cmd_big_load,
+    }
     if not argv or argv[0] not in commands:
         print(__doc__, file=sys.stderr)
         return 2
