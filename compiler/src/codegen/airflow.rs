@@ -5,7 +5,7 @@
 //! Every user string reaches a template through the `py_str` helper (a
 //! Python string literal) and every Python name through `py_ident`.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use handlebars::{
     Context, Handlebars, Helper, HelperResult, Output, RenderContext, RenderError,
@@ -292,19 +292,18 @@ impl<'a> DagView<'a> {
         }
 
         let vars = task_variables(&pipeline.tasks);
-        let var_of = |name: &str| -> Option<String> {
-            pipeline
-                .tasks
-                .iter()
-                .position(|t| t.name == name)
-                .map(|i| vars[i].clone())
-        };
+        let var_of: HashMap<&str, &String> = pipeline
+            .tasks
+            .iter()
+            .map(|t| t.name.as_str())
+            .zip(&vars)
+            .collect();
         let mut edges = Vec::new();
         for (task, var) in pipeline.tasks.iter().zip(&vars) {
             let mut upstream = Vec::with_capacity(task.upstream.len());
             for name in &task.upstream {
-                match var_of(name) {
-                    Some(v) => upstream.push(v),
+                match var_of.get(name.as_str()) {
+                    Some(v) => upstream.push((*v).clone()),
                     None => problems.push(problem(
                         "FL802",
                         pipeline,
