@@ -175,7 +175,8 @@ fn build(paths: &[PathBuf], target: Target, out: &std::path::Path, argo_kind: Ar
     if let Err(e) = std::fs::create_dir_all(out) {
         return usage_error(&format!("cannot create `{}`: {e}", out.display()));
     }
-    let mut written = 0;
+    // Shared support files are written once per .flow file; count them once.
+    let mut written = std::collections::BTreeSet::new();
     let mut extra = Vec::new();
     for &file in &outcome.roots.clone() {
         // Imports carry no pipelines of their own to build, but their errors count.
@@ -194,11 +195,11 @@ fn build(paths: &[PathBuf], target: Target, out: &std::path::Path, argo_kind: Ar
                     ArgoKindArg::Template => argo::ArgoKind::Template,
                 },
             ),
-            Target::Airflow => flowc::codegen::airflow_files(&pipelines),
+            Target::Airflow => flowc::codegen::airflow::generate(&pipelines),
         };
         match generated.map_err(|p| emit::problems_to_diagnostics(&outcome, file, p)) {
             Ok(files) => match emit::write_all(out, &files, file) {
-                Ok(n) => written += n,
+                Ok(_) => written.extend(files.into_iter().map(|f| f.path)),
                 Err(d) => extra.extend(d),
             },
             Err(d) => extra.extend(d),
@@ -207,7 +208,8 @@ fn build(paths: &[PathBuf], target: Target, out: &std::path::Path, argo_kind: Ar
     outcome.diagnostics.extend(extra);
     diagnostic::sort(&mut outcome.diagnostics, &outcome.sources);
     let summary = print_findings(&outcome);
-    eprintln!("flowc: wrote {written} file{} to {}", if written == 1 { "" } else { "s" }, out.display());
+    let n = written.len();
+    eprintln!("flowc: wrote {n} file{} to {}", if n == 1 { "" } else { "s" }, out.display());
     ExitCode::from(u8::from(summary.errors > 0))
 }
 

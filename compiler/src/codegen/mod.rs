@@ -1,5 +1,6 @@
 //! Code generation: one module per target, all rendering from [`ir`].
 
+pub mod airflow;
 pub mod argo;
 pub mod emit;
 pub mod ir;
@@ -24,16 +25,4 @@ pub struct TargetProblem {
     pub task: Option<String>,
     pub message: String,
     pub help: String,
-}
-
-/// Airflow DAG files for the given pipelines.
-pub fn airflow_files(pipelines: &[ir::Pipeline]) -> Result<Vec<GeneratedFile>, Vec<TargetProblem>> {
-    let _ = pipelines;
-    Err(vec![TargetProblem {
-        code: "FL804",
-        pipeline: String::new(),
-        task: None,
-        message: "the Airflow target is not built into this binary yet".into(),
-        help: "use `--target argo`".into(),
-    }])
 }

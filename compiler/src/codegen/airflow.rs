@@ -1,0 +1,488 @@
+//! The Airflow 3 target: one DAG file per pipeline, `<pipeline>.py`, plus the
+//! operator module [`OPERATOR_MODULE`] once per output folder.
+//!
+//! Templates live in `templates/airflow/` and are embedded at compile time.
+//! Every user string reaches a template through the `py_str` helper (a
+//! Python string literal) and every Python name through `py_ident`.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use handlebars::{
+    Context, Handlebars, Helper, HelperResult, Output, RenderContext, RenderError,
+    RenderErrorReason,
+};
+use serde::Serialize;
+
+use super::ir::{OnAmbiguous, Pipeline, Task};
+use super::quote::python_str;
+use super::{GeneratedFile, TargetProblem};
+
+/// The module every generated DAG imports. Its leading underscore keeps it
+/// apart from pipeline files unless a pipeline is named `_flowc_airflow`,
+/// which is reported (FL803).
+pub const OPERATOR_MODULE: &str = "_flowc_airflow";
+
+const DAG_TEMPLATE: &str = include_str!("../../../templates/airflow/dag.py.hbs");
+const OPERATOR_SOURCE: &str = include_str!("../../../templates/airflow/_flowc_airflow.py");
+
+/// Python keywords: never usable as a variable name.
+const PYTHON_KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
+];
+
+/// Module-level names the DAG template itself uses; a task variable must
+/// not shadow them.
+const GENERATED_NAMES: &[&str] = &[
+    "datetime",
+    "pendulum",
+    "DAG",
+    "CronDataIntervalTimetable",
+    "flowc",
+];
+
+/// Airflow's limit on `dag_id` and `task_id`.
+const MAX_AIRFLOW_ID: usize = 250;
+
+/// Render every pipeline for Airflow 3. Returns the problems instead when a
+/// pipeline cannot be emitted unchanged (names Airflow rejects, an unknown
+/// schedule preset, a malformed start date, a clash with the operator module).
+pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<TargetProblem>> {
+    let mut problems = Vec::new();
+    let mut views = Vec::new();
+    let mut seen_files = HashSet::new();
+    for pipeline in pipelines {
+        let before = problems.len();
+        check_names(pipeline, &mut problems);
+        if pipeline.name == OPERATOR_MODULE {
+            problems.push(problem(
+                "FL803",
+                pipeline,
+                None,
+                format!("pipeline `{OPERATOR_MODULE}` would overwrite the operator module flowc emits for Airflow"),
+                "rename the pipeline".into(),
+            ));
+        }
+        if !seen_files.insert(pipeline.name.clone()) {
+            problems.push(problem(
+                "FL803",
+                pipeline,
+                None,
+                format!(
+                    "two pipelines named `{}` would both be written to `{}.py`",
+                    pipeline.name, pipeline.name
+                ),
+                "give every pipeline its own name".into(),
+            ));
+        }
+        let view = DagView::new(pipeline, &mut problems);
+        if problems.len() == before {
+            views.push((pipeline, view));
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+
+    let registry = registry();
+    let mut files = Vec::with_capacity(views.len() + 1);
+    for (pipeline, view) in views {
+        match registry.render("dag", &view) {
+            Ok(contents) => files.push(GeneratedFile {
+                path: format!("{}.py", pipeline.name),
+                contents,
+            }),
+            Err(err) => problems.push(problem(
+                "FL802",
+                pipeline,
+                None,
+                format!("cannot render the Airflow DAG: {err}"),
+                "this is a bug in flowc; please report it with the .flow file".into(),
+            )),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    if !files.is_empty() {
+        files.push(GeneratedFile {
+            path: format!("{OPERATOR_MODULE}.py"),
+            contents: OPERATOR_SOURCE.to_owned(),
+        });
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
+}
+
+fn problem(
+    code: &'static str,
+    pipeline: &Pipeline,
+    task: Option<&Task>,
+    message: String,
+    help: String,
+) -> TargetProblem {
+    TargetProblem {
+        code,
+        pipeline: pipeline.name.clone(),
+        task: task.map(|t| t.name.clone()),
+        message,
+        help,
+    }
+}
+
+/// Airflow ids: letters, digits, `_`, `.` and `-`, at most 250 characters.
+/// A pipeline name is also a file name, so it may not start with a dot.
+fn is_airflow_id(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= MAX_AIRFLOW_ID
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+fn check_names(pipeline: &Pipeline, problems: &mut Vec<TargetProblem>) {
+    if !is_airflow_id(&pipeline.name) || pipeline.name.starts_with('.') {
+        problems.push(problem(
+            "FL802",
+            pipeline,
+            None,
+            format!(
+                "Airflow cannot carry the pipeline name `{}` as a DAG id and file name",
+                pipeline.name
+            ),
+            format!("use letters, digits and `_`, at most {MAX_AIRFLOW_ID} characters"),
+        ));
+    }
+    for task in &pipeline.tasks {
+        if !is_airflow_id(&task.name) {
+            problems.push(problem(
+                "FL802",
+                pipeline,
+                Some(task),
+                format!(
+                    "Airflow cannot carry the task name `{}` as a task id",
+                    task.name
+                ),
+                format!("use letters, digits and `_`, at most {MAX_AIRFLOW_ID} characters"),
+            ));
+        }
+    }
+}
+
+/// A Python identifier flowc may assign: ASCII, not a keyword, not a dunder.
+fn is_plain_identifier(s: &str) -> bool {
+    let mut bytes = s.bytes();
+    bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && !PYTHON_KEYWORDS.contains(&s)
+}
+
+/// The cron expression for a schedule as written: presets become the
+/// equivalent five fields (Airflow's own preset table), anything else
+/// passes unchanged (the front end has checked it).
+fn cron_for(schedule: &str) -> Option<&str> {
+    if !schedule.starts_with('@') {
+        return Some(schedule);
+    }
+    Some(match schedule {
+        "@hourly" => "0 * * * *",
+        "@daily" | "@midnight" => "0 0 * * *",
+        "@weekly" => "0 0 * * 0",
+        "@monthly" => "0 0 1 * *",
+        "@yearly" | "@annually" => "0 0 1 1 *",
+        _ => return None,
+    })
+}
+
+#[derive(Serialize)]
+struct DagView<'a> {
+    source_file: &'a str,
+    pipeline: &'a str,
+    module: &'static str,
+    cron: Option<&'a str>,
+    timezone: &'a str,
+    start: Option<StartView>,
+    catchup: bool,
+    tasks: Vec<TaskView<'a>>,
+    edges: Vec<EdgeView>,
+}
+
+#[derive(Serialize)]
+struct StartView {
+    year: i16,
+    month: i8,
+    day: i8,
+}
+
+#[derive(Serialize)]
+struct TaskView<'a> {
+    var: String,
+    name: &'a str,
+    operator: &'static str,
+    image: Option<&'a str>,
+    command: &'a [String],
+    env: Vec<EnvView<'a>>,
+    on_ambiguous: &'static str,
+    retries: u32,
+    retry_delay_seconds: u64,
+    has_timeout: bool,
+    timeout_seconds: u64,
+}
+
+#[derive(Serialize)]
+struct EnvView<'a> {
+    name: &'a str,
+    value: &'a str,
+}
+
+#[derive(Serialize)]
+struct EdgeView {
+    upstream: Vec<String>,
+    downstream: String,
+}
+
+impl<'a> DagView<'a> {
+    fn new(pipeline: &'a Pipeline, problems: &mut Vec<TargetProblem>) -> Self {
+        let cron = pipeline.schedule.as_deref().and_then(|schedule| {
+            let cron = cron_for(schedule);
+            if cron.is_none() {
+                problems.push(problem(
+                    "FL802",
+                    pipeline,
+                    None,
+                    format!("unknown schedule preset `{schedule}`"),
+                    "use `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly` or five cron fields"
+                        .into(),
+                ));
+            }
+            cron
+        });
+        let start =
+            pipeline
+                .start
+                .as_deref()
+                .and_then(|start| match start.parse::<jiff::civil::Date>() {
+                    Ok(date) if start.len() == 10 => Some(StartView {
+                        year: date.year(),
+                        month: date.month(),
+                        day: date.day(),
+                    }),
+                    _ => {
+                        problems.push(problem(
+                            "FL802",
+                            pipeline,
+                            None,
+                            format!("start `{start}` is not a date like 2026-01-01"),
+                            "write `start` as YYYY-MM-DD".into(),
+                        ));
+                        None
+                    }
+                });
+        if cron.is_some() && pipeline.start.is_none() {
+            problems.push(problem(
+                "FL802",
+                pipeline,
+                None,
+                "a scheduled pipeline needs `start` for Airflow".into(),
+                "add `start YYYY-MM-DD` to the pipeline".into(),
+            ));
+        }
+
+        let vars = task_variables(&pipeline.tasks);
+        let var_of: HashMap<&str, &String> = pipeline
+            .tasks
+            .iter()
+            .map(|t| t.name.as_str())
+            .zip(&vars)
+            .collect();
+        let mut edges = Vec::new();
+        for (task, var) in pipeline.tasks.iter().zip(&vars) {
+            let mut upstream = Vec::with_capacity(task.upstream.len());
+            for name in &task.upstream {
+                match var_of.get(name.as_str()) {
+                    Some(v) => upstream.push((*v).clone()),
+                    None => problems.push(problem(
+                        "FL802",
+                        pipeline,
+                        Some(task),
+                        format!(
+                            "task `{}` depends on `{name}`, which is not a task of the pipeline",
+                            task.name
+                        ),
+                        "this is a bug in flowc's analysis; please report it".into(),
+                    )),
+                }
+            }
+            if !upstream.is_empty() {
+                edges.push(EdgeView {
+                    upstream,
+                    downstream: var.clone(),
+                });
+            }
+        }
+
+        let tasks = pipeline
+            .tasks
+            .iter()
+            .zip(vars)
+            .map(|(task, var)| TaskView {
+                var,
+                name: &task.name,
+                operator: if task.image.is_some() {
+                    "FlowPodOperator"
+                } else {
+                    "FlowSubprocessOperator"
+                },
+                image: task.image.as_deref(),
+                command: &task.command,
+                env: task
+                    .env
+                    .iter()
+                    .map(|e| EnvView {
+                        name: &e.name,
+                        value: &e.value,
+                    })
+                    .collect(),
+                on_ambiguous: match task.on_ambiguous {
+                    OnAmbiguous::Retry => "retry",
+                    OnAmbiguous::Fail => "fail",
+                },
+                retries: task.retries,
+                retry_delay_seconds: task.retry_delay_seconds,
+                has_timeout: task.timeout_seconds.is_some(),
+                timeout_seconds: task.timeout_seconds.unwrap_or(0),
+            })
+            .collect();
+
+        DagView {
+            source_file: &pipeline.source_file,
+            pipeline: &pipeline.name,
+            module: OPERATOR_MODULE,
+            cron,
+            timezone: &pipeline.timezone,
+            start,
+            catchup: pipeline.catchup,
+            tasks,
+            edges,
+        }
+    }
+}
+
+/// The Python variable for each task: the task's own name where that is a
+/// plain identifier clashing with nothing (so the variable equals the
+/// `task_id`, as ruff's AIR001 prefers), else `task_<name>` (or `task_<n>`),
+/// made unique with a numeric suffix. Deterministic in task order.
+fn task_variables(tasks: &[Task]) -> Vec<String> {
+    let mut taken: BTreeSet<String> = GENERATED_NAMES.iter().map(|s| (*s).to_owned()).collect();
+    // Names kept as they are are claimed first, so a mangled name never takes one.
+    let keeps = |name: &str| {
+        is_plain_identifier(name) && !name.starts_with("__") && !GENERATED_NAMES.contains(&name)
+    };
+    for task in tasks {
+        if keeps(&task.name) {
+            taken.insert(task.name.clone());
+        }
+    }
+    let mut vars = Vec::with_capacity(tasks.len());
+    for (index, task) in tasks.iter().enumerate() {
+        if keeps(&task.name) {
+            vars.push(task.name.clone());
+            continue;
+        }
+        let base = if is_plain_identifier(&format!("task_{}", task.name)) {
+            format!("task_{}", task.name)
+        } else {
+            format!("task_{index}")
+        };
+        let mut candidate = base.clone();
+        let mut n = 2;
+        while taken.contains(&candidate) {
+            candidate = format!("{base}_{n}");
+            n += 1;
+        }
+        taken.insert(candidate.clone());
+        vars.push(candidate);
+    }
+    vars
+}
+
+fn registry() -> Handlebars<'static> {
+    let mut registry = Handlebars::new();
+    registry.set_strict_mode(true);
+    registry.register_escape_fn(handlebars::no_escape);
+    registry.register_helper("py_str", Box::new(py_str_helper));
+    registry.register_helper("py_ident", Box::new(py_ident_helper));
+    registry
+        .register_template_string("dag", DAG_TEMPLATE)
+        .expect("the embedded Airflow DAG template is valid handlebars");
+    registry
+}
+
+fn string_param<'a>(helper: &'a Helper<'_>, name: &'static str) -> Result<&'a str, RenderError> {
+    helper
+        .param(0)
+        .ok_or(RenderErrorReason::ParamNotFoundForIndex(name, 0))?
+        .value()
+        .as_str()
+        .ok_or_else(|| RenderErrorReason::InvalidParamType("a string").into())
+}
+
+/// `{{py_str value}}`: a Python string literal that reads back as `value`.
+fn py_str_helper(
+    helper: &Helper,
+    _: &Handlebars,
+    _: &Context,
+    _: &mut RenderContext,
+    out: &mut dyn Output,
+) -> HelperResult {
+    let value = string_param(helper, "py_str")?;
+    out.write(&python_str(value))?;
+    Ok(())
+}
+
+/// `{{py_ident name}}`: a name flowc chose to be a plain Python identifier;
+/// anything else is a bug, reported instead of emitting broken code.
+fn py_ident_helper(
+    helper: &Helper,
+    _: &Handlebars,
+    _: &Context,
+    _: &mut RenderContext,
+    out: &mut dyn Output,
+) -> HelperResult {
+    let value = string_param(helper, "py_ident")?;
+    if !is_plain_identifier(value) {
+        return Err(RenderErrorReason::Other(format!(
+            "`{value}` is not a Python identifier flowc may assign"
+        ))
+        .into());
+    }
+    out.write(value)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_map_to_cron() {
+        assert_eq!(cron_for("@daily"), Some("0 0 * * *"));
+        assert_eq!(cron_for("@hourly"), Some("0 * * * *"));
+        assert_eq!(cron_for("*/5 * * * 1-5"), Some("*/5 * * * 1-5"));
+        assert_eq!(cron_for("@reboot"), None);
+    }
+
+    #[test]
+    fn identifiers() {
+        assert!(is_plain_identifier("load_orders"));
+        assert!(is_plain_identifier("_x1"));
+        assert!(!is_plain_identifier("class"));
+        assert!(!is_plain_identifier("None"));
+        assert!(!is_plain_identifier("1a"));
+        assert!(!is_plain_identifier("a-b"));
+        assert!(!is_plain_identifier(""));
+    }
+}

@@ -1,0 +1,228 @@
+"""Checks for scripts/e2e/airflow, run with the Airflow virtualenv's Python.
+
+    e2e.py load DAG_FOLDER DAG_ID...     load the folder as Airflow's DAG processor does
+    e2e.py attempts DAG_FOLDER DIR       compare attempts recorded in DIR with the protocol
+    e2e.py argv DUMP.json IR.json DATE   compare a task's argv and environment with the spec
+    e2e.py same A.py B.py                two DAG files say the same, whatever their task order
+    e2e.py big-ir N OUT.json             write the IR of a pipeline of N chained tasks
+    e2e.py big-load DAG_FOLDER SECONDS   the folder's one big DAG loads within SECONDS
+
+Each prints what it checked and exits non-zero on the first mismatch.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+PROTOCOL_DAG = "flowc_e2e_protocol"
+
+
+class Mismatch(Exception):
+    pass
+
+
+def expect(condition, message):
+    if not condition:
+        raise Mismatch(message)
+
+
+def load_bag(folder):
+    from airflow.dag_processing.dagbag import BundleDagBag
+
+    folder = Path(folder).resolve()
+    return BundleDagBag(dag_folder=folder, bundle_path=folder, bundle_name="flowc-e2e")
+
+
+def cmd_load(folder, *required):
+    bag = load_bag(folder)
+    missing = sorted(set(required) - set(bag.dags))
+    expect(not missing, f"DAGs missing from the folder: {missing}")
+    expect(not bag.import_errors, f"import errors: {json.dumps(bag.import_errors, indent=2)}")
+    dag_files = sorted(p.stem for p in Path(folder).glob("*.py") if p.stem != "_flowc_airflow")
+    expect(sorted(bag.dags) == dag_files, f"DAGs {sorted(bag.dags)} != DAG files {dag_files}")
+    for dag in bag.dags.values():
+        expect(dag.max_active_runs == 1, f"{dag.dag_id}: max_active_runs {dag.max_active_runs}")
+        timetable = type(dag.timetable).__name__
+        expect(
+            timetable in ("CronDataIntervalTimetable", "NullTimetable"),
+            f"{dag.dag_id}: timetable {timetable} (a cron schedule needs data intervals)",
+        )
+    print(f"loaded {len(bag.dags)} DAGs with zero import errors: {', '.join(sorted(bag.dags))}")
+
+
+def promised_attempts(behaviour, retries, on_ambiguous):
+    """How many attempts the exit-code protocol promises (LANGUAGE.md)."""
+    if behaviour == "ok":
+        return 1
+    if behaviour == "exit 75 once":
+        return min(2, retries + 1)
+    # Any other exit code, or an attempt stopped by its timeout: ambiguous.
+    return 1 if on_ambiguous == "fail" else retries + 1
+
+
+BEHAVIOUR = {
+    "succeeds": "ok",
+    "exits_75_once": "exit 75 once",
+    "ambiguous_fail": "ambiguous",
+    "ambiguous_retry": "ambiguous",
+    "timeout_fail": "timeout",
+    "timeout_retry": "timeout",
+}
+
+
+def cmd_attempts(folder, record_dir):
+    record_dir = Path(record_dir)
+    dag = load_bag(folder).dags[PROTOCOL_DAG]
+    expect(sorted(t.task_id for t in dag.tasks) == sorted(BEHAVIOUR), "unexpected tasks in the protocol DAG")
+    for task in sorted(dag.tasks, key=lambda t: t.task_id):
+        behaviour = BEHAVIOUR[task.task_id]
+        promised = promised_attempts(behaviour, task.retries, task.on_ambiguous)
+        record = record_dir / task.task_id
+        attempts = record.read_text().split() if record.exists() else []
+        expect(
+            attempts == [str(n) for n in range(1, promised + 1)],
+            f"{task.task_id} ({behaviour}, retries {task.retries}, on_ambiguous {task.on_ambiguous}):"
+            f" Airflow made attempts {attempts}, the protocol promises {promised}",
+        )
+        if behaviour == "timeout":
+            expect(
+                not (record_dir / f"{task.task_id}.finished").exists(),
+                f"{task.task_id}: the process ran to the end despite its timeout",
+            )
+        print(
+            f"{task.task_id}: {behaviour}, retries {task.retries}, on_ambiguous {task.on_ambiguous}:"
+            f" {promised} attempt(s), as promised"
+        )
+    leftovers = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if ".finished" in text and "FLOWC_E2E_DIR" in text:
+            leftovers.append(cmdline.parent.name)
+    expect(not leftovers, f"processes of timed-out attempts still running: {leftovers}")
+
+
+def cmd_argv(dump_path, ir_path, logical_date):
+    dump = json.loads(Path(dump_path).read_text(encoding="utf-8"))
+    pipeline = json.loads(Path(ir_path).read_text(encoding="utf-8"))
+    (task,) = pipeline["tasks"]
+    # The command is python3 -c CODE ARGS...; the task dumps ARGS.
+    expect(task["command"][:2] == ["python3", "-c"], "the argv task must be `python3 -c CODE ARGS...`")
+    expected_args = task["command"][3:]
+    expect(dump["argv"] == expected_args, f"argv\n  got      {dump['argv']!r}\n  expected {expected_args!r}")
+    env = dump["env"]
+    for var in task["env"]:
+        expect(env.get(var["name"]) == var["value"], f"env {var['name']}: got {env.get(var['name'])!r}, expected {var['value']!r}")
+    expect(env.get("FLOW_PIPELINE") == pipeline["name"], f"FLOW_PIPELINE {env.get('FLOW_PIPELINE')!r}")
+    expect(env.get("FLOW_TASK") == task["name"], f"FLOW_TASK {env.get('FLOW_TASK')!r}")
+    expect(env.get("FLOW_ATTEMPT") == "1", f"FLOW_ATTEMPT {env.get('FLOW_ATTEMPT')!r}")
+    expect(bool(env.get("FLOW_RUN_ID")), "FLOW_RUN_ID is empty")
+
+    # The data interval of a run of a daily cron at HH:MM in the pipeline's zone,
+    # triggered for a logical date: the last whole interval ending at or before it.
+    minute, hour, *rest = pipeline["schedule"].split()
+    expect(rest == ["*", "*", "*"], "the argv pipeline must run daily at a fixed time")
+    zone = ZoneInfo(pipeline["timezone"])
+    local = datetime.fromisoformat(logical_date).astimezone(zone)
+    end = local.replace(hour=int(hour), minute=int(minute), second=0, microsecond=0)
+    if end > local:
+        end = (end - timedelta(days=1)).replace(hour=int(hour))
+    start = (end.replace(tzinfo=None) - timedelta(days=1)).replace(tzinfo=zone)
+
+    def z(moment):
+        return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    expect(env.get("FLOW_INTERVAL_START") == z(start), f"FLOW_INTERVAL_START {env.get('FLOW_INTERVAL_START')!r}, expected {z(start)}")
+    expect(env.get("FLOW_INTERVAL_END") == z(end), f"FLOW_INTERVAL_END {env.get('FLOW_INTERVAL_END')!r}, expected {z(end)}")
+    print(f"argv ({len(expected_args)} arguments) and env ({len(task['env'])} entries) reached the process exactly;")
+    print(f"interval {env['FLOW_INTERVAL_START']} .. {env['FLOW_INTERVAL_END']}, attempt 1, run {env['FLOW_RUN_ID']}")
+
+
+def dag_statements(path):
+    """A DAG file as its header, its imports and DAG call, and the set of task
+    and edge statements: the front end may put tasks with no order between
+    them in any deterministic order."""
+    import ast
+
+    source = Path(path).read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    (with_node,) = [n for n in tree.body if isinstance(n, ast.With)]
+    top = [ast.dump(n) for n in tree.body if n is not with_node]
+    return {
+        "header": source.splitlines()[:2],
+        "top": top,
+        "dag": ast.dump(with_node.items[0]),
+        "body": sorted(ast.dump(n) for n in with_node.body),
+    }
+
+
+def cmd_same(a, b):
+    left, right = dag_statements(a), dag_statements(b)
+    for key in left:
+        expect(left[key] == right[key], f"{a} and {b} differ in {key}")
+    print(f"{Path(a).name}: same DAG either way")
+
+
+def cmd_big_ir(count, out):
+    count = int(count)
+    tasks = []
+    for i in range(count):
+        upstream = [] if i == 0 else [f"t{i - 1}"]
+        if i >= 50 and i % 50 == 0:
+            upstream.insert(0, f"t{i - 50}")
+        tasks.append({
+            "name": f"t{i}", "upstream": upstream, "retries": 2, "internal_retries": 0,
+            "retry_delay_seconds": 60, "timeout_seconds": 600, "on_ambiguous": "fail",
+            "image": None, "command": ["run", "--part", str(i)], "env": [{"name": "PART", "value": str(i)}],
+            "nondeterministic": False, "reads": [], "writes": [], "emits": [],
+        })
+    pipeline = {
+        "name": "flowc_e2e_big", "source_file": "big.flow", "schedule": "@hourly", "start": "2026-01-01",
+        "timezone": "UTC", "catchup": False, "image": None, "tasks": tasks,
+    }
+    Path(out).write_text(json.dumps(pipeline), encoding="utf-8")
+
+
+def cmd_big_load(folder, seconds):
+    import time
+
+    import _flowc_airflow  # noqa: F401 - pay the provider imports before timing the DAG file
+
+    started = time.monotonic()
+    bag = load_bag(folder)
+    elapsed = time.monotonic() - started
+    expect(not bag.import_errors, f"import errors: {bag.import_errors}")
+    (dag,) = bag.dags.values()
+    edges = sum(len(t.upstream_task_ids) for t in dag.tasks)
+    print(f"{dag.dag_id}: {len(dag.tasks)} tasks, {edges} edges, loaded in {elapsed:.2f} s")
+    expect(elapsed < float(seconds), f"loading took {elapsed:.2f} s, more than {seconds} s")
+
+
+def main(argv):
+    commands = {
+        "load": cmd_load,
+        "attempts": cmd_attempts,
+        "argv": cmd_argv,
+        "same": cmd_same,
+        "big-ir": cmd_big_ir,
+        "big-load": cmd_big_load,
+    }
+    if not argv or argv[0] not in commands:
+        print(__doc__, file=sys.stderr)
+        return 2
+    try:
+        commands[argv[0]](*argv[1:])
+    except Mismatch as mismatch:
+        print(f"MISMATCH: {mismatch}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

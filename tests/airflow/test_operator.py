@@ -1,0 +1,320 @@
+"""Tests of templates/airflow/_flowc_airflow.py, the operator module flowc
+emits next to generated DAGs. Local tasks run real subprocesses; the pod
+operator runs against a stand-in for the Kubernetes part of
+KubernetesPodOperator (there is no cluster here).
+
+Run: pytest tests/airflow/test_operator.py (with Airflow 3 installed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pendulum
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "templates" / "airflow"))
+
+import _flowc_airflow as flowc  # noqa: E402
+from airflow.providers.cncf.kubernetes.operators.pod import KubernetesPodOperator  # noqa: E402
+from airflow.sdk import DAG  # noqa: E402
+from airflow.sdk.exceptions import (  # noqa: E402
+    AirflowException,
+    AirflowFailException,
+    AirflowTaskTimeout,
+)
+from airflow.sdk.execution_time.timeout import timeout  # noqa: E402
+
+START = pendulum.datetime(2026, 1, 1, 2, tz="Europe/Paris")
+END = pendulum.datetime(2026, 1, 2, 2, tz="Europe/Paris")
+
+
+def context(try_number=1, start=START, end=END):
+    return {
+        "data_interval_start": start,
+        "data_interval_end": end,
+        "run_id": "scheduled__2026-01-01T01:00:00+00:00",
+        "ti": SimpleNamespace(try_number=try_number),
+        "dag_run": SimpleNamespace(run_after=pendulum.datetime(2026, 5, 6, 7, 8, 9, tz="UTC")),
+    }
+
+
+def local(command, on_ambiguous="retry", env=None, task_id="t"):
+    with DAG("flowc_test", schedule=None):
+        return flowc.FlowSubprocessOperator(
+            task_id=task_id, command=command, env=env or {}, on_ambiguous=on_ambiguous
+        )
+
+
+def py(code, *args):
+    return [sys.executable, "-c", code, *args]
+
+
+DUMP = (
+    "import json, os, sys; "
+    "json.dump({'argv': sys.argv[1:], 'env': dict(os.environ)}, open(os.environ['OUT'], 'w'))"
+)
+
+
+# --- check_exit: the protocol as a table -------------------------------------------------
+
+
+@pytest.mark.parametrize("on_ambiguous", ["retry", "fail"])
+def test_exit_0_succeeds(on_ambiguous):
+    flowc.check_exit(0, on_ambiguous)
+
+
+@pytest.mark.parametrize("on_ambiguous", ["retry", "fail"])
+def test_exit_75_is_an_ordinary_failure(on_ambiguous):
+    with pytest.raises(AirflowException) as info:
+        flowc.check_exit(75, on_ambiguous)
+    assert not isinstance(info.value, AirflowFailException)
+
+
+@pytest.mark.parametrize("code", [1, 2, 3, 74, 76, 255, -9])
+def test_other_exits_follow_on_ambiguous(code):
+    with pytest.raises(AirflowFailException):
+        flowc.check_exit(code, "fail")
+    with pytest.raises(AirflowException) as info:
+        flowc.check_exit(code, "retry")
+    assert not isinstance(info.value, AirflowFailException)
+
+
+def test_on_ambiguous_is_checked():
+    with pytest.raises(ValueError, match="on_ambiguous"):
+        local(["true"], on_ambiguous="maybe")
+
+
+# --- the local operator, with real processes ---------------------------------------------
+
+
+def test_no_templating():
+    assert flowc.FlowSubprocessOperator.template_fields == ()
+    assert flowc.FlowPodOperator.template_fields == ()
+
+
+def test_argv_and_env_reach_the_process_exactly(tmp_path, monkeypatch):
+    out = tmp_path / "dump.json"
+    monkeypatch.setenv("OUT", str(out))
+    monkeypatch.setenv("FLOWC_INHERITED", "yes")
+    args = ["{{ds}}", "{% raw %}", "$HOME", "$(HOME)", "it's \"q\"", "two  spaces", "back\\slash", "naïve 😀", "a\nb", ""]
+    env = {"PLAIN": "{{ ds }} $HOME", "UNICODE": "東京", "FLOW_TASK": "spoofed"}
+    op = local(py(DUMP, *args), env=env, task_id="dump")
+    op.execute(context(try_number=3))
+    seen = json.loads(out.read_text())
+    assert seen["argv"] == args
+    got = seen["env"]
+    assert got["PLAIN"] == "{{ ds }} $HOME"
+    assert got["UNICODE"] == "東京"
+    assert got["FLOWC_INHERITED"] == "yes"
+    assert got["FLOW_PIPELINE"] == "flowc_test"
+    assert got["FLOW_TASK"] == "dump"  # the protocol's variables win over the task's env
+    assert got["FLOW_INTERVAL_START"] == "2026-01-01T01:00:00Z"
+    assert got["FLOW_INTERVAL_END"] == "2026-01-02T01:00:00Z"
+    assert got["FLOW_RUN_ID"] == "scheduled__2026-01-01T01:00:00+00:00"
+    assert got["FLOW_ATTEMPT"] == "3"
+
+
+def test_manual_run_without_interval_uses_trigger_time(tmp_path, monkeypatch):
+    out = tmp_path / "dump.json"
+    monkeypatch.setenv("OUT", str(out))
+    local(py(DUMP)).execute(context(start=None, end=None))
+    got = json.loads(out.read_text())["env"]
+    assert got["FLOW_INTERVAL_START"] == got["FLOW_INTERVAL_END"] == "2026-05-06T07:08:09Z"
+
+
+def test_local_exit_codes():
+    local(["sh", "-c", "exit 0"], on_ambiguous="fail").execute(context())
+    for on_ambiguous in ("retry", "fail"):
+        with pytest.raises(AirflowException) as info:
+            local(["sh", "-c", "exit 75"], on_ambiguous=on_ambiguous).execute(context())
+        assert not isinstance(info.value, AirflowFailException)
+    with pytest.raises(AirflowFailException):
+        local(["sh", "-c", "exit 3"], on_ambiguous="fail").execute(context())
+    with pytest.raises(AirflowException) as info:
+        local(["sh", "-c", "exit 3"], on_ambiguous="retry").execute(context())
+    assert not isinstance(info.value, AirflowFailException)
+
+
+def test_killed_by_a_signal_is_ambiguous():
+    with pytest.raises(AirflowFailException, match="exited -9"):
+        local(["sh", "-c", "kill -9 $$"], on_ambiguous="fail").execute(context())
+
+
+def test_no_shell():
+    # With a shell, `;` would run `exit 3`; without one, echo prints it and exits 0.
+    local(["echo", "x; exit 3"], on_ambiguous="fail").execute(context())
+
+
+def test_a_command_that_cannot_start_is_an_ordinary_failure():
+    with pytest.raises(AirflowException, match="cannot start") as info:
+        local(["/nonexistent/flowc-test-binary"], on_ambiguous="fail").execute(context())
+    assert not isinstance(info.value, AirflowFailException)
+
+
+def _sleeper(tmp_path):
+    pid_file = tmp_path / "pid"
+    return pid_file, ["sh", "-c", f"echo $$ > {pid_file}; sleep 30 & wait"]
+
+
+def _gone(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_timeout_with_fail_stops_for_good_and_kills_the_process_group(tmp_path):
+    pid_file, command = _sleeper(tmp_path)
+    op = local(command, on_ambiguous="fail")
+    started = time.monotonic()
+    with pytest.raises(AirflowFailException, match="timeout"), timeout(1):
+        op.execute(context())
+    assert time.monotonic() - started < 10
+    assert _gone(int(pid_file.read_text()))
+
+
+def test_timeout_with_retry_is_an_ordinary_failure(tmp_path):
+    pid_file, command = _sleeper(tmp_path)
+    op = local(command, on_ambiguous="retry")
+    with pytest.raises(AirflowTaskTimeout), timeout(1):
+        op.execute(context())
+    assert _gone(int(pid_file.read_text()))
+
+
+def _op(task_id):
+    return flowc.FlowSubprocessOperator(task_id=task_id, command=["true"], on_ambiguous="retry")
+
+
+def test_set_upstream_matches_rshift():
+    with DAG("a", schedule=None):
+        a1, b1, c1 = (_op(n) for n in "abc")
+        [a1, b1] >> c1
+    with DAG("b", schedule=None):
+        a2, b2, c2 = (_op(n) for n in "abc")
+        flowc.set_upstream(c2, [a2, b2])
+    for x, y in ((a1, a2), (b1, b2), (c1, c2)):
+        assert x.upstream_task_ids == y.upstream_task_ids
+        assert x.downstream_task_ids == y.downstream_task_ids
+    assert c2.upstream_task_ids == {"a", "b"}
+    with DAG("c", schedule=None):
+        other = _op("other")
+    with pytest.raises(RuntimeError, match="same DAG"):
+        flowc.set_upstream(c2, [other])
+
+
+# --- the pod operator --------------------------------------------------------------------
+
+
+def pod_op(on_ambiguous="retry", env=None):
+    with DAG("flowc_test", schedule=None):
+        return flowc.FlowPodOperator(
+            task_id="in_pod",
+            image="registry.example/img:{{tag}}",
+            command=["sh", "-c", "echo $HOME $(HOME) {{ds}}"],
+            env=env or {"A": "$(B) $$ x"},
+            on_ambiguous=on_ambiguous,
+        )
+
+
+def test_pod_escapes_dollars_and_does_not_template():
+    op = pod_op()
+    assert op.template_fields == ()
+    assert op.image == "registry.example/img:{{tag}}"
+    assert op.cmds == ["sh", "-c", "echo $$HOME $$(HOME) {{ds}}"]
+    assert op.arguments == []
+    assert [(e.name, e.value) for e in op.env_vars] == [("A", "$$(B) $$$$ x")]
+    assert op.deferrable is False
+
+
+def terminated_pod(exit_code, name="base"):
+    state = SimpleNamespace(terminated=SimpleNamespace(exit_code=exit_code) if exit_code is not None else None)
+    return SimpleNamespace(status=SimpleNamespace(container_statuses=[SimpleNamespace(name=name, state=state)]))
+
+
+@pytest.fixture
+def fake_kubernetes(monkeypatch):
+    """Replace the parts of KubernetesPodOperator that talk to a cluster.
+
+    ``run`` decides what the fake pod does: ``("exit", code)`` starts the pod
+    and ends it with ``code``; ``("no-start",)`` fails before the container
+    starts; ``("lost",)`` starts it and then fails with no exit code.
+    """
+    seen = {}
+
+    def execute(self, context):
+        seen["env"] = [(e.name, e.value) for e in self.env_vars]
+        what = seen["run"]
+        if what[0] == "no-start":
+            raise AirflowException("pod could not be scheduled")
+        self.await_pod_start(pod=None)
+        if what[0] == "lost":
+            raise AirflowException("lost the pod")
+        self.cleanup(pod=None, remote_pod=terminated_pod(what[1]), context=context)
+
+    def cleanup(self, pod, remote_pod, xcom_result=None, context=None):
+        code = flowc.base_container_exit_code(remote_pod, self.base_container_name)
+        if code != 0:
+            raise AirflowException("Pod returned a failure.")
+
+    monkeypatch.setattr(KubernetesPodOperator, "execute", execute)
+    monkeypatch.setattr(KubernetesPodOperator, "cleanup", cleanup)
+    monkeypatch.setattr(KubernetesPodOperator, "await_pod_start", lambda self, pod: None)
+    return seen
+
+
+def test_pod_gets_flow_env_escaped(fake_kubernetes):
+    fake_kubernetes["run"] = ("exit", 0)
+    op = pod_op()
+    ctx = context(try_number=2)
+    ctx["run_id"] = "manual__$(x)"
+    op.execute(ctx)
+    env = dict(fake_kubernetes["env"])
+    assert env["A"] == "$$(B) $$$$ x"
+    assert env["FLOW_RUN_ID"] == "manual__$$(x)"
+    assert env["FLOW_ATTEMPT"] == "2"
+    assert env["FLOW_TASK"] == "in_pod"
+    assert env["FLOW_INTERVAL_START"] == "2026-01-01T01:00:00Z"
+    # A second attempt on the same object does not pile up variables.
+    op.execute(ctx)
+    assert len(fake_kubernetes["env"]) == len(env)
+
+
+def test_pod_exit_codes(fake_kubernetes):
+    fake_kubernetes["run"] = ("exit", 75)
+    with pytest.raises(AirflowException) as info:
+        pod_op("fail").execute(context())
+    assert not isinstance(info.value, AirflowFailException)
+
+    fake_kubernetes["run"] = ("exit", 3)
+    with pytest.raises(AirflowFailException, match="exited 3"):
+        pod_op("fail").execute(context())
+    with pytest.raises(AirflowException, match="exited 3") as info:
+        pod_op("retry").execute(context())
+    assert not isinstance(info.value, AirflowFailException)
+
+
+def test_pod_that_never_started_is_an_ordinary_failure(fake_kubernetes):
+    fake_kubernetes["run"] = ("no-start",)
+    with pytest.raises(AirflowException, match="could not be scheduled") as info:
+        pod_op("fail").execute(context())
+    assert not isinstance(info.value, AirflowFailException)
+
+
+def test_pod_lost_after_start_is_ambiguous(fake_kubernetes):
+    fake_kubernetes["run"] = ("lost",)
+    with pytest.raises(AirflowFailException, match="after it started"):
+        pod_op("fail").execute(context())
+
+
+def test_base_container_exit_code():
+    assert flowc.base_container_exit_code(terminated_pod(7), "base") == 7
+    assert flowc.base_container_exit_code(terminated_pod(7, name="sidecar"), "base") is None
+    assert flowc.base_container_exit_code(terminated_pod(None), "base") is None
+    assert flowc.base_container_exit_code(None, "base") is None
