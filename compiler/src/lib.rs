@@ -4,3 +4,4 @@
 //! The CLI (`cli`) wraps it with the file system and the terminal.
 
 pub mod codegen;
+pub mod format;
