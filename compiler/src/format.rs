@@ -59,25 +59,44 @@ pub enum FormatErrorKind {
     /// A closing bracket or brace with nothing open.
     UnexpectedClose(char),
     /// A closing bracket that does not match the innermost open one.
-    Mismatched { open: char, close: char },
+    Mismatched {
+        open: char,
+        close: char,
+    },
     /// A `{` or `}` inside `[...]` or `(...)`.
-    BraceInBrackets { brace: char, open: char },
+    BraceInBrackets {
+        brace: char,
+        open: char,
+    },
 }
 
 impl fmt::Display for FormatErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::UnterminatedString => {
-                write!(f, "unterminated string: a string must close with `\"` on the line it starts")
+                write!(
+                    f,
+                    "unterminated string: a string must close with `\"` on the line it starts"
+                )
             }
-            Self::UnexpectedCharacter(c) => write!(f, "unexpected character `{}`", c.escape_debug()),
+            Self::UnexpectedCharacter(c) => {
+                write!(f, "unexpected character `{}`", c.escape_debug())
+            }
             Self::Unclosed(c) => write!(f, "`{c}` is never closed"),
             Self::UnexpectedClose(c) => write!(f, "`{c}` closes nothing"),
             Self::Mismatched { open, close } => {
-                write!(f, "`{close}` cannot close `{open}`; expected `{}`", closing(*open))
+                write!(
+                    f,
+                    "`{close}` cannot close `{open}`; expected `{}`",
+                    closing(*open)
+                )
             }
             Self::BraceInBrackets { brace, open } => {
-                write!(f, "`{brace}` cannot appear inside `{open}...{}`", closing(*open))
+                write!(
+                    f,
+                    "`{brace}` cannot appear inside `{open}...{}`",
+                    closing(*open)
+                )
             }
         }
     }
@@ -136,7 +155,12 @@ fn error_at(source: &str, offset: usize, kind: FormatErrorKind) -> FormatError {
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let column = before[line_start..].chars().count() + 1;
-    FormatError { kind, offset, line, column }
+    FormatError {
+        kind,
+        offset,
+        line,
+        column,
+    }
 }
 
 const PUNCT: &[u8] = b":,=()[]{}.?";
@@ -146,7 +170,12 @@ pub(crate) fn lex(source: &str) -> Result<Vec<Token<'_>>, FormatError> {
     let len = bytes.len();
     let mut tokens = Vec::new();
     let mut i = if source.starts_with('\u{feff}') { 3 } else { 0 };
-    let token = |kind, start: usize, end: usize| Token { kind, text: &source[start..end], start, end };
+    let token = |kind, start: usize, end: usize| Token {
+        kind,
+        text: &source[start..end],
+        start,
+        end,
+    };
     while i < len {
         let b = bytes[i];
         match b {
@@ -165,7 +194,12 @@ pub(crate) fn lex(source: &str) -> Result<Vec<Token<'_>>, FormatError> {
                     end -= 1;
                 }
                 let text = source[i..end].trim_end();
-                tokens.push(Token { kind: Kind::Comment, text, start: i, end: i + text.len() });
+                tokens.push(Token {
+                    kind: Kind::Comment,
+                    text,
+                    start: i,
+                    end: i + text.len(),
+                });
                 i = end;
             }
             b'"' => {
@@ -192,7 +226,9 @@ pub(crate) fn lex(source: &str) -> Result<Vec<Token<'_>>, FormatError> {
             }
             b'0'..=b'9' => {
                 let mut j = i + 1;
-                while j < len && (bytes[j].is_ascii_alphanumeric() || bytes[j] == b'_' || bytes[j] == b'-') {
+                while j < len
+                    && (bytes[j].is_ascii_alphanumeric() || bytes[j] == b'_' || bytes[j] == b'-')
+                {
                     j += 1;
                 }
                 tokens.push(token(Kind::Number, i, j));
@@ -237,10 +273,17 @@ fn normalize_comment(text: &str) -> String {
 #[derive(Debug, Clone)]
 enum Node<'a> {
     Tok(Token<'a>),
-    Comment { text: String, own_line: bool },
+    Comment {
+        text: String,
+        own_line: bool,
+    },
     /// A newline the grammar ignores (inside brackets or after a comma).
     Nl,
-    Group { open: Token<'a>, inner: Vec<Node<'a>>, close: Token<'a> },
+    Group {
+        open: Token<'a>,
+        inner: Vec<Node<'a>>,
+        close: Token<'a>,
+    },
 }
 
 impl Node<'_> {
@@ -289,7 +332,9 @@ impl Stmt<'_> {
         self.code().next().is_some_and(|n| n.is_punct(b'}'))
     }
     fn has_brace(&self) -> bool {
-        self.nodes.iter().any(|n| n.is_punct(b'{') || n.is_punct(b'}'))
+        self.nodes
+            .iter()
+            .any(|n| n.is_punct(b'{') || n.is_punct(b'}'))
     }
     /// A block header (`task x {`) rather than a line that closes one.
     fn is_header(&self) -> bool {
@@ -300,7 +345,9 @@ impl Stmt<'_> {
         if self.has_brace() {
             return None;
         }
-        let Node::Tok(first) = self.nodes.first()? else { return None };
+        let Node::Tok(first) = self.nodes.first()? else {
+            return None;
+        };
         let second = self.nodes.get(1)?.first_token()?;
         space_between(first, second).then(|| first.text.chars().count())
     }
@@ -312,19 +359,29 @@ struct Frame<'a> {
 }
 
 fn build<'a>(source: &str, tokens: &[Token<'a>]) -> Result<Vec<Entry<'a>>, FormatError> {
+    fn push<'a>(
+        frames: &mut [Frame<'a>],
+        stmt: &mut Option<Stmt<'a>>,
+        indent: usize,
+        node: Node<'a>,
+    ) {
+        if let Some(frame) = frames.last_mut() {
+            frame.inner.push(node);
+        } else {
+            stmt.get_or_insert_with(|| Stmt {
+                indent,
+                nodes: Vec::new(),
+            })
+            .nodes
+            .push(node);
+        }
+    }
+
     let mut entries = Vec::new();
     let mut stmt: Option<Stmt<'a>> = None;
     let mut frames: Vec<Frame<'a>> = Vec::new();
     let mut braces: Vec<Token<'a>> = Vec::new();
     let mut line_has_content = false;
-
-    fn push<'a>(frames: &mut [Frame<'a>], stmt: &mut Option<Stmt<'a>>, indent: usize, node: Node<'a>) {
-        if let Some(frame) = frames.last_mut() {
-            frame.inner.push(node);
-        } else {
-            stmt.get_or_insert_with(|| Stmt { indent, nodes: Vec::new() }).nodes.push(node);
-        }
-    }
 
     for tok in tokens {
         let depth = braces.len();
@@ -354,31 +411,56 @@ fn build<'a>(source: &str, tokens: &[Token<'a>]) -> Result<Vec<Entry<'a>>, Forma
                 if frames.is_empty() && stmt.is_none() {
                     entries.push(Entry::Comment { depth, text });
                 } else {
-                    push(&mut frames, &mut stmt, depth, Node::Comment { text, own_line: !line_has_content });
+                    push(
+                        &mut frames,
+                        &mut stmt,
+                        depth,
+                        Node::Comment {
+                            text,
+                            own_line: !line_has_content,
+                        },
+                    );
                 }
                 line_has_content = true;
             }
             Kind::Punct(b'[' | b'(') => {
                 // Make sure a statement exists so the group lands in it.
                 if frames.is_empty() {
-                    stmt.get_or_insert_with(|| Stmt { indent: depth, nodes: Vec::new() });
+                    stmt.get_or_insert_with(|| Stmt {
+                        indent: depth,
+                        nodes: Vec::new(),
+                    });
                 }
-                frames.push(Frame { open: *tok, inner: Vec::new() });
+                frames.push(Frame {
+                    open: *tok,
+                    inner: Vec::new(),
+                });
                 line_has_content = true;
             }
             Kind::Punct(close @ (b']' | b')')) => {
                 let Some(frame) = frames.pop() else {
-                    return Err(error_at(source, tok.start, FormatErrorKind::UnexpectedClose(close as char)));
+                    return Err(error_at(
+                        source,
+                        tok.start,
+                        FormatErrorKind::UnexpectedClose(close as char),
+                    ));
                 };
                 let open = frame.open.text.chars().next().unwrap_or('(');
                 if closing(open) != close as char {
                     return Err(error_at(
                         source,
                         tok.start,
-                        FormatErrorKind::Mismatched { open, close: close as char },
+                        FormatErrorKind::Mismatched {
+                            open,
+                            close: close as char,
+                        },
                     ));
                 }
-                let node = Node::Group { open: frame.open, inner: frame.inner, close: *tok };
+                let node = Node::Group {
+                    open: frame.open,
+                    inner: frame.inner,
+                    close: *tok,
+                };
                 push(&mut frames, &mut stmt, depth, node);
                 line_has_content = true;
             }
@@ -388,7 +470,10 @@ fn build<'a>(source: &str, tokens: &[Token<'a>]) -> Result<Vec<Entry<'a>>, Forma
                     return Err(error_at(
                         source,
                         tok.start,
-                        FormatErrorKind::BraceInBrackets { brace: brace as char, open },
+                        FormatErrorKind::BraceInBrackets {
+                            brace: brace as char,
+                            open,
+                        },
                     ));
                 }
                 let indent = if brace == b'{' {
@@ -397,7 +482,11 @@ fn build<'a>(source: &str, tokens: &[Token<'a>]) -> Result<Vec<Entry<'a>>, Forma
                 } else if braces.pop().is_some() {
                     depth - 1
                 } else {
-                    return Err(error_at(source, tok.start, FormatErrorKind::UnexpectedClose('}')));
+                    return Err(error_at(
+                        source,
+                        tok.start,
+                        FormatErrorKind::UnexpectedClose('}'),
+                    ));
                 };
                 push(&mut frames, &mut stmt, indent, Node::Tok(*tok));
                 line_has_content = true;
@@ -410,10 +499,18 @@ fn build<'a>(source: &str, tokens: &[Token<'a>]) -> Result<Vec<Entry<'a>>, Forma
     }
     if let Some(frame) = frames.first() {
         let open = frame.open.text.chars().next().unwrap_or('(');
-        return Err(error_at(source, frame.open.start, FormatErrorKind::Unclosed(open)));
+        return Err(error_at(
+            source,
+            frame.open.start,
+            FormatErrorKind::Unclosed(open),
+        ));
     }
     if let Some(brace) = braces.last() {
-        return Err(error_at(source, brace.start, FormatErrorKind::Unclosed('{')));
+        return Err(error_at(
+            source,
+            brace.start,
+            FormatErrorKind::Unclosed('{'),
+        ));
     }
     if let Some(done) = stmt.take() {
         entries.push(Entry::Stmt(done));
@@ -427,9 +524,8 @@ fn build<'a>(source: &str, tokens: &[Token<'a>]) -> Result<Vec<Entry<'a>>, Forma
 /// Whether one space separates two tokens written on one line.
 fn space_between(prev: &Token<'_>, next: &Token<'_>) -> bool {
     match (prev.kind, next.kind) {
-        (_, Kind::Punct(b',' | b')' | b']' | b':' | b'?' | b'.')) | (Kind::Punct(b'(' | b'[' | b'.'), _) => {
-            false
-        }
+        (_, Kind::Punct(b',' | b')' | b']' | b':' | b'?' | b'.'))
+        | (Kind::Punct(b'(' | b'[' | b'.'), _) => false,
         (Kind::Word, Kind::Punct(b'(')) => prev.end != next.start,
         _ => true,
     }
@@ -445,7 +541,13 @@ struct Writer<'a> {
 
 impl<'a> Writer<'a> {
     fn new() -> Self {
-        Writer { lines: Vec::new(), cur: String::new(), cur_indent: 0, prev: None, has_content: false }
+        Writer {
+            lines: Vec::new(),
+            cur: String::new(),
+            cur_indent: 0,
+            prev: None,
+            has_content: false,
+        }
     }
 
     fn start_line(&mut self, indent: usize) {
@@ -526,7 +628,8 @@ impl<'a> Writer<'a> {
             self.token(open);
             let drop_trailing = nonempty >= 2 && !elems[commas].iter().any(Node::is_code);
             for (i, n) in inner.iter().enumerate() {
-                if drop_trailing && n.is_punct(b',') && inner[i + 1..].iter().all(|m| !m.is_code()) {
+                if drop_trailing && n.is_punct(b',') && inner[i + 1..].iter().all(|m| !m.is_code())
+                {
                     continue;
                 }
                 self.node(n, cont);
@@ -552,7 +655,12 @@ impl<'a> Writer<'a> {
                 self.start_line(item);
                 self.nodes(body, item + 1);
                 if i < commas || (commas > 0 && Some(i) == last_nonempty) {
-                    self.token(Token { kind: Kind::Punct(b','), text: ",", start: 0, end: 0 });
+                    self.token(Token {
+                        kind: Kind::Punct(b','),
+                        text: ",",
+                        start: 0,
+                        end: 0,
+                    });
                 }
             }
             self.nodes(trailing, item);
@@ -590,8 +698,11 @@ fn render_stmt(stmt: &Stmt<'_>, column: Option<usize>) -> Vec<String> {
 
 fn layout(entries: &[Entry<'_>]) -> String {
     // Only non-blank entries are rendered; blank lines are decided per entry.
-    let items: Vec<(usize, &Entry<'_>)> =
-        entries.iter().enumerate().filter(|(_, e)| !matches!(e, Entry::Blank)).collect();
+    let items: Vec<(usize, &Entry<'_>)> = entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| !matches!(e, Entry::Blank))
+        .collect();
 
     // Entries that must have a blank line before them: a top-level block or a
     // task header, or the first of the comments directly above it.
@@ -618,7 +729,8 @@ fn layout(entries: &[Entry<'_>]) -> String {
         let prev_opens = matches!(prev, Entry::Stmt(s) if s.opens());
         let closes = matches!(e, Entry::Stmt(s) if s.closes());
         let after_block = matches!(prev, Entry::Stmt(s) if s.ends_with_close() && s.indent <= 1);
-        blank_before[k] = !prev_opens && !closes && (forced[k] || after_block || idx > prev_idx + 1);
+        blank_before[k] =
+            !prev_opens && !closes && (forced[k] || after_block || idx > prev_idx + 1);
     }
 
     // Alignment groups: runs of brace-free statements with no blank line or

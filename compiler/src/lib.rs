@@ -5,3 +5,5 @@
 
 pub mod codegen;
 pub mod format;
+pub mod graph;
+pub mod init;

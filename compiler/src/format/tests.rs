@@ -48,12 +48,29 @@ fn meaning(source: &str) -> (Vec<String>, Vec<String>) {
 fn assert_canonical(name: &str, source: &str) -> String {
     let once = format(source).unwrap_or_else(|e| panic!("{name}: {e}"));
     let twice = format(&once).unwrap_or_else(|e| panic!("{name} (second pass): {e}"));
-    assert_eq!(once, twice, "{name}: formatting is not idempotent\n--- once\n{once}\n--- twice\n{twice}");
-    assert_eq!(meaning(source), meaning(&once), "{name}: tokens changed\n--- output\n{once}");
-    assert!(once.is_empty() || (once.ends_with('\n') && !once.ends_with("\n\n")), "{name}: final newline");
-    assert!(!once.contains('\r') || source.contains('\r'), "{name}: CR in output");
+    assert_eq!(
+        once, twice,
+        "{name}: formatting is not idempotent\n--- once\n{once}\n--- twice\n{twice}"
+    );
+    assert_eq!(
+        meaning(source),
+        meaning(&once),
+        "{name}: tokens changed\n--- output\n{once}"
+    );
+    assert!(
+        once.is_empty() || (once.ends_with('\n') && !once.ends_with("\n\n")),
+        "{name}: final newline"
+    );
+    assert!(
+        !once.contains('\r') || source.contains('\r'),
+        "{name}: CR in output"
+    );
     for line in once.lines() {
-        assert_eq!(line, line.trim_end(), "{name}: trailing whitespace in {line:?}");
+        assert_eq!(
+            line,
+            line.trim_end(),
+            "{name}: trailing whitespace in {line:?}"
+        );
         let indent = line.len() - line.trim_start_matches(' ').len();
         assert_eq!(indent % 2, 0, "{name}: odd indentation in {line:?}");
     }
@@ -84,10 +101,19 @@ fn flow_files_under(dir: &Path) -> Vec<PathBuf> {
 fn every_flow_file_in_the_repository_is_preserved_and_stable() {
     let root = repo_root();
     let mut files = Vec::new();
-    for dir in ["examples", "stdlib", "templates", "compiler/tests/fixtures", "editors/test"] {
+    for dir in [
+        "examples",
+        "stdlib",
+        "templates",
+        "compiler/tests/fixtures",
+        "editors/test",
+    ] {
         files.extend(flow_files_under(&root.join(dir)));
     }
-    assert!(files.len() >= 5, "expected the fmt fixtures and the init template, found {files:?}");
+    assert!(
+        files.len() >= 5,
+        "expected the fmt fixtures and the init template, found {files:?}"
+    );
     for f in files {
         let text = std::fs::read_to_string(&f).expect("readable");
         assert_canonical(&f.display().to_string(), &text);
@@ -190,7 +216,10 @@ kind k {
 }
 "#;
     if out != expected {
-        for d in similar::TextDiff::from_lines(expected, out.as_str()).unified_diff().iter_hunks() {
+        for d in similar::TextDiff::from_lines(expected, out.as_str())
+            .unified_diff()
+            .iter_hunks()
+        {
             eprintln!("{d}");
         }
         panic!("tricky.flow layout differs (diff above: - expected, + actual)");
@@ -200,7 +229,10 @@ kind k {
 #[test]
 fn crlf_input_gives_lf_output_with_one_blank_line() {
     let src = include_str!("../../tests/fixtures/fmt/crlf.flow");
-    assert!(src.contains("\r\n"), "fixture must keep its CRLF line endings");
+    assert!(
+        src.contains("\r\n"),
+        "fixture must keep its CRLF line endings"
+    );
     let out = assert_canonical("crlf", src);
     assert_eq!(out, "pipeline crlf {\n  retries 3\n\n  timeout 30m\n}\n");
 }
@@ -236,8 +268,14 @@ fn small_cases() {
         ("roles source,\n  sink", "roles source, sink\n"),
         ("param t: string ?", "param t: string?\n"),
         ("s \"a # b\" # c", "s \"a # b\" # c\n"),
-        ("p {\n  t {\n  }\n  u {\n  }\n}", "p {\n  t {\n  }\n\n  u {\n  }\n}\n"),
-        ("p {\n t {\n  env {\n  }\n  env {\n  }\n }\n}", "p {\n  t {\n    env {\n    }\n    env {\n    }\n  }\n}\n"),
+        (
+            "p {\n  t {\n  }\n  u {\n  }\n}",
+            "p {\n  t {\n  }\n\n  u {\n  }\n}\n",
+        ),
+        (
+            "p {\n t {\n  env {\n  }\n  env {\n  }\n }\n}",
+            "p {\n  t {\n    env {\n    }\n    env {\n    }\n  }\n}\n",
+        ),
         ("x 1\r\nyy 2\r\n", "x   1\nyy  2\n"),
         ("x \"\\\\\" y", "x \"\\\\\" y\n"),
     ];
@@ -254,29 +292,57 @@ fn errors_instead_of_panics() {
         ("x \"ab\nc\"", FormatErrorKind::UnterminatedString, 1, 3),
         ("x \"ab\\\nc\"", FormatErrorKind::UnterminatedString, 1, 3),
         ("x \"ab\\", FormatErrorKind::UnterminatedString, 1, 3),
-        ("a {\n  b [1, 2\n}", FormatErrorKind::BraceInBrackets { brace: '}', open: '[' }, 3, 1),
+        (
+            "a {\n  b [1, 2\n}",
+            FormatErrorKind::BraceInBrackets {
+                brace: '}',
+                open: '[',
+            },
+            3,
+            1,
+        ),
         ("a [1, 2", FormatErrorKind::Unclosed('['), 1, 3),
         ("a {\n b 1\n", FormatErrorKind::Unclosed('{'), 1, 3),
         ("a }", FormatErrorKind::UnexpectedClose('}'), 1, 3),
         ("a )", FormatErrorKind::UnexpectedClose(')'), 1, 3),
-        ("a (b]", FormatErrorKind::Mismatched { open: '(', close: ']' }, 1, 5),
+        (
+            "a (b]",
+            FormatErrorKind::Mismatched {
+                open: '(',
+                close: ']',
+            },
+            1,
+            5,
+        ),
         ("ü x", FormatErrorKind::UnexpectedCharacter('ü'), 1, 1),
         ("x \"ü\" @", FormatErrorKind::UnexpectedCharacter('@'), 1, 7),
-        ("x\u{a0}y", FormatErrorKind::UnexpectedCharacter('\u{a0}'), 1, 2),
+        (
+            "x\u{a0}y",
+            FormatErrorKind::UnexpectedCharacter('\u{a0}'),
+            1,
+            2,
+        ),
     ];
     for (input, kind, line, column) in cases {
         let err = format(input).expect_err(input);
         assert_eq!(&err.kind, kind, "input {input:?}");
         assert_eq!((err.line, err.column), (*line, *column), "input {input:?}");
         let text = err.to_string();
-        assert!(!text.ends_with('.') && text.chars().any(char::is_lowercase), "{text}");
+        assert!(
+            !text.ends_with('.') && text.chars().any(char::is_lowercase),
+            "{text}"
+        );
     }
 }
 
 #[test]
 fn lexer_splits_the_tricky_tokens() {
     let src = "a \"x\\\"#{y}\" 2026-01-01 1h30m 30min # c\r\n.?";
-    let got: Vec<(Kind, &str)> = lex(src).expect("lexes").iter().map(|t| (t.kind, t.text)).collect();
+    let got: Vec<(Kind, &str)> = lex(src)
+        .expect("lexes")
+        .iter()
+        .map(|t| (t.kind, t.text))
+        .collect();
     assert_eq!(
         got,
         vec![
@@ -311,9 +377,44 @@ impl Rng {
 }
 
 const PIECES: &[&str] = &[
-    "source", "task", "read", "key", "x", "y_1", ":", ",", "=", ".", "?", "(", ")", "[", "]", "{", "}", "\n",
-    "\r\n", "\r", " ", "  ", "\t", "\"s\"", "\"a#{b}\\\"c\"", "\"ü🎉\"", "# c", "#x", "#", "2026-01-01", "1h30m",
-    "42", "\"", "\\", "é", "@", "\u{feff}", "\n\n\n",
+    "source",
+    "task",
+    "read",
+    "key",
+    "x",
+    "y_1",
+    ":",
+    ",",
+    "=",
+    ".",
+    "?",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    "\n",
+    "\r\n",
+    "\r",
+    " ",
+    "  ",
+    "\t",
+    "\"s\"",
+    "\"a#{b}\\\"c\"",
+    "\"ü🎉\"",
+    "# c",
+    "#x",
+    "#",
+    "2026-01-01",
+    "1h30m",
+    "42",
+    "\"",
+    "\\",
+    "é",
+    "@",
+    "\u{feff}",
+    "\n\n\n",
 ];
 
 #[test]
@@ -325,11 +426,18 @@ fn fuzz_random_bytes_never_panic() {
         let src: String = (0..len).map(|_| rng.pick(PIECES)).collect();
         if let Ok(out) = format(&src) {
             ok += 1;
-            assert_eq!(format(&out).as_ref(), Ok(&out), "not idempotent for {src:?}");
+            assert_eq!(
+                format(&out).as_ref(),
+                Ok(&out),
+                "not idempotent for {src:?}"
+            );
             assert_eq!(meaning(&src), meaning(&out), "tokens changed for {src:?}");
         }
     }
-    assert!(ok > 100, "the generator should produce some formattable input, got {ok}");
+    assert!(
+        ok > 100,
+        "the generator should produce some formattable input, got {ok}"
+    );
 }
 
 /// Balanced, mostly well-formed files with random whitespace and comments.
@@ -350,12 +458,22 @@ fn gen_file(rng: &mut Rng) -> String {
     }
     fn term(rng: &mut Rng, depth: usize) -> String {
         match rng.below(if depth > 2 { 4 } else { 7 }) {
-            0 => rng.pick(&["input.order_id", "interval.start", "hash(input)", "now()"]).to_string(),
-            1 => rng.pick(&["\"a {interval.start} #x\"", "\"q\\\"\"", "\"ü\""]).to_string(),
-            2 => rng.pick(&["30m", "2026-01-01", "3", "day = interval.start"]).to_string(),
+            0 => rng
+                .pick(&["input.order_id", "interval.start", "hash(input)", "now()"])
+                .to_string(),
+            1 => rng
+                .pick(&["\"a {interval.start} #x\"", "\"q\\\"\"", "\"ü\""])
+                .to_string(),
+            2 => rng
+                .pick(&["30m", "2026-01-01", "3", "day = interval.start"])
+                .to_string(),
             3 => rng.pick(&["a", "b_c", "string?"]).to_string(),
             _ => {
-                let (o, c) = if rng.below(2) == 0 { ("[", "]") } else { ("(", ")") };
+                let (o, c) = if rng.below(2) == 0 {
+                    ("[", "]")
+                } else {
+                    ("(", ")")
+                };
                 let n = rng.below(4);
                 let mut s = o.to_string();
                 for i in 0..n {
