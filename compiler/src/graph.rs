@@ -216,21 +216,18 @@ pub fn to_dot(g: &GraphModel) -> String {
         };
         let _ = writeln!(out, "  {} -> {}{attrs};", dot_id(&e.from), dot_id(&e.to));
     }
-    out.push_str("  subgraph cluster_legend {\n    label=\"delivery guarantee\";\n    fontsize=10;\n    style=dashed;\n");
+    // The legend: one node with a small table, its words fixed by this module.
+    out.push_str(
+        "  legend [shape=plaintext, label=<<table border=\"0\" cellborder=\"0\" cellspacing=\"1\">",
+    );
+    out.push_str("<tr><td colspan=\"2\"><b>delivery guarantee</b></td></tr>");
     for (guarantee, color) in GUARANTEE_COLORS {
-        let _ = writeln!(
+        let _ = write!(
             out,
-            "    \"legend:{guarantee}\" [label=\"{guarantee}\", shape=plaintext, fontcolor=\"{color}\"];"
+            "<tr><td><font color=\"{color}\">&#9473;&#9473;&#9473;</font></td><td align=\"left\"><font color=\"{color}\">{guarantee}</font></td></tr>"
         );
     }
-    for pair in GUARANTEE_COLORS.windows(2) {
-        let _ = writeln!(
-            out,
-            "    \"legend:{}\" -> \"legend:{}\" [style=invis];",
-            pair[0].0, pair[1].0
-        );
-    }
-    out.push_str("  }\n}\n");
+    out.push_str("</table>>];\n}\n");
     out
 }
 
@@ -471,12 +468,15 @@ mod tests {
         );
         for (g, color) in GUARANTEE_COLORS {
             assert!(
-                dot.contains(&format!(
-                    "[label=\"{g}\", shape=plaintext, fontcolor=\"{color}\"]"
-                )),
+                dot.contains(&format!("<font color=\"{color}\">{g}</font>")),
                 "legend {g}"
             );
         }
+        assert_eq!(
+            dot.matches("\n  legend [shape=plaintext, label=<<table")
+                .count(),
+            1
+        );
     }
 
     #[test]
