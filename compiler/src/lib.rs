@@ -8,11 +8,15 @@
 //! - [`rules`]: the rule catalog, one file per rule.
 //! - [`diagnostic`]: findings and their human, JSON, SARIF and GitHub forms.
 //! - [`codegen`]: Airflow, Argo and Python scaffolding.
+//! - [`format`], [`graph`], [`init`]: `flowc fmt`, `flowc graph`, `flowc init`.
 
 pub mod analyze;
 pub mod codegen;
 pub mod diagnostic;
 pub mod files;
+pub mod format;
+pub mod graph;
+pub mod init;
 pub mod report;
 pub mod rules;
 pub mod source;

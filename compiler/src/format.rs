@@ -1,0 +1,792 @@
+//! The canonical layout of a `.flow` file, as `flowc fmt` writes it.
+//!
+//! The formatter has its own small lexer and never builds an AST, so it works
+//! on any file whose strings are terminated and whose brackets balance, even
+//! one the parser rejects. It only ever changes whitespace, the spelling of
+//! comment markers (`#foo` becomes `# foo`) and trailing commas in lists and
+//! tuples; the tests check that the token stream survives.
+//!
+//! Layout:
+//! - two spaces of indentation per `{` level; a line that starts with `}`
+//!   sits at the level of its opening line;
+//! - in a block, consecutive statements form an alignment group, broken by a
+//!   blank line, a comment-only line, or a line holding `{` or `}`; when a
+//!   group holds statements with a value whose first words differ in width,
+//!   every value starts in one column, two spaces after the longest first
+//!   word (otherwise one space already aligns them);
+//! - exactly one blank line around top-level blocks and around tasks (any
+//!   block opened at indentation level 0 or 1), together with the comments
+//!   directly above them; at most one blank line kept anywhere else; none at
+//!   the start or end of a block or file;
+//! - single spaces between tokens, none inside brackets, none around `.`,
+//!   none before `,` `:` `?`; a word written directly against `(`
+//!   (`hash(input)`) stays so, otherwise `(` gets a space (`key (a, b)`);
+//! - a list or tuple written over several lines keeps one element per line,
+//!   one level deeper, each followed by a comma (a group holding one element
+//!   and no comment or comma is joined onto one line instead); on one line,
+//!   a trailing comma is dropped when the list has two or more elements;
+//! - a newline after a comma outside brackets is removed unless a comment
+//!   sits there;
+//! - a comment stays where it was: on its own line at the indentation of the
+//!   code around it, or at the end of its line one space after the code (not
+//!   aligned, so that editing a line never moves its neighbours' comments);
+//!   its marker (`#`, or a run such as `##`) is followed by one space unless
+//!   whitespace already follows it, and trailing whitespace is removed;
+//! - `\r\n` is read as a newline; the output uses `\n` and ends with exactly
+//!   one newline (an empty file stays empty).
+
+use std::fmt;
+
+/// Why a file could not be formatted. The position is where the problem
+/// starts in the original text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormatError {
+    pub kind: FormatErrorKind,
+    /// Byte offset into the source.
+    pub offset: usize,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in Unicode scalar values.
+    pub column: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FormatErrorKind {
+    UnterminatedString,
+    UnexpectedCharacter(char),
+    /// An opening bracket or brace that is never closed.
+    Unclosed(char),
+    /// A closing bracket or brace with nothing open.
+    UnexpectedClose(char),
+    /// A closing bracket that does not match the innermost open one.
+    Mismatched {
+        open: char,
+        close: char,
+    },
+    /// A `{` or `}` inside `[...]` or `(...)`.
+    BraceInBrackets {
+        brace: char,
+        open: char,
+    },
+}
+
+impl fmt::Display for FormatErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnterminatedString => {
+                write!(
+                    f,
+                    "unterminated string: a string must close with `\"` on the line it starts"
+                )
+            }
+            Self::UnexpectedCharacter(c) => {
+                write!(f, "unexpected character `{}`", c.escape_debug())
+            }
+            Self::Unclosed(c) => write!(f, "`{c}` is never closed"),
+            Self::UnexpectedClose(c) => write!(f, "`{c}` closes nothing"),
+            Self::Mismatched { open, close } => {
+                write!(
+                    f,
+                    "`{close}` cannot close `{open}`; expected `{}`",
+                    closing(*open)
+                )
+            }
+            Self::BraceInBrackets { brace, open } => {
+                write!(
+                    f,
+                    "`{brace}` cannot appear inside `{open}...{}`",
+                    closing(*open)
+                )
+            }
+        }
+    }
+}
+
+impl fmt::Display for FormatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.column, self.kind)
+    }
+}
+
+impl std::error::Error for FormatError {}
+
+fn closing(open: char) -> char {
+    match open {
+        '(' => ')',
+        '[' => ']',
+        _ => '}',
+    }
+}
+
+/// Formats a whole `.flow` file. Never panics; returns an error for an
+/// unterminated string, unbalanced brackets or a character the language
+/// does not use outside strings and comments.
+pub fn format(source: &str) -> Result<String, FormatError> {
+    let tokens = lex(source)?;
+    let entries = build(source, &tokens)?;
+    Ok(layout(&entries))
+}
+
+// ---------------------------------------------------------------------------
+// Lexer
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Word,
+    Number,
+    Str,
+    Punct(u8),
+    Comment,
+    Newline,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Token<'a> {
+    pub(crate) kind: Kind,
+    /// For a comment: from `#` to the end of the line, trailing whitespace removed.
+    pub(crate) text: &'a str,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+}
+
+fn error_at(source: &str, offset: usize, kind: FormatErrorKind) -> FormatError {
+    let offset = offset.min(source.len());
+    let before = source.get(..offset).unwrap_or(source);
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before[line_start..].chars().count() + 1;
+    FormatError {
+        kind,
+        offset,
+        line,
+        column,
+    }
+}
+
+const PUNCT: &[u8] = b":,=()[]{}.?";
+
+pub(crate) fn lex(source: &str) -> Result<Vec<Token<'_>>, FormatError> {
+    let bytes = source.as_bytes();
+    let len = bytes.len();
+    let mut tokens = Vec::new();
+    let mut i = if source.starts_with('\u{feff}') { 3 } else { 0 };
+    let token = |kind, start: usize, end: usize| Token {
+        kind,
+        text: &source[start..end],
+        start,
+        end,
+    };
+    while i < len {
+        let b = bytes[i];
+        match b {
+            b'\n' => {
+                tokens.push(token(Kind::Newline, i, i + 1));
+                i += 1;
+            }
+            b'\r' if bytes.get(i + 1) == Some(&b'\n') => {
+                tokens.push(token(Kind::Newline, i, i + 2));
+                i += 2;
+            }
+            b' ' | b'\t' | b'\r' => i += 1,
+            b'#' => {
+                let mut end = source[i..].find('\n').map_or(len, |n| i + n);
+                if end > i && bytes[end - 1] == b'\r' {
+                    end -= 1;
+                }
+                let text = source[i..end].trim_end();
+                tokens.push(Token {
+                    kind: Kind::Comment,
+                    text,
+                    start: i,
+                    end: i + text.len(),
+                });
+                i = end;
+            }
+            b'"' => {
+                let mut j = i + 1;
+                loop {
+                    match bytes.get(j) {
+                        None | Some(b'\n') => {
+                            return Err(error_at(source, i, FormatErrorKind::UnterminatedString))
+                        }
+                        Some(b'\r') if bytes.get(j + 1) == Some(&b'\n') => {
+                            return Err(error_at(source, i, FormatErrorKind::UnterminatedString))
+                        }
+                        Some(b'"') => break,
+                        Some(b'\\') => match bytes.get(j + 1) {
+                            // An escaped newline is still a raw newline.
+                            None | Some(b'\n' | b'\r') => j += 1,
+                            Some(_) => j += 2,
+                        },
+                        Some(_) => j += 1,
+                    }
+                }
+                tokens.push(token(Kind::Str, i, j + 1));
+                i = j + 1;
+            }
+            b'0'..=b'9' => {
+                let mut j = i + 1;
+                while j < len
+                    && (bytes[j].is_ascii_alphanumeric() || bytes[j] == b'_' || bytes[j] == b'-')
+                {
+                    j += 1;
+                }
+                tokens.push(token(Kind::Number, i, j));
+                i = j;
+            }
+            b'A'..=b'Z' | b'a'..=b'z' | b'_' => {
+                let mut j = i + 1;
+                while j < len && (bytes[j].is_ascii_alphanumeric() || bytes[j] == b'_') {
+                    j += 1;
+                }
+                tokens.push(token(Kind::Word, i, j));
+                i = j;
+            }
+            _ if PUNCT.contains(&b) => {
+                tokens.push(token(Kind::Punct(b), i, i + 1));
+                i += 1;
+            }
+            _ => {
+                let c = source[i..].chars().next().unwrap_or('\u{fffd}');
+                return Err(error_at(source, i, FormatErrorKind::UnexpectedCharacter(c)));
+            }
+        }
+    }
+    Ok(tokens)
+}
+
+/// The comment with one space after its marker and no trailing whitespace.
+fn normalize_comment(text: &str) -> String {
+    let text = text.trim_end();
+    let marker = text.bytes().take_while(|&b| b == b'#').count();
+    let rest = &text[marker..];
+    if rest.is_empty() || rest.starts_with([' ', '\t']) {
+        text.to_string()
+    } else {
+        format!("{} {rest}", &text[..marker])
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Structure: statements, with `[...]` and `(...)` as nested groups
+
+#[derive(Debug, Clone)]
+enum Node<'a> {
+    Tok(Token<'a>),
+    Comment {
+        text: String,
+        own_line: bool,
+    },
+    /// A newline the grammar ignores (inside brackets or after a comma).
+    Nl,
+    Group {
+        open: Token<'a>,
+        inner: Vec<Node<'a>>,
+        close: Token<'a>,
+    },
+}
+
+impl Node<'_> {
+    fn is_punct(&self, p: u8) -> bool {
+        matches!(self, Node::Tok(t) if t.kind == Kind::Punct(p))
+    }
+    fn is_code(&self) -> bool {
+        matches!(self, Node::Tok(_) | Node::Group { .. })
+    }
+    /// The token that decides spacing before this node.
+    fn first_token(&self) -> Option<&Token<'_>> {
+        match self {
+            Node::Tok(t) | Node::Group { open: t, .. } => Some(t),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug)]
+enum Entry<'a> {
+    Blank,
+    Comment { depth: usize, text: String },
+    Stmt(Stmt<'a>),
+}
+
+#[derive(Debug)]
+struct Stmt<'a> {
+    indent: usize,
+    nodes: Vec<Node<'a>>,
+}
+
+impl Stmt<'_> {
+    fn code(&self) -> impl DoubleEndedIterator<Item = &Node<'_>> {
+        self.nodes.iter().filter(|n| n.is_code())
+    }
+    /// Ends with `{` (ignoring a trailing comment).
+    fn opens(&self) -> bool {
+        self.code().next_back().is_some_and(|n| n.is_punct(b'{'))
+    }
+    /// Ends with `}`.
+    fn ends_with_close(&self) -> bool {
+        self.code().next_back().is_some_and(|n| n.is_punct(b'}'))
+    }
+    /// Starts with `}`.
+    fn closes(&self) -> bool {
+        self.code().next().is_some_and(|n| n.is_punct(b'}'))
+    }
+    fn has_brace(&self) -> bool {
+        self.nodes
+            .iter()
+            .any(|n| n.is_punct(b'{') || n.is_punct(b'}'))
+    }
+    /// A block header (`task x {`) rather than a line that closes one.
+    fn is_header(&self) -> bool {
+        !self.closes() && self.nodes.iter().any(|n| n.is_punct(b'{'))
+    }
+    /// The first token's width when this statement takes part in value alignment.
+    fn align_width(&self) -> Option<usize> {
+        if self.has_brace() {
+            return None;
+        }
+        let Node::Tok(first) = self.nodes.first()? else {
+            return None;
+        };
+        let second = self.nodes.get(1)?.first_token()?;
+        space_between(first, second).then(|| first.text.chars().count())
+    }
+}
+
+struct Frame<'a> {
+    open: Token<'a>,
+    inner: Vec<Node<'a>>,
+}
+
+fn build<'a>(source: &str, tokens: &[Token<'a>]) -> Result<Vec<Entry<'a>>, FormatError> {
+    fn push<'a>(
+        frames: &mut [Frame<'a>],
+        stmt: &mut Option<Stmt<'a>>,
+        indent: usize,
+        node: Node<'a>,
+    ) {
+        if let Some(frame) = frames.last_mut() {
+            frame.inner.push(node);
+        } else {
+            stmt.get_or_insert_with(|| Stmt {
+                indent,
+                nodes: Vec::new(),
+            })
+            .nodes
+            .push(node);
+        }
+    }
+
+    let mut entries = Vec::new();
+    let mut stmt: Option<Stmt<'a>> = None;
+    let mut frames: Vec<Frame<'a>> = Vec::new();
+    let mut braces: Vec<Token<'a>> = Vec::new();
+    let mut line_has_content = false;
+
+    for tok in tokens {
+        let depth = braces.len();
+        match tok.kind {
+            Kind::Newline => {
+                if let Some(frame) = frames.last_mut() {
+                    frame.inner.push(Node::Nl);
+                } else if let Some(s) = stmt.as_mut() {
+                    let after_comma = s
+                        .nodes
+                        .iter()
+                        .rev()
+                        .find(|n| !matches!(n, Node::Comment { .. } | Node::Nl))
+                        .is_some_and(|n| n.is_punct(b','));
+                    if after_comma {
+                        s.nodes.push(Node::Nl);
+                    } else if let Some(done) = stmt.take() {
+                        entries.push(Entry::Stmt(done));
+                    }
+                } else if !line_has_content {
+                    entries.push(Entry::Blank);
+                }
+                line_has_content = false;
+            }
+            Kind::Comment => {
+                let text = normalize_comment(tok.text);
+                if frames.is_empty() && stmt.is_none() {
+                    entries.push(Entry::Comment { depth, text });
+                } else {
+                    push(
+                        &mut frames,
+                        &mut stmt,
+                        depth,
+                        Node::Comment {
+                            text,
+                            own_line: !line_has_content,
+                        },
+                    );
+                }
+                line_has_content = true;
+            }
+            Kind::Punct(b'[' | b'(') => {
+                // Make sure a statement exists so the group lands in it.
+                if frames.is_empty() {
+                    stmt.get_or_insert_with(|| Stmt {
+                        indent: depth,
+                        nodes: Vec::new(),
+                    });
+                }
+                frames.push(Frame {
+                    open: *tok,
+                    inner: Vec::new(),
+                });
+                line_has_content = true;
+            }
+            Kind::Punct(close @ (b']' | b')')) => {
+                let Some(frame) = frames.pop() else {
+                    return Err(error_at(
+                        source,
+                        tok.start,
+                        FormatErrorKind::UnexpectedClose(close as char),
+                    ));
+                };
+                let open = frame.open.text.chars().next().unwrap_or('(');
+                if closing(open) != close as char {
+                    return Err(error_at(
+                        source,
+                        tok.start,
+                        FormatErrorKind::Mismatched {
+                            open,
+                            close: close as char,
+                        },
+                    ));
+                }
+                let node = Node::Group {
+                    open: frame.open,
+                    inner: frame.inner,
+                    close: *tok,
+                };
+                push(&mut frames, &mut stmt, depth, node);
+                line_has_content = true;
+            }
+            Kind::Punct(brace @ (b'{' | b'}')) => {
+                if let Some(frame) = frames.last() {
+                    let open = frame.open.text.chars().next().unwrap_or('(');
+                    return Err(error_at(
+                        source,
+                        tok.start,
+                        FormatErrorKind::BraceInBrackets {
+                            brace: brace as char,
+                            open,
+                        },
+                    ));
+                }
+                let indent = if brace == b'{' {
+                    braces.push(*tok);
+                    depth
+                } else if braces.pop().is_some() {
+                    depth - 1
+                } else {
+                    return Err(error_at(
+                        source,
+                        tok.start,
+                        FormatErrorKind::UnexpectedClose('}'),
+                    ));
+                };
+                push(&mut frames, &mut stmt, indent, Node::Tok(*tok));
+                line_has_content = true;
+            }
+            _ => {
+                push(&mut frames, &mut stmt, depth, Node::Tok(*tok));
+                line_has_content = true;
+            }
+        }
+    }
+    if let Some(frame) = frames.first() {
+        let open = frame.open.text.chars().next().unwrap_or('(');
+        return Err(error_at(
+            source,
+            frame.open.start,
+            FormatErrorKind::Unclosed(open),
+        ));
+    }
+    if let Some(brace) = braces.last() {
+        return Err(error_at(
+            source,
+            brace.start,
+            FormatErrorKind::Unclosed('{'),
+        ));
+    }
+    if let Some(done) = stmt.take() {
+        entries.push(Entry::Stmt(done));
+    }
+    Ok(entries)
+}
+
+// ---------------------------------------------------------------------------
+// Rendering
+
+/// Whether one space separates two tokens written on one line.
+fn space_between(prev: &Token<'_>, next: &Token<'_>) -> bool {
+    match (prev.kind, next.kind) {
+        (_, Kind::Punct(b',' | b')' | b']' | b':' | b'?' | b'.'))
+        | (Kind::Punct(b'(' | b'[' | b'.'), _) => false,
+        (Kind::Word, Kind::Punct(b'(')) => prev.end != next.start,
+        _ => true,
+    }
+}
+
+struct Writer<'a> {
+    lines: Vec<String>,
+    cur: String,
+    cur_indent: usize,
+    prev: Option<Token<'a>>,
+    has_content: bool,
+}
+
+impl<'a> Writer<'a> {
+    fn new() -> Self {
+        Writer {
+            lines: Vec::new(),
+            cur: String::new(),
+            cur_indent: 0,
+            prev: None,
+            has_content: false,
+        }
+    }
+
+    fn start_line(&mut self, indent: usize) {
+        if self.has_content {
+            self.lines.push(std::mem::take(&mut self.cur));
+        }
+        self.cur = "  ".repeat(indent);
+        self.cur_indent = indent;
+        self.prev = None;
+        self.has_content = false;
+    }
+
+    fn finish(mut self) -> Vec<String> {
+        if self.has_content {
+            self.lines.push(self.cur);
+        }
+        self.lines
+    }
+
+    fn token(&mut self, tok: Token<'a>) {
+        if let Some(prev) = &self.prev {
+            if space_between(prev, &tok) {
+                self.cur.push(' ');
+            }
+        }
+        self.cur.push_str(tok.text);
+        self.prev = Some(tok);
+        self.has_content = true;
+    }
+
+    /// A comment ends its line; what follows starts a new line at `cont`.
+    fn comment(&mut self, text: &str, own_line: bool, cont: usize) {
+        if self.has_content {
+            if own_line {
+                self.start_line(cont);
+            } else {
+                self.cur.push(' ');
+            }
+        }
+        self.cur.push_str(text);
+        self.has_content = true;
+        self.start_line(cont);
+    }
+
+    fn nodes(&mut self, nodes: &[Node<'a>], cont: usize) {
+        for node in nodes {
+            self.node(node, cont);
+        }
+    }
+
+    fn node(&mut self, node: &Node<'a>, cont: usize) {
+        match node {
+            Node::Tok(t) => self.token(*t),
+            Node::Comment { text, own_line } => self.comment(text, *own_line, cont),
+            Node::Nl => {}
+            Node::Group { open, inner, close } => self.group(*open, inner, *close, cont),
+        }
+    }
+
+    fn group(&mut self, open: Token<'a>, inner: &[Node<'a>], close: Token<'a>, cont: usize) {
+        // Split at top-level commas.
+        let mut elems: Vec<&[Node<'a>]> = Vec::new();
+        let mut start = 0;
+        for (i, n) in inner.iter().enumerate() {
+            if n.is_punct(b',') {
+                elems.push(&inner[start..i]);
+                start = i + 1;
+            }
+        }
+        elems.push(&inner[start..]);
+        let commas = elems.len() - 1;
+        let has_comment = inner.iter().any(|n| matches!(n, Node::Comment { .. }));
+        let has_newline = contains_newline(inner);
+        let nonempty = elems.iter().filter(|e| e.iter().any(Node::is_code)).count();
+
+        if !has_newline || (commas == 0 && !has_comment) {
+            // One line.
+            self.token(open);
+            let drop_trailing = nonempty >= 2 && !elems[commas].iter().any(Node::is_code);
+            for (i, n) in inner.iter().enumerate() {
+                if drop_trailing && n.is_punct(b',') && inner[i + 1..].iter().all(|m| !m.is_code())
+                {
+                    continue;
+                }
+                self.node(n, cont);
+            }
+            self.token(close);
+            return;
+        }
+
+        // One element per line.
+        let base = self.cur_indent;
+        let item = base + 1;
+        self.token(open);
+        let last_nonempty = elems.iter().rposition(|e| e.iter().any(Node::is_code));
+        for (i, elem) in elems.iter().enumerate() {
+            let first_code = elem.iter().position(Node::is_code);
+            let last_code = elem.iter().rposition(Node::is_code);
+            let (leading, body, trailing) = match (first_code, last_code) {
+                (Some(a), Some(b)) => (&elem[..a], &elem[a..=b], &elem[b + 1..]),
+                _ => (*elem, &elem[..0], &elem[..0]),
+            };
+            self.nodes(leading, item);
+            if !body.is_empty() || i < commas {
+                self.start_line(item);
+                self.nodes(body, item + 1);
+                if i < commas || (commas > 0 && Some(i) == last_nonempty) {
+                    self.token(Token {
+                        kind: Kind::Punct(b','),
+                        text: ",",
+                        start: 0,
+                        end: 0,
+                    });
+                }
+            }
+            self.nodes(trailing, item);
+        }
+        self.start_line(base);
+        self.token(close);
+    }
+}
+
+fn contains_newline(nodes: &[Node<'_>]) -> bool {
+    nodes.iter().any(|n| match n {
+        Node::Nl | Node::Comment { .. } => true,
+        Node::Group { inner, .. } => contains_newline(inner),
+        Node::Tok(_) => false,
+    })
+}
+
+fn render_stmt(stmt: &Stmt<'_>, column: Option<usize>) -> Vec<String> {
+    let mut w = Writer::new();
+    w.start_line(stmt.indent);
+    w.nodes(&stmt.nodes, stmt.indent + 1);
+    let mut lines = w.finish();
+    if let (Some(column), Some(width), Some(Node::Tok(first))) =
+        (column, stmt.align_width(), stmt.nodes.first())
+    {
+        if let Some(line) = lines.first_mut() {
+            let at = stmt.indent * 2 + first.text.len();
+            if line.as_bytes().get(at) == Some(&b' ') && column > width + 1 {
+                line.insert_str(at, &" ".repeat(column - width - 1));
+            }
+        }
+    }
+    lines
+}
+
+fn layout(entries: &[Entry<'_>]) -> String {
+    // Only non-blank entries are rendered; blank lines are decided per entry.
+    let items: Vec<(usize, &Entry<'_>)> = entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| !matches!(e, Entry::Blank))
+        .collect();
+
+    // Entries that must have a blank line before them: a top-level block or a
+    // task header, or the first of the comments directly above it.
+    let mut forced = vec![false; items.len()];
+    for (k, (_, e)) in items.iter().enumerate() {
+        if let Entry::Stmt(s) = e {
+            if s.is_header() && s.indent <= 1 {
+                let mut first = k;
+                while first > 0
+                    && matches!(items[first - 1].1, Entry::Comment { .. })
+                    && items[first - 1].0 + 1 == items[first].0
+                {
+                    first -= 1;
+                }
+                forced[first] = true;
+            }
+        }
+    }
+
+    let mut blank_before = vec![false; items.len()];
+    for k in 1..items.len() {
+        let (idx, e) = items[k];
+        let (prev_idx, prev) = items[k - 1];
+        let prev_opens = matches!(prev, Entry::Stmt(s) if s.opens());
+        let closes = matches!(e, Entry::Stmt(s) if s.closes());
+        let after_block = matches!(prev, Entry::Stmt(s) if s.ends_with_close() && s.indent <= 1);
+        blank_before[k] =
+            !prev_opens && !closes && (forced[k] || after_block || idx > prev_idx + 1);
+    }
+
+    // Alignment groups: runs of brace-free statements with no blank line or
+    // comment line between them.
+    let mut columns = vec![None; items.len()];
+    let mut k = 0;
+    while k < items.len() {
+        let is_member = |k: usize| matches!(items[k].1, Entry::Stmt(s) if !s.has_brace());
+        if !is_member(k) {
+            k += 1;
+            continue;
+        }
+        let mut end = k + 1;
+        while end < items.len() && is_member(end) && !blank_before[end] {
+            end += 1;
+        }
+        let widths: Vec<usize> = (k..end)
+            .filter_map(|j| match items[j].1 {
+                Entry::Stmt(s) => s.align_width(),
+                _ => None,
+            })
+            .collect();
+        // Values already line up when every first word has the same width.
+        if widths.iter().any(|w| *w != widths[0]) {
+            let column = widths.iter().max().map(|w| w + 2);
+            for c in &mut columns[k..end] {
+                *c = column;
+            }
+        }
+        k = end;
+    }
+
+    let mut out = String::new();
+    for (k, (_, e)) in items.iter().enumerate() {
+        if blank_before[k] {
+            out.push('\n');
+        }
+        match e {
+            Entry::Blank => {}
+            Entry::Comment { depth, text } => {
+                out.push_str(&"  ".repeat(*depth));
+                out.push_str(text);
+                out.push('\n');
+            }
+            Entry::Stmt(s) => {
+                for line in render_stmt(s, columns[k]) {
+                    out.push_str(&line);
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+
+#[cfg(test)]
+mod tests;
