@@ -1,4 +1,5 @@
-//! The command line: files and the terminal around the pure core.
+//! The command line: files and the terminal around the pure core. Lives in
+//! the library so every binary that installs `flowc` is the same one line.
 
 use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
@@ -6,10 +7,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use flowc::analyze;
-use flowc::files::check_paths;
-use flowc::diagnostic::{self, Summary};
-use flowc::rules::registry;
+use crate::analyze;
+use crate::files::check_paths;
+use crate::diagnostic::{self, Summary};
+use crate::rules::registry;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -126,6 +127,57 @@ Exit status: as for `flowc check`.")]
         /// Files, or folders searched recursively for *.flow (default: the current folder)
         paths: Vec<PathBuf>,
     },
+    /// Format .flow files in place in the one canonical layout
+    #[command(after_help = "\
+Examples:
+  flowc fmt                     format every .flow file under the current folder
+  flowc fmt --check examples/   print a diff and exit 1 if a file would change
+
+Comments stay where they are; formatting never changes what a file means.
+Exit status: 0 formatted (or nothing to change); 1 a file would change (--check) or cannot be formatted; 2 the command could not run.")]
+    Fmt {
+        /// Files, or folders searched recursively for *.flow (default: the current folder)
+        paths: Vec<PathBuf>,
+        /// Change nothing; show what would change and exit 1 if anything would
+        #[arg(long)]
+        check: bool,
+    },
+    /// Draw a file's task graph: tasks, sources, sinks and effects, outputs coloured by guarantee
+    #[command(after_help = "\
+Examples:
+  flowc graph examples/revenue_daily.flow | dot -Tsvg > revenue.svg
+  flowc graph --format mermaid examples/revenue_daily.flow
+
+Every pipeline of the file is drawn (one graph each); --pipeline picks one.")]
+    Graph {
+        /// The .flow file
+        file: PathBuf,
+        /// Output format
+        #[arg(long, value_enum, default_value = "dot")]
+        format: GraphFormat,
+        /// Draw only this pipeline
+        #[arg(long)]
+        pipeline: Option<String>,
+    },
+    /// Create a starter project: a pipeline, a pre-commit config and a README
+    #[command(after_help = "\
+Examples:
+  flowc init                 in the current folder
+  flowc init my-pipelines    in a new folder
+
+Nothing is overwritten: init stops (exit 2) if any of its files exists.")]
+    Init {
+        /// The folder to create the project in (default: the current folder)
+        dir: Option<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum GraphFormat {
+    /// Graphviz DOT (`dot -Tsvg`)
+    Dot,
+    /// A Mermaid `flowchart`
+    Mermaid,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -167,7 +219,7 @@ fn print_findings(outcome: &analyze::Outcome) -> Summary {
 }
 
 fn build(paths: &[PathBuf], target: Target, out: &std::path::Path, argo_kind: ArgoKindArg) -> ExitCode {
-    use flowc::codegen::{argo, emit, lower};
+    use crate::codegen::{argo, emit, lower};
     let mut outcome = match check_paths(paths) {
         Ok(o) => o,
         Err(e) => return usage_error(&e),
@@ -195,7 +247,7 @@ fn build(paths: &[PathBuf], target: Target, out: &std::path::Path, argo_kind: Ar
                     ArgoKindArg::Template => argo::ArgoKind::Template,
                 },
             ),
-            Target::Airflow => flowc::codegen::airflow::generate(&pipelines),
+            Target::Airflow => crate::codegen::airflow::generate(&pipelines),
         };
         match generated.map_err(|p| emit::problems_to_diagnostics(&outcome, file, p)) {
             Ok(files) => match emit::write_all(out, &files, file) {
@@ -211,6 +263,110 @@ fn build(paths: &[PathBuf], target: Target, out: &std::path::Path, argo_kind: Ar
     let n = written.len();
     eprintln!("flowc: wrote {n} file{} to {}", if n == 1 { "" } else { "s" }, out.display());
     ExitCode::from(u8::from(summary.errors > 0))
+}
+
+fn fmt(paths: &[PathBuf], check: bool) -> ExitCode {
+    use crate::files::{collect, display};
+    let files = match collect(paths) {
+        Ok(f) => f,
+        Err(e) => return usage_error(&e),
+    };
+    let mut failed = false;
+    let mut out = String::new();
+    for f in &files {
+        let name = display(f);
+        let text = match std::fs::read(f) {
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(t) => t,
+                Err(_) => {
+                    eprintln!("{name}: not UTF-8; run `flowc check {name}`");
+                    failed = true;
+                    continue;
+                }
+            },
+            Err(e) => return usage_error(&format!("cannot read `{name}`: {e}")),
+        };
+        match crate::format::format(&text) {
+            Ok(new) if new == text => {}
+            Ok(new) if check => {
+                failed = true;
+                let diff = similar::TextDiff::from_lines(&text, &new);
+                out.push_str(&diff.unified_diff().context_radius(2).header(&name, &format!("{name} (formatted)")).to_string());
+            }
+            Ok(new) => {
+                if let Err(e) = crate::codegen::emit::write_atomic(f, &new) {
+                    return usage_error(&format!("cannot write `{name}`: {e}"));
+                }
+                eprintln!("formatted {name}");
+            }
+            Err(e) => {
+                eprintln!("{name}:{e}; run `flowc check {name}` for details");
+                failed = true;
+            }
+        }
+    }
+    print(&out);
+    ExitCode::from(u8::from(failed))
+}
+
+fn graph(file: &std::path::Path, format: GraphFormat, only: Option<&str>) -> ExitCode {
+    let outcome = match check_paths(&[file.to_path_buf()]) {
+        Ok(o) => o,
+        Err(e) => return usage_error(&e),
+    };
+    let Some(&root) = outcome.roots.first() else {
+        return usage_error(&format!("`{}` holds no .flow file", file.display()));
+    };
+    if outcome.broken.contains(&root) {
+        print_findings(&outcome);
+        return ExitCode::from(1);
+    }
+    let models: Vec<crate::graph::GraphModel> = outcome
+        .analysis
+        .pipelines
+        .iter()
+        .filter(|r| outcome.program.pipelines[r.pipeline].loc.file == root)
+        .filter(|r| only.is_none_or(|n| outcome.program.pipelines[r.pipeline].name == n))
+        .map(|r| crate::graph::model_of(&outcome.program, r))
+        .collect();
+    if models.is_empty() {
+        return usage_error(&match only {
+            Some(n) => format!("no pipeline `{n}` in `{}`", file.display()),
+            None => format!("`{}` declares no pipeline", file.display()),
+        });
+    }
+    let text: Vec<String> = models
+        .iter()
+        .map(|m| match format {
+            GraphFormat::Dot => crate::graph::to_dot(m),
+            GraphFormat::Mermaid => crate::graph::to_mermaid(m),
+        })
+        .collect();
+    print(&text.join("\n"));
+    ExitCode::SUCCESS
+}
+
+fn init(dir: Option<&std::path::Path>) -> ExitCode {
+    let dir = dir.unwrap_or(std::path::Path::new("."));
+    let name = std::fs::canonicalize(dir)
+        .ok()
+        .or_else(|| Some(dir.to_path_buf()))
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "pipelines".into());
+    let files = crate::init::starter_files(&name);
+    for (rel, _) in &files {
+        if dir.join(rel).exists() {
+            return usage_error(&format!("`{}` already exists; init changes nothing in a project that has it", dir.join(rel).display()));
+        }
+    }
+    for (rel, contents) in &files {
+        if let Err(e) = crate::codegen::emit::write_atomic(&dir.join(rel), contents) {
+            return usage_error(&format!("cannot write `{}`: {e}", dir.join(rel).display()));
+        }
+        eprintln!("created {}", dir.join(rel).display());
+    }
+    eprintln!("next: `flowc check {}`", dir.display());
+    ExitCode::SUCCESS
 }
 
 pub fn main() -> ExitCode {
@@ -246,8 +402,8 @@ pub fn main() -> ExitCode {
                 Err(e) => return usage_error(&e),
             };
             match format {
-                ReportFormat::Human => print(&flowc::report::table(&outcome)),
-                ReportFormat::Json => print(&flowc::report::json(&outcome)),
+                ReportFormat::Human => print(&crate::report::table(&outcome)),
+                ReportFormat::Json => print(&crate::report::json(&outcome)),
             }
             let summary = Summary::of(outcome.roots.len(), &outcome.diagnostics);
             if summary.errors > 0 {
@@ -272,6 +428,9 @@ pub fn main() -> ExitCode {
             }
         },
         Command::Build { target, out, argo_kind, paths } => build(&paths, target, &out, argo_kind),
+        Command::Fmt { paths, check } => fmt(&paths, check),
+        Command::Graph { file, format, pipeline } => graph(&file, format, pipeline.as_deref()),
+        Command::Init { dir } => init(dir.as_deref()),
         Command::Rules => {
             let mut out = String::new();
             for r in registry::all() {

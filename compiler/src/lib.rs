@@ -11,6 +11,7 @@
 //! - [`format`], [`graph`], [`init`]: `flowc fmt`, `flowc graph`, `flowc init`.
 
 pub mod analyze;
+pub mod cli;
 pub mod codegen;
 pub mod diagnostic;
 pub mod files;

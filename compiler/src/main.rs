@@ -1,7 +1,5 @@
 //! The `flowc` binary.
 
-mod cli;
-
 fn main() -> std::process::ExitCode {
-    cli::main()
+    flowc::cli::main()
 }

@@ -241,3 +241,44 @@ fn explain_and_rules() {
     assert_eq!(text.lines().count(), flowc::rules::registry::all().len());
     assert!(text.lines().any(|l| l.starts_with("FL900  guarantee-below-requirement")));
 }
+
+#[test]
+fn every_example_graph_renders_with_graphviz_and_mermaid() {
+    use std::process::Stdio;
+    let have_dot = std::process::Command::new("dot").arg("-V").stderr(Stdio::null()).status().is_ok();
+    assert!(have_dot || std::env::var_os("CI").is_none(), "graphviz `dot` is required in CI");
+    for f in common::flow_files("examples").iter().filter(|f| !f.contains("/shared/")) {
+        let out = flowc().args(["graph", f]).output().expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{f}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.stdout.starts_with(b"digraph "), "{f}");
+        if have_dot {
+            let mut child = std::process::Command::new("dot").arg("-Tsvg").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("dot");
+            child.stdin.take().expect("stdin").write_all(&out.stdout).expect("write");
+            let svg = child.wait_with_output().expect("dot runs");
+            assert!(svg.status.success(), "{f}: {}", String::from_utf8_lossy(&svg.stderr));
+            assert!(String::from_utf8_lossy(&svg.stdout).contains("<svg"), "{f}");
+        }
+        let mermaid = flowc().args(["graph", "--format", "mermaid", f]).output().expect("runs");
+        assert!(mermaid.stdout.starts_with(b"flowchart "), "{f}");
+    }
+}
+
+#[test]
+fn fmt_check_reports_a_diff_and_init_makes_a_clean_project() {
+    let dir = tempfile::tempdir().expect("dir");
+    let messy = dir.path().join("m.flow");
+    std::fs::write(&messy, "source s: files {\n path \"x\"\n     immutable\n}\n").expect("write");
+    let out = flowc().args(["fmt", "--check"]).arg(&messy).output().expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("+  path"), "{}", String::from_utf8_lossy(&out.stdout));
+    flowc().arg("fmt").arg(&messy).assert().code(0);
+    flowc().args(["fmt", "--check"]).arg(&messy).assert().code(0);
+
+    let project = dir.path().join("proj");
+    flowc().arg("init").arg(&project).assert().code(0);
+    flowc().arg("check").arg(&project).assert().code(0);
+    flowc().args(["fmt", "--check"]).arg(&project).assert().code(0);
+    assert!(project.join(".pre-commit-config.yaml").exists());
+    // A second init changes nothing.
+    flowc().arg("init").arg(&project).assert().code(2);
+}
