@@ -1,6 +1,7 @@
 //! The command line: files and the terminal around the pure core. Lives in
 //! the library so every binary that installs `flowc` is the same one line.
 
+use std::fmt::Write as _;
 use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -8,8 +9,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::analyze;
-use crate::files::check_paths;
 use crate::diagnostic::{self, Summary};
+use crate::files::check_paths;
 use crate::rules::registry;
 
 const EXAMPLES: &str = "\
@@ -39,7 +40,7 @@ pub struct Cli {
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum CheckFormat {
-    /// Rendered diagnostics for people (colour only on a terminal; NO_COLOR honoured)
+    /// Rendered diagnostics for people (colour only on a terminal; `NO_COLOR` honoured)
     Human,
     /// The versioned JSON of RULES.md
     Json,
@@ -121,7 +122,7 @@ Exit status: as for `flowc check`.")]
         /// The folder to write into (created if missing)
         #[arg(long)]
         out: PathBuf,
-        /// For Argo: `auto` (CronWorkflow when scheduled, else Workflow) or `template` (WorkflowTemplate)
+        /// For Argo: `auto` (`CronWorkflow` when scheduled, else Workflow) or `template` (`WorkflowTemplate`)
         #[arg(long, value_enum, default_value = "auto")]
         argo_kind: ArgoKindArg,
         /// Files, or folders searched recursively for *.flow (default: the current folder)
@@ -213,12 +214,22 @@ fn print(s: &str) {
 /// Print findings in the human format (to stderr when stdout carries other output).
 fn print_findings(outcome: &analyze::Outcome) -> Summary {
     let summary = Summary::of(outcome.roots.len(), &outcome.diagnostics);
-    let text = diagnostic::human::render(&outcome.sources, &outcome.diagnostics, summary, color_wanted());
+    let text = diagnostic::human::render(
+        &outcome.sources,
+        &outcome.diagnostics,
+        summary,
+        color_wanted(),
+    );
     print(&text);
     summary
 }
 
-fn build(paths: &[PathBuf], target: Target, out: &std::path::Path, argo_kind: ArgoKindArg) -> ExitCode {
+fn build(
+    paths: &[PathBuf],
+    target: Target,
+    out: &std::path::Path,
+    argo_kind: ArgoKindArg,
+) -> ExitCode {
     use crate::codegen::{argo, emit, lower};
     let mut outcome = match check_paths(paths) {
         Ok(o) => o,
@@ -261,7 +272,11 @@ fn build(paths: &[PathBuf], target: Target, out: &std::path::Path, argo_kind: Ar
     diagnostic::sort(&mut outcome.diagnostics, &outcome.sources);
     let summary = print_findings(&outcome);
     let n = written.len();
-    eprintln!("flowc: wrote {n} file{} to {}", if n == 1 { "" } else { "s" }, out.display());
+    eprintln!(
+        "flowc: wrote {n} file{} to {}",
+        if n == 1 { "" } else { "s" },
+        out.display()
+    );
     ExitCode::from(u8::from(summary.errors > 0))
 }
 
@@ -276,14 +291,15 @@ fn fmt(paths: &[PathBuf], check: bool) -> ExitCode {
     for f in &files {
         let name = display(f);
         let text = match std::fs::read(f) {
-            Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(t) => t,
-                Err(_) => {
+            Ok(bytes) => {
+                if let Ok(t) = String::from_utf8(bytes) {
+                    t
+                } else {
                     eprintln!("{name}: not UTF-8; run `flowc check {name}`");
                     failed = true;
                     continue;
                 }
-            },
+            }
             Err(e) => return usage_error(&format!("cannot read `{name}`: {e}")),
         };
         match crate::format::format(&text) {
@@ -291,7 +307,13 @@ fn fmt(paths: &[PathBuf], check: bool) -> ExitCode {
             Ok(new) if check => {
                 failed = true;
                 let diff = similar::TextDiff::from_lines(&text, &new);
-                out.push_str(&diff.unified_diff().context_radius(2).header(&name, &format!("{name} (formatted)")).to_string());
+                out.push_str(
+                    &diff
+                        .unified_diff()
+                        .context_radius(2)
+                        .header(&name, &format!("{name} (formatted)"))
+                        .to_string(),
+                );
             }
             Ok(new) => {
                 if let Err(e) = crate::codegen::emit::write_atomic(f, &new) {
@@ -356,7 +378,10 @@ fn init(dir: Option<&std::path::Path>) -> ExitCode {
     let files = crate::init::starter_files(&name);
     for (rel, _) in &files {
         if dir.join(rel).exists() {
-            return usage_error(&format!("`{}` already exists; init changes nothing in a project that has it", dir.join(rel).display()));
+            return usage_error(&format!(
+                "`{}` already exists; init changes nothing in a project that has it",
+                dir.join(rel).display()
+            ));
         }
     }
     for (rel, contents) in &files {
@@ -379,7 +404,11 @@ pub fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Check { paths, format, deny_warnings } => {
+        Command::Check {
+            paths,
+            format,
+            deny_warnings,
+        } => {
             let outcome = match check_paths(&paths) {
                 Ok(o) => o,
                 Err(e) => return usage_error(&e),
@@ -407,7 +436,10 @@ pub fn main() -> ExitCode {
             }
             let summary = Summary::of(outcome.roots.len(), &outcome.diagnostics);
             if summary.errors > 0 {
-                eprintln!("flowc: {}; run `flowc check` for details", diagnostic::human::summary_line(summary));
+                eprintln!(
+                    "flowc: {}; run `flowc check` for details",
+                    diagnostic::human::summary_line(summary)
+                );
                 for f in &outcome.roots {
                     if outcome.broken.contains(f) {
                         eprintln!("flowc: `{}` has no report: it does not parse or its names do not resolve", outcome.sources.path(*f));
@@ -416,25 +448,40 @@ pub fn main() -> ExitCode {
             }
             ExitCode::from(u8::from(summary.errors > 0))
         }
-        Command::Explain { rule } => match registry::lookup(&rule) {
-            Some(r) => {
+        Command::Explain { rule } => {
+            if let Some(r) = registry::lookup(&rule) {
                 print(r.explain);
                 ExitCode::SUCCESS
-            }
-            None => {
+            } else {
                 let names = registry::all().iter().flat_map(|r| [r.code, r.name]);
                 let hint = analyze::suggest::did_you_mean(&rule, names);
                 usage_error(&format!("no rule `{rule}`{hint}; `flowc rules` lists them"))
             }
-        },
-        Command::Build { target, out, argo_kind, paths } => build(&paths, target, &out, argo_kind),
+        }
+        Command::Build {
+            target,
+            out,
+            argo_kind,
+            paths,
+        } => build(&paths, target, &out, argo_kind),
         Command::Fmt { paths, check } => fmt(&paths, check),
-        Command::Graph { file, format, pipeline } => graph(&file, format, pipeline.as_deref()),
+        Command::Graph {
+            file,
+            format,
+            pipeline,
+        } => graph(&file, format, pipeline.as_deref()),
         Command::Init { dir } => init(dir.as_deref()),
         Command::Rules => {
             let mut out = String::new();
             for r in registry::all() {
-                out.push_str(&format!("{}  {:<28} {:<7}  {}\n", r.code, r.name, r.severity.word(), r.summary));
+                let _ = writeln!(
+                    out,
+                    "{}  {:<28} {:<7}  {}",
+                    r.code,
+                    r.name,
+                    r.severity.word(),
+                    r.summary
+                );
             }
             print(&out);
             ExitCode::SUCCESS

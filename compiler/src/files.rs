@@ -41,14 +41,22 @@ pub fn read_input(path: &Path) -> Result<Input, String> {
         _ => e.to_string(),
     })?;
     let key = std::fs::canonicalize(path).map_or_else(|_| display(path), |c| display(&c));
-    Ok(Input { path: display(path), key, bytes })
+    Ok(Input {
+        path: display(path),
+        key,
+        bytes,
+    })
 }
 
 /// Files named on the command line, and *.flow files under named folders,
 /// sorted so runs are deterministic.
 pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let defaults = [PathBuf::from(".")];
-    let paths = if paths.is_empty() { &defaults[..] } else { paths };
+    let paths = if paths.is_empty() {
+        &defaults[..]
+    } else {
+        paths
+    };
     let mut out = Vec::new();
     for p in paths {
         let meta = std::fs::metadata(p).map_err(|e| match e.kind() {
@@ -84,7 +92,6 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     }
     Ok(())
 }
-
 
 /// Collect, read and check files; `Err` is a usage problem (exit 2).
 pub fn check_paths(paths: &[PathBuf]) -> Result<crate::analyze::Outcome, String> {

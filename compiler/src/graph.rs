@@ -342,6 +342,83 @@ pub fn to_mermaid(g: &GraphModel) -> String {
     out
 }
 
+/// The graph of one analysed pipeline: a node per task and per declaration
+/// a task touches; an edge per read (labelled with its pin), per output
+/// (labelled with the mode or tracking, coloured by the derived guarantee)
+/// and per `after`.
+pub fn model_of(
+    program: &crate::analyze::Program,
+    report: &crate::analyze::PipelineReport,
+) -> GraphModel {
+    use crate::analyze::guarantee::TaskFacts;
+    use crate::analyze::model::{guarantee_word, mode_source, pin_word, Role, Tracking};
+    let pipeline_def = &program.pipelines[report.pipeline];
+    let mut model = GraphModel {
+        pipeline: pipeline_def.name.clone(),
+        ..GraphModel::default()
+    };
+    let mut seen = BTreeSet::new();
+    let mut node = |model: &mut GraphModel, decl: usize| {
+        if !seen.insert(decl) {
+            return;
+        }
+        let decl_def = &program.decls[decl];
+        let gnode = GNode {
+            name: decl_def.name.clone(),
+            kind: Some(program.kind_of(decl_def).name.clone()),
+        };
+        match decl_def.role {
+            Role::Source => model.sources.push(gnode),
+            Role::Sink => model.sinks.push(gnode),
+            Role::Effect => model.effects.push(gnode),
+        }
+    };
+    for &i in &report.graph.order {
+        let t = &pipeline_def.tasks[i];
+        let facts = TaskFacts::new(program, pipeline_def, t);
+        model.tasks.push(GNode {
+            name: t.name.clone(),
+            kind: None,
+        });
+        for r in &t.reads {
+            node(&mut model, r.decl);
+            model.edges.push(GEdge {
+                from: NodeRef::Data(program.decls[r.decl].name.clone()),
+                to: NodeRef::Task(t.name.clone()),
+                label: Some(facts.effective_pin(r).map_or_else(
+                    || "unpinned".to_string(),
+                    |pipeline_def| format!("pinned {}", pin_word(pipeline_def)),
+                )),
+                guarantee: None,
+            });
+        }
+        for output in &report.tasks[i].outputs {
+            node(&mut model, output.decl);
+            let label = match (output.mode, output.tracking) {
+                (Some(m), _) => mode_source(m).to_string(),
+                (None, Some(Tracking::Outbox)) => "via outbox".to_string(),
+                (None, Some(Tracking::IdempotencyKey)) => "via idempotency_key".to_string(),
+                _ => "untracked".to_string(),
+            };
+            model.edges.push(GEdge {
+                from: NodeRef::Task(t.name.clone()),
+                to: NodeRef::Data(output.target.clone()),
+                label: Some(label),
+                guarantee: Some(guarantee_word(output.guarantee).to_string()),
+            });
+        }
+        for (a, _) in &t.after {
+            model.edges.push(GEdge {
+                from: NodeRef::Task(a.clone()),
+                to: NodeRef::Task(t.name.clone()),
+                label: None,
+                guarantee: None,
+            });
+        }
+    }
+    model
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -491,7 +568,10 @@ mod tests {
             .spawn()
         else {
             // CI installs graphviz (scripts/setup); elsewhere it may be absent.
-            assert!(std::env::var_os("CI").is_none(), "graphviz `dot` is required in CI");
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "graphviz `dot` is required in CI"
+            );
             eprintln!("notice: graphviz `dot` not found; skipping the rendering check (apt-get install graphviz)");
             return;
         };
@@ -568,72 +648,4 @@ mod tests {
             );
         }
     }
-}
-
-/// The graph of one analysed pipeline: a node per task and per declaration
-/// a task touches; an edge per read (labelled with its pin), per output
-/// (labelled with the mode or tracking, coloured by the derived guarantee)
-/// and per `after`.
-pub fn model_of(program: &crate::analyze::Program, report: &crate::analyze::PipelineReport) -> GraphModel {
-    use crate::analyze::guarantee::TaskFacts;
-    use crate::analyze::model::{guarantee_word, mode_source, pin_word, Role, Tracking};
-    let p = &program.pipelines[report.pipeline];
-    let mut g = GraphModel {
-        pipeline: p.name.clone(),
-        ..GraphModel::default()
-    };
-    let mut seen = BTreeSet::new();
-    let mut node = |g: &mut GraphModel, decl: usize| {
-        if !seen.insert(decl) {
-            return;
-        }
-        let d = &program.decls[decl];
-        let n = GNode {
-            name: d.name.clone(),
-            kind: Some(program.kind_of(d).name.clone()),
-        };
-        match d.role {
-            Role::Source => g.sources.push(n),
-            Role::Sink => g.sinks.push(n),
-            Role::Effect => g.effects.push(n),
-        }
-    };
-    for &i in &report.graph.order {
-        let t = &p.tasks[i];
-        let f = TaskFacts::new(program, p, t);
-        g.tasks.push(GNode { name: t.name.clone(), kind: None });
-        for r in &t.reads {
-            node(&mut g, r.decl);
-            g.edges.push(GEdge {
-                from: NodeRef::Data(program.decls[r.decl].name.clone()),
-                to: NodeRef::Task(t.name.clone()),
-                label: Some(f.effective_pin(r).map_or_else(|| "unpinned".to_string(), |p| format!("pinned {}", pin_word(p)))),
-                guarantee: None,
-            });
-        }
-        for o in &report.tasks[i].outputs {
-            node(&mut g, o.decl);
-            let label = match (o.mode, o.tracking) {
-                (Some(m), _) => mode_source(m).to_string(),
-                (None, Some(Tracking::Outbox)) => "via outbox".to_string(),
-                (None, Some(Tracking::IdempotencyKey)) => "via idempotency_key".to_string(),
-                _ => "untracked".to_string(),
-            };
-            g.edges.push(GEdge {
-                from: NodeRef::Task(t.name.clone()),
-                to: NodeRef::Data(o.target.clone()),
-                label: Some(label),
-                guarantee: Some(guarantee_word(o.guarantee).to_string()),
-            });
-        }
-        for (a, _) in &t.after {
-            g.edges.push(GEdge {
-                from: NodeRef::Task(a.clone()),
-                to: NodeRef::Task(t.name.clone()),
-                label: None,
-                guarantee: None,
-            });
-        }
-    }
-    g
 }

@@ -1,6 +1,8 @@
 //! `flowc report`: the derived guarantee of every output, as a table for
 //! people and as the versioned JSON of RULES.md.
 
+use std::fmt::Write as _;
+
 use serde_json::{json, Value};
 
 use crate::analyze::guarantee::{Clauses, OutputReport};
@@ -108,7 +110,8 @@ pub fn json(outcome: &Outcome) -> String {
             })
         })
         .collect();
-    let mut s = serde_json::to_string_pretty(&json!({ "version": 1, "pipelines": pipelines })).unwrap_or_default();
+    let mut s = serde_json::to_string_pretty(&json!({ "version": 1, "pipelines": pipelines }))
+        .unwrap_or_default();
     s.push('\n');
     s
 }
@@ -118,7 +121,12 @@ pub fn table(outcome: &Outcome) -> String {
     let mut out = String::new();
     for (i, pr) in pipelines_of(outcome) {
         let p = &outcome.program.pipelines[i];
-        out.push_str(&format!("pipeline {} ({})\n", p.name, outcome.sources.path(p.loc.file)));
+        let _ = writeln!(
+            out,
+            "pipeline {} ({})",
+            p.name,
+            outcome.sources.path(p.loc.file)
+        );
         let mut rows: Vec<[String; 6]> = vec![[
             "task".into(),
             "output".into(),
@@ -129,7 +137,14 @@ pub fn table(outcome: &Outcome) -> String {
         ]];
         for t in &pr.tasks {
             if t.outputs.is_empty() {
-                rows.push([t.name.clone(), "-".into(), "-".into(), "-".into(), "-".into(), String::new()]);
+                rows.push([
+                    t.name.clone(),
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                    String::new(),
+                ]);
             }
             for o in &t.outputs {
                 let mode = match (o.mode, o.tracking) {
@@ -137,10 +152,22 @@ pub fn table(outcome: &Outcome) -> String {
                     (None, Some(tr)) => format!("emit {}", tracking_word(tr)),
                     _ => String::new(),
                 };
-                let mark = if crate::analyze::model::at_least(o.guarantee, o.required) { "" } else { "  ✗" };
+                let mark = if crate::analyze::model::at_least(o.guarantee, o.required) {
+                    ""
+                } else {
+                    "  ✗"
+                };
                 let mut failing = failing_clauses(&o.clauses).join(", ");
-                if o.role == Role::Effect && !o.failing.is_empty() && failing.is_empty() && o.guarantee != o.required {
-                    failing = o.failing.first().map(|(_, m)| m.clone()).unwrap_or_default();
+                if o.role == Role::Effect
+                    && !o.failing.is_empty()
+                    && failing.is_empty()
+                    && o.guarantee != o.required
+                {
+                    failing = o
+                        .failing
+                        .first()
+                        .map(|(_, m)| m.clone())
+                        .unwrap_or_default();
                 }
                 rows.push([
                     t.name.clone(),
@@ -170,14 +197,15 @@ pub fn table(outcome: &Outcome) -> String {
             out.push('\n');
         }
         for t in &pr.tasks {
-            out.push_str(&format!(
-                "  {}: {} attempt{} per write, on_ambiguous {}, achieved {}\n",
+            let _ = writeln!(
+                out,
+                "  {}: {} attempt{} per write, on_ambiguous {}, achieved {}",
                 t.name,
                 t.attempts_per_write,
                 if t.attempts_per_write == 1 { "" } else { "s" },
                 on_ambiguous_word(t.on_ambiguous),
                 t.achieved.map_or("n/a (no outputs)", guarantee_word)
-            ));
+            );
         }
         out.push('\n');
     }

@@ -23,6 +23,7 @@ impl Span {
     }
 
     /// The smallest span covering both.
+    #[must_use]
     pub fn to(self, other: Span) -> Span {
         Span::new(self.start.min(other.start), self.end.max(other.end))
     }

@@ -15,7 +15,10 @@ fn flowc() -> Command {
 }
 
 fn temp_flow(contents: &[u8]) -> tempfile::NamedTempFile {
-    let mut f = tempfile::Builder::new().suffix(".flow").tempfile().expect("temp file");
+    let mut f = tempfile::Builder::new()
+        .suffix(".flow")
+        .tempfile()
+        .expect("temp file");
     f.write_all(contents).expect("write");
     f
 }
@@ -27,7 +30,11 @@ fn json_of(out: &[u8]) -> Value {
 #[test]
 fn missing_brace_is_fl001_at_end_of_file_with_words() {
     let f = temp_flow(b"pipeline p {\n  task t {\n    run command [\"x\"]\n  }\n");
-    let out = flowc().args(["check", "--format", "json"]).arg(f.path()).output().expect("runs");
+    let out = flowc()
+        .args(["check", "--format", "json"])
+        .arg(f.path())
+        .output()
+        .expect("runs");
     assert_eq!(out.status.code(), Some(1));
     let v = json_of(&out.stdout);
     let d = &v["diagnostics"][0];
@@ -42,8 +49,18 @@ fn missing_brace_is_fl001_at_end_of_file_with_words() {
 
     let human = flowc().arg("check").arg(f.path()).output().expect("runs");
     let text = String::from_utf8_lossy(&human.stdout);
-    for rule_name in ["pipeline_item", "task_item", "kw_", "rbrace", "EOI", "_stmt"] {
-        assert!(!text.contains(rule_name), "grammar internals `{rule_name}` in:\n{text}");
+    for rule_name in [
+        "pipeline_item",
+        "task_item",
+        "kw_",
+        "rbrace",
+        "EOI",
+        "_stmt",
+    ] {
+        assert!(
+            !text.contains(rule_name),
+            "grammar internals `{rule_name}` in:\n{text}"
+        );
     }
     assert!(text.contains("expected `}`"), "{text}");
 }
@@ -62,12 +79,25 @@ fn syntax_errors_never_show_rule_names() {
     ];
     for c in cases {
         let f = temp_flow(c);
-        let out = flowc().args(["check", "--format", "json"]).arg(f.path()).output().expect("runs");
+        let out = flowc()
+            .args(["check", "--format", "json"])
+            .arg(f.path())
+            .output()
+            .expect("runs");
         assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(c));
         let v = json_of(&out.stdout);
-        let msg = v["diagnostics"][0]["message"].as_str().unwrap_or_default().to_string();
-        assert!(msg.starts_with("expected ") || msg.starts_with("unexpected "), "{msg}");
-        assert!(!msg.contains('_') || msg.contains('`'), "looks like a rule name: {msg}");
+        let msg = v["diagnostics"][0]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            msg.starts_with("expected ") || msg.starts_with("unexpected "),
+            "{msg}"
+        );
+        assert!(
+            !msg.contains('_') || msg.contains('`'),
+            "looks like a rule name: {msg}"
+        );
         for internal in ["kw_", "_item", "_stmt", "rbrace", "lbrace", "EOI", "SOI"] {
             assert!(!msg.contains(internal), "{msg}");
         }
@@ -76,9 +106,16 @@ fn syntax_errors_never_show_rule_names() {
 
 #[test]
 fn non_utf8_and_binary_files_are_fl001() {
-    for bytes in [&b"pipeline p {\xff\xfe }\n"[..], &[0u8, 159, 146, 150, 0, 1, 2][..]] {
+    for bytes in [
+        &b"pipeline p {\xff\xfe }\n"[..],
+        &[0u8, 159, 146, 150, 0, 1, 2][..],
+    ] {
         let f = temp_flow(bytes);
-        let out = flowc().args(["check", "--format", "json"]).arg(f.path()).output().expect("runs");
+        let out = flowc()
+            .args(["check", "--format", "json"])
+            .arg(f.path())
+            .output()
+            .expect("runs");
         assert_eq!(out.status.code(), Some(1));
         let v = json_of(&out.stdout);
         assert_eq!(v["diagnostics"][0]["code"], "FL001");
@@ -94,19 +131,36 @@ fn empty_file_is_clean() {
 #[test]
 fn huge_and_deeply_nested_inputs_end_quickly() {
     let nested = "[".repeat(100_000);
-    let parens = format!("pipeline p {{\n  task t {{\n    key {}\n  }}\n}}\n", "(".repeat(100_000));
+    let parens = format!(
+        "pipeline p {{\n  task t {{\n    key {}\n  }}\n}}\n",
+        "(".repeat(100_000)
+    );
     let mut big = String::with_capacity(50 * 1024 * 1024);
     let block = "source s: files {\n  path \"x\"\n}\n";
     while big.len() < 50 * 1024 * 1024 {
         big.push_str("# filler comment line to make the file large\n");
     }
     big.push_str(block);
-    for input in [format!("sink s: files {{\n  path {nested}\n}}\n"), parens, big] {
+    for input in [
+        format!("sink s: files {{\n  path {nested}\n}}\n"),
+        parens,
+        big,
+    ] {
         let f = temp_flow(input.as_bytes());
         let start = Instant::now();
-        let out = flowc().args(["check", "--format", "json"]).arg(f.path()).timeout(Duration::from_secs(30)).output().expect("runs");
+        let out = flowc()
+            .args(["check", "--format", "json"])
+            .arg(f.path())
+            .timeout(Duration::from_secs(30))
+            .output()
+            .expect("runs");
         assert!(start.elapsed() < Duration::from_secs(30));
-        assert!(matches!(out.status.code(), Some(0 | 1)), "status {:?}: {}", out.status, String::from_utf8_lossy(&out.stderr));
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "status {:?}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
         let v = json_of(&out.stdout);
         assert!(v["summary"].is_object());
@@ -115,7 +169,10 @@ fn huge_and_deeply_nested_inputs_end_quickly() {
 
 #[test]
 fn exit_status_two_for_usage_problems() {
-    flowc().args(["check", "does/not/exist.flow"]).assert().code(2);
+    flowc()
+        .args(["check", "does/not/exist.flow"])
+        .assert()
+        .code(2);
     flowc().args(["check", "--format", "xml"]).assert().code(2);
     flowc().args(["explain", "FL999"]).assert().code(2);
     flowc().arg("frobnicate").assert().code(2);
@@ -129,7 +186,10 @@ fn help_and_version() {
     for sub in ["check", "report", "explain", "rules"] {
         let out = flowc().args([sub, "--help"]).output().expect("runs");
         assert_eq!(out.status.code(), Some(0));
-        assert!(String::from_utf8_lossy(&out.stdout).contains("Example"), "{sub} --help has no example");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("Example"),
+            "{sub} --help has no example"
+        );
     }
     let out = flowc().arg("--version").output().expect("runs");
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("flowc "));
@@ -139,9 +199,18 @@ fn help_and_version() {
 fn folders_are_searched_recursively_and_no_path_means_current_folder() {
     let dir = tempfile::tempdir().expect("dir");
     std::fs::create_dir_all(dir.path().join("a/b")).expect("mkdir");
-    std::fs::write(dir.path().join("a/b/x.flow"), "pipeline p {\n  task t {\n  }\n}\n").expect("write");
+    std::fs::write(
+        dir.path().join("a/b/x.flow"),
+        "pipeline p {\n  task t {\n  }\n}\n",
+    )
+    .expect("write");
     std::fs::write(dir.path().join("a/ignored.txt"), "not flow").expect("write");
-    let out = Command::cargo_bin("flowc").expect("bin").current_dir(dir.path()).args(["check", "--format", "json"]).output().expect("runs");
+    let out = Command::cargo_bin("flowc")
+        .expect("bin")
+        .current_dir(dir.path())
+        .args(["check", "--format", "json"])
+        .output()
+        .expect("runs");
     assert_eq!(out.status.code(), Some(1));
     let v = json_of(&out.stdout);
     assert_eq!(v["summary"]["files"], 1);
@@ -152,17 +221,29 @@ fn folders_are_searched_recursively_and_no_path_means_current_folder() {
 #[test]
 fn deny_warnings_turns_warnings_into_failure() {
     let f = temp_flow(b"source s: files {\n  path \"x\"\n}\n\npipeline p {\n  task t {\n    read s\n    run command [\"x\"]\n  }\n}\n");
-    let out = flowc().args(["check", "--format", "json"]).arg(f.path()).output().expect("runs");
+    let out = flowc()
+        .args(["check", "--format", "json"])
+        .arg(f.path())
+        .output()
+        .expect("runs");
     assert_eq!(out.status.code(), Some(0));
     let v = json_of(&out.stdout);
     assert_eq!(v["summary"]["warnings"], 1);
-    flowc().args(["check", "--deny-warnings"]).arg(f.path()).assert().code(1);
+    flowc()
+        .args(["check", "--deny-warnings"])
+        .arg(f.path())
+        .assert()
+        .code(1);
 }
 
 #[test]
 fn github_annotations_name_file_line_and_code() {
     let f = temp_flow(b"pipeline p {\n  task t {\n  }\n}\n");
-    let out = flowc().args(["check", "--format", "github"]).arg(f.path()).output().expect("runs");
+    let out = flowc()
+        .args(["check", "--format", "github"])
+        .arg(f.path())
+        .output()
+        .expect("runs");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with("::error file="), "{text}");
     assert!(text.contains(",line=2,col=8,"), "{text}");
@@ -172,42 +253,81 @@ fn github_annotations_name_file_line_and_code() {
 fn sarif_validator() -> jsonschema::Validator {
     // The published schema's `language` patterns have a stray `]` that
     // Rust's regex engine rejects; this is the pattern they mean.
-    let text = std::fs::read_to_string(common::repo_root().join("tests/data/sarif-2.1.0-rtm.5.json")).expect("schema");
-    let text = text.replace("^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$", "^[a-zA-Z]{2}(-[a-zA-Z]{2})?$");
+    let text =
+        std::fs::read_to_string(common::repo_root().join("tests/data/sarif-2.1.0-rtm.5.json"))
+            .expect("schema");
+    let text = text.replace(
+        "^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$",
+        "^[a-zA-Z]{2}(-[a-zA-Z]{2})?$",
+    );
     let schema: Value = serde_json::from_str(&text).expect("json");
-    jsonschema::options().should_validate_formats(false).build(&schema).expect("schema compiles")
+    jsonschema::options()
+        .should_validate_formats(false)
+        .build(&schema)
+        .expect("schema compiles")
 }
 
 #[test]
 fn sarif_output_validates_against_the_sarif_schema() {
     let validator = sarif_validator();
-    let out = flowc().args(["check", "--format", "sarif", "tests/fixtures/rules"]).output().expect("runs");
+    let out = flowc()
+        .args(["check", "--format", "sarif", "tests/fixtures/rules"])
+        .output()
+        .expect("runs");
     let v = json_of(&out.stdout);
-    let errors: Vec<String> = validator.iter_errors(&v).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    let errors: Vec<String> = validator
+        .iter_errors(&v)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
     assert!(errors.is_empty(), "{errors:#?}");
-    let rules = v["runs"][0]["tool"]["driver"]["rules"].as_array().expect("rules");
+    let rules = v["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .expect("rules");
     assert_eq!(rules.len(), flowc::rules::registry::all().len());
-    assert!(rules.iter().all(|r| r["helpUri"].as_str().is_some_and(|u| u.starts_with("https://"))));
-    assert!(!v["runs"][0]["results"].as_array().expect("results").is_empty());
+    assert!(rules.iter().all(|r| r["helpUri"]
+        .as_str()
+        .is_some_and(|u| u.starts_with("https://"))));
+    assert!(!v["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .is_empty());
     // The validator can fail: a result without its message is rejected.
     let mut broken = v.clone();
-    broken["runs"][0]["results"][0].as_object_mut().expect("object").remove("message");
+    broken["runs"][0]["results"][0]
+        .as_object_mut()
+        .expect("object")
+        .remove("message");
     broken["runs"][0]["results"][0]["level"] = Value::from("fatal");
     assert!(!validator.is_valid(&broken));
 }
 
 #[test]
 fn json_shape_matches_rules_md_for_every_fixture() {
-    let out = flowc().args(["check", "--format", "json", "tests/fixtures"]).output().expect("runs");
+    let out = flowc()
+        .args(["check", "--format", "json", "tests/fixtures"])
+        .output()
+        .expect("runs");
     let v = json_of(&out.stdout);
     assert_eq!(v["version"], 1);
     let diags = v["diagnostics"].as_array().expect("array");
     assert!(!diags.is_empty());
-    let span_ok = |s: &Value| ["offset", "length", "line", "column"].iter().all(|k| s[k].is_u64());
+    let span_ok = |s: &Value| {
+        ["offset", "length", "line", "column"]
+            .iter()
+            .all(|k| s[k].is_u64())
+    };
     for d in diags {
-        assert!(d["code"].as_str().is_some_and(|c| c.len() == 5 && c.starts_with("FL")), "{d}");
+        assert!(
+            d["code"]
+                .as_str()
+                .is_some_and(|c| c.len() == 5 && c.starts_with("FL")),
+            "{d}"
+        );
         assert!(d["name"].as_str().is_some_and(|n| !n.is_empty()), "{d}");
-        assert!(matches!(d["severity"].as_str(), Some("error" | "warning")), "{d}");
+        assert!(
+            matches!(d["severity"].as_str(), Some("error" | "warning")),
+            "{d}"
+        );
         assert!(d["message"].is_string() && d["file"].is_string(), "{d}");
         assert!(span_ok(&d["span"]), "{d}");
         for l in d["labels"].as_array().expect("labels") {
@@ -219,7 +339,16 @@ fn json_shape_matches_rules_md_for_every_fixture() {
         assert!(v["summary"][k].is_u64());
     }
     // Sorted by file, then offset, then code.
-    let keys: Vec<(String, u64, String)> = diags.iter().map(|d| (d["file"].as_str().unwrap_or_default().to_string(), d["span"]["offset"].as_u64().unwrap_or(0), d["code"].as_str().unwrap_or_default().to_string())).collect();
+    let keys: Vec<(String, u64, String)> = diags
+        .iter()
+        .map(|d| {
+            (
+                d["file"].as_str().unwrap_or_default().to_string(),
+                d["span"]["offset"].as_u64().unwrap_or(0),
+                d["code"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
     let mut sorted = keys.clone();
     sorted.sort();
     assert_eq!(keys, sorted);
@@ -227,38 +356,82 @@ fn json_shape_matches_rules_md_for_every_fixture() {
 
 #[test]
 fn output_is_deterministic() {
-    let run = || flowc().args(["check", "--format", "json", "tests/fixtures", "examples"]).output().expect("runs").stdout;
+    let run = || {
+        flowc()
+            .args(["check", "--format", "json", "tests/fixtures", "examples"])
+            .output()
+            .expect("runs")
+            .stdout
+    };
     assert_eq!(run(), run());
 }
 
 #[test]
 fn explain_and_rules() {
-    let out = flowc().args(["explain", "check-then-append"]).output().expect("runs");
+    let out = flowc()
+        .args(["explain", "check-then-append"])
+        .output()
+        .expect("runs");
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("# FL201 check-then-append"));
     let out = flowc().arg("rules").output().expect("runs");
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(text.lines().count(), flowc::rules::registry::all().len());
-    assert!(text.lines().any(|l| l.starts_with("FL900  guarantee-below-requirement")));
+    assert!(text
+        .lines()
+        .any(|l| l.starts_with("FL900  guarantee-below-requirement")));
 }
 
 #[test]
 fn every_example_graph_renders_with_graphviz_and_mermaid() {
     use std::process::Stdio;
-    let have_dot = std::process::Command::new("dot").arg("-V").stderr(Stdio::null()).status().is_ok();
-    assert!(have_dot || std::env::var_os("CI").is_none(), "graphviz `dot` is required in CI");
-    for f in common::flow_files("examples").iter().filter(|f| !f.contains("/shared/")) {
+    let have_dot = std::process::Command::new("dot")
+        .arg("-V")
+        .stderr(Stdio::null())
+        .status()
+        .is_ok();
+    assert!(
+        have_dot || std::env::var_os("CI").is_none(),
+        "graphviz `dot` is required in CI"
+    );
+    for f in common::flow_files("examples")
+        .iter()
+        .filter(|f| !f.contains("/shared/"))
+    {
         let out = flowc().args(["graph", f]).output().expect("runs");
-        assert_eq!(out.status.code(), Some(0), "{f}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{f}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert!(out.stdout.starts_with(b"digraph "), "{f}");
         if have_dot {
-            let mut child = std::process::Command::new("dot").arg("-Tsvg").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("dot");
-            child.stdin.take().expect("stdin").write_all(&out.stdout).expect("write");
+            let mut child = std::process::Command::new("dot")
+                .arg("-Tsvg")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("dot");
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(&out.stdout)
+                .expect("write");
             let svg = child.wait_with_output().expect("dot runs");
-            assert!(svg.status.success(), "{f}: {}", String::from_utf8_lossy(&svg.stderr));
+            assert!(
+                svg.status.success(),
+                "{f}: {}",
+                String::from_utf8_lossy(&svg.stderr)
+            );
             assert!(String::from_utf8_lossy(&svg.stdout).contains("<svg"), "{f}");
         }
-        let mermaid = flowc().args(["graph", "--format", "mermaid", f]).output().expect("runs");
+        let mermaid = flowc()
+            .args(["graph", "--format", "mermaid", f])
+            .output()
+            .expect("runs");
         assert!(mermaid.stdout.starts_with(b"flowchart "), "{f}");
     }
 }
@@ -267,17 +440,37 @@ fn every_example_graph_renders_with_graphviz_and_mermaid() {
 fn fmt_check_reports_a_diff_and_init_makes_a_clean_project() {
     let dir = tempfile::tempdir().expect("dir");
     let messy = dir.path().join("m.flow");
-    std::fs::write(&messy, "source s: files {\n path \"x\"\n     immutable\n}\n").expect("write");
-    let out = flowc().args(["fmt", "--check"]).arg(&messy).output().expect("runs");
+    std::fs::write(
+        &messy,
+        "source s: files {\n path \"x\"\n     immutable\n}\n",
+    )
+    .expect("write");
+    let out = flowc()
+        .args(["fmt", "--check"])
+        .arg(&messy)
+        .output()
+        .expect("runs");
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("+  path"), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("+  path"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     flowc().arg("fmt").arg(&messy).assert().code(0);
-    flowc().args(["fmt", "--check"]).arg(&messy).assert().code(0);
+    flowc()
+        .args(["fmt", "--check"])
+        .arg(&messy)
+        .assert()
+        .code(0);
 
     let project = dir.path().join("proj");
     flowc().arg("init").arg(&project).assert().code(0);
     flowc().arg("check").arg(&project).assert().code(0);
-    flowc().args(["fmt", "--check"]).arg(&project).assert().code(0);
+    flowc()
+        .args(["fmt", "--check"])
+        .arg(&project)
+        .assert()
+        .code(0);
     assert!(project.join(".pre-commit-config.yaml").exists());
     // A second init changes nothing.
     flowc().arg("init").arg(&project).assert().code(2);

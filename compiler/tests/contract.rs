@@ -17,31 +17,65 @@ impl Run {
     }
 
     fn severity(&self, code: &str) -> Option<&str> {
-        self.codes.iter().find(|(c, _)| c == code).map(|(_, s)| s.as_str())
+        self.codes
+            .iter()
+            .find(|(c, _)| c == code)
+            .map(|(_, s)| s.as_str())
     }
 
     /// The guarantee of output `i` of task `task`.
     fn guarantee(&self, task: &str, i: usize) -> String {
-        let tasks = self.report["pipelines"][0]["tasks"].as_array().expect("tasks");
-        let t = tasks.iter().find(|t| t["name"] == task).expect("task in report");
-        t["outputs"][i]["guarantee"].as_str().expect("guarantee").to_string()
+        let tasks = self.report["pipelines"][0]["tasks"]
+            .as_array()
+            .expect("tasks");
+        let t = tasks
+            .iter()
+            .find(|t| t["name"] == task)
+            .expect("task in report");
+        t["outputs"][i]["guarantee"]
+            .as_str()
+            .expect("guarantee")
+            .to_string()
     }
 
     fn task(&self, task: &str) -> Value {
-        let tasks = self.report["pipelines"][0]["tasks"].as_array().expect("tasks");
-        tasks.iter().find(|t| t["name"] == task).expect("task").clone()
+        let tasks = self.report["pipelines"][0]["tasks"]
+            .as_array()
+            .expect("tasks");
+        tasks
+            .iter()
+            .find(|t| t["name"] == task)
+            .expect("task")
+            .clone()
     }
 }
 
 fn run(src: &str) -> Run {
-    let o = analyze::check(vec![Input { path: "t.flow".into(), key: "t.flow".into(), bytes: src.as_bytes().to_vec() }], &NoImports);
-    let json: Value = serde_json::from_str(&flowc::diagnostic::json::render(&o.sources, &o.diagnostics, flowc::diagnostic::Summary::of(1, &o.diagnostics))).expect("json");
+    let o = analyze::check(
+        vec![Input {
+            path: "t.flow".into(),
+            key: "t.flow".into(),
+            bytes: src.as_bytes().to_vec(),
+        }],
+        &NoImports,
+    );
+    let json: Value = serde_json::from_str(&flowc::diagnostic::json::render(
+        &o.sources,
+        &o.diagnostics,
+        flowc::diagnostic::Summary::of(1, &o.diagnostics),
+    ))
+    .expect("json");
     let codes = json["diagnostics"]
         .as_array()
         .expect("diags")
         .iter()
         .filter(|d| d.get("suppressed").is_none())
-        .map(|d| (d["code"].as_str().unwrap_or_default().to_string(), d["severity"].as_str().unwrap_or_default().to_string()))
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap_or_default().to_string(),
+                d["severity"].as_str().unwrap_or_default().to_string(),
+            )
+        })
         .collect();
     let report: Value = serde_json::from_str(&flowc::report::json(&o)).expect("report json");
     Run { codes, report }
@@ -53,8 +87,7 @@ const SOURCE: &str = "source src: files {\n  path \"in/{interval.start}/\"\n  im
 fn mode_case(kind: &str, mode: &str) -> String {
     let params = match kind {
         "files" => "  path \"out/\"\n",
-        "postgres_table" => "  table \"t\"\n  primary_key id\n",
-        "sqlite_table" => "  table \"t\"\n  primary_key id\n",
+        "postgres_table" | "sqlite_table" => "  table \"t\"\n  primary_key id\n",
         "delta_table" => "  location \"s3://b/t\"\n  primary_key id\n",
         "iceberg_table" => "  table \"db.t\"\n  primary_key id\n",
         "kafka_topic" => "  topic \"t\"\n",
@@ -70,13 +103,66 @@ fn every_mode_against_every_sink_kind() {
     // (kind, writes it offers, transactional, versioned) per LANGUAGE.md's stdlib table.
     let kinds: [(&str, &[&str], bool, bool); 6] = [
         ("files", &["append", "overwrite"], false, false),
-        ("postgres_table", &["upsert", "replace partition day = interval.start", "append", "append ledger", "check_then_append", "transactional"], true, false),
-        ("sqlite_table", &["upsert", "replace partition day = interval.start", "append", "append ledger", "check_then_append", "transactional"], true, false),
-        ("delta_table", &["conditional_commit", "overwrite", "append", "replace partition day = interval.start"], true, true),
-        ("iceberg_table", &["conditional_commit", "overwrite", "append", "replace partition day = interval.start"], true, true),
+        (
+            "postgres_table",
+            &[
+                "upsert",
+                "replace partition day = interval.start",
+                "append",
+                "append ledger",
+                "check_then_append",
+                "transactional",
+            ],
+            true,
+            false,
+        ),
+        (
+            "sqlite_table",
+            &[
+                "upsert",
+                "replace partition day = interval.start",
+                "append",
+                "append ledger",
+                "check_then_append",
+                "transactional",
+            ],
+            true,
+            false,
+        ),
+        (
+            "delta_table",
+            &[
+                "conditional_commit",
+                "overwrite",
+                "append",
+                "replace partition day = interval.start",
+            ],
+            true,
+            true,
+        ),
+        (
+            "iceberg_table",
+            &[
+                "conditional_commit",
+                "overwrite",
+                "append",
+                "replace partition day = interval.start",
+            ],
+            true,
+            true,
+        ),
         ("kafka_topic", &["append", "transactional"], true, false),
     ];
-    let modes = ["upsert", "replace partition day = interval.start", "append", "append ledger", "check_then_append", "conditional_commit", "overwrite", "transactional"];
+    let modes = [
+        "upsert",
+        "replace partition day = interval.start",
+        "append",
+        "append ledger",
+        "check_then_append",
+        "conditional_commit",
+        "overwrite",
+        "transactional",
+    ];
     for (kind, offered, _transactional, versioned) in kinds {
         for mode in modes {
             let r = run(&mode_case(kind, mode));
@@ -84,25 +170,44 @@ fn every_mode_against_every_sink_kind() {
             assert_eq!(r.has("FL205"), !supported, "{kind} {mode}: {:?}", r.codes);
             let g = r.guarantee("t", 0);
             let expected = match (mode, supported) {
-                (_, false) => "at_least_once",
-                ("upsert" | "replace partition day = interval.start" | "append ledger", true) => "effectively_once",
+                ("upsert" | "replace partition day = interval.start" | "append ledger", true) => {
+                    "effectively_once"
+                }
                 ("conditional_commit", true) => "exactly_once",
-                // `transactional` needs reads with offsets under one coordinator: files have none.
+                // Unsupported modes fail `idempotent`; `transactional` needs reads
+                // with offsets under one coordinator, and files have none.
                 _ => "at_least_once",
             };
             assert_eq!(g, expected, "{kind} {mode}: {:?}", r.codes);
-            assert_eq!(r.has("FL900"), expected == "at_least_once", "{kind} {mode}: {:?}", r.codes);
+            assert_eq!(
+                r.has("FL900"),
+                expected == "at_least_once",
+                "{kind} {mode}: {:?}",
+                r.codes
+            );
             assert_eq!(r.has("FL201"), mode == "check_then_append", "{kind} {mode}");
             assert_eq!(r.has("FL202"), mode == "append", "{kind} {mode}");
-            assert_eq!(r.has("FL204"), mode == "overwrite" && versioned, "{kind} {mode}");
+            assert_eq!(
+                r.has("FL204"),
+                mode == "overwrite" && versioned,
+                "{kind} {mode}"
+            );
             assert_eq!(r.has("FL303"), mode == "transactional", "{kind} {mode}");
         }
     }
 }
 
 fn key_case(term: &str, scheduled: bool, nondeterministic: bool) -> String {
-    let schedule = if scheduled { "  schedule \"0 2 * * *\"\n  start 2026-01-01\n" } else { "" };
-    let nd = if nondeterministic { "    nondeterministic\n" } else { "" };
+    let schedule = if scheduled {
+        "  schedule \"0 2 * * *\"\n  start 2026-01-01\n"
+    } else {
+        ""
+    };
+    let nd = if nondeterministic {
+        "    nondeterministic\n"
+    } else {
+        ""
+    };
     format!(
         "{SOURCE}\nsink out: postgres_table {{\n  table \"t\"\n  primary_key id\n}}\n\npipeline p {{\n{schedule}  timeout 30m\n\n  task t {{\n    read src pinned listing\n    key id = {term}\n    write out upsert\n{nd}    run command [\"job\"]\n  }}\n}}\n"
     )
@@ -127,7 +232,11 @@ fn every_key_term() {
     ];
     for (term, stable, code) in cases {
         let r = run(&key_case(term, true, false));
-        let want = if stable { "effectively_once" } else { "at_least_once" };
+        let want = if stable {
+            "effectively_once"
+        } else {
+            "at_least_once"
+        };
         assert_eq!(r.guarantee("t", 0), want, "{term}: {:?}", r.codes);
         if let Some(c) = code {
             assert!(r.has(c), "{term}: {:?}", r.codes);
@@ -140,7 +249,11 @@ fn every_key_term() {
     assert_eq!(r.guarantee("t", 0), "at_least_once");
     // Output terms are not stable in a nondeterministic task.
     let r = run(&key_case("output.id", true, true));
-    assert!(r.has("FL105") && r.has("FL601") && r.has("FL900"), "{:?}", r.codes);
+    assert!(
+        r.has("FL105") && r.has("FL601") && r.has("FL900"),
+        "{:?}",
+        r.codes
+    );
     assert_eq!(r.guarantee("t", 0), "at_least_once");
 }
 
@@ -161,7 +274,12 @@ fn every_pin_and_its_absence() {
         (files, "s pinned listing", "effectively_once", &[]),
         (files, "s", "at_least_once", &["FL304", "FL900"]),
         (files, "s unpinned", "at_least_once", &["FL304", "FL900"]),
-        (files, "s pinned version", "at_least_once", &["FL305", "FL900"]),
+        (
+            files,
+            "s pinned version",
+            "at_least_once",
+            &["FL305", "FL900"],
+        ),
         (delta, "s pinned version", "effectively_once", &[]),
         (delta, "s pinned snapshot", "effectively_once", &[]),
         (delta, "s pinned offsets", "at_least_once", &["FL305"]),
@@ -169,13 +287,33 @@ fn every_pin_and_its_absence() {
         (pg, "s pinned listing", "at_least_once", &["FL305"]),
         (kafka, "s pinned offsets", "effectively_once", &[]),
         (kafka, "s", "at_least_once", &["FL306", "FL304"]),
-        (kafka, "s pinned offsets commit after_write", "effectively_once", &[]),
-        (kafka, "s pinned offsets commit auto", "at_most_once", &["FL301", "FL900"]),
-        (kafka, "s commit before_write", "none", &["FL302", "FL304", "FL900"]),
+        (
+            kafka,
+            "s pinned offsets commit after_write",
+            "effectively_once",
+            &[],
+        ),
+        (
+            kafka,
+            "s pinned offsets commit auto",
+            "at_most_once",
+            &["FL301", "FL900"],
+        ),
+        (
+            kafka,
+            "s commit before_write",
+            "none",
+            &["FL302", "FL304", "FL900"],
+        ),
     ];
     for (source, read, want, codes) in cases {
         let r = run(&pin_case(source, read));
-        assert_eq!(r.guarantee("t", 0), want, "{read} on {source}: {:?}", r.codes);
+        assert_eq!(
+            r.guarantee("t", 0),
+            want,
+            "{read} on {source}: {:?}",
+            r.codes
+        );
         for c in codes {
             assert!(r.has(c), "{read}: expected {c}, got {:?}", r.codes);
         }
@@ -184,15 +322,27 @@ fn every_pin_and_its_absence() {
         }
     }
     // A default pin on the source counts for its readers.
-    let r = run(&pin_case("source s: files {\n  path \"in/\"\n  pin listing\n  identity id\n}\n", "s"));
+    let r = run(&pin_case(
+        "source s: files {\n  path \"in/\"\n  pin listing\n  identity id\n}\n",
+        "s",
+    ));
     assert!(r.codes.is_empty(), "{:?}", r.codes);
     // An immutable source needs no pin.
-    let r = run(&pin_case("source s: files {\n  path \"in/\"\n  immutable\n  identity id\n}\n", "s unpinned"));
+    let r = run(&pin_case(
+        "source s: files {\n  path \"in/\"\n  immutable\n  identity id\n}\n",
+        "s unpinned",
+    ));
     assert!(r.codes.is_empty(), "{:?}", r.codes);
 }
 
 fn effect_case(effect_kind: &str, emit: &str, write: &str) -> String {
-    let param = if effect_kind == "slack_message" { "channel \"#ops\"" } else if effect_kind == "email" { "to \"a@b.c\"" } else { "url \"https://x\"" };
+    let param = if effect_kind == "slack_message" {
+        "channel \"#ops\""
+    } else if effect_kind == "email" {
+        "to \"a@b.c\""
+    } else {
+        "url \"https://x\""
+    };
     format!(
         "{SOURCE}\nsink pg: postgres_table {{\n  table \"t\"\n  primary_key id\n}}\n\nsink lake: files {{\n  path \"out/\"\n}}\n\neffect e: {effect_kind} {{\n  {param}\n}}\n\npipeline p {{\n  schedule \"@daily\"\n  start 2026-01-01\n  timeout 30m\n\n  task t {{\n    read src pinned listing\n    key input.id\n    {write}\n    {emit}\n    run command [\"job\"]\n  }}\n\n  task other {{\n    write pg upsert\n    write lake append\n    key input.id\n    after t\n    require at_least_once\n    allow FL202 because \"test\"\n    run command [\"x\"]\n  }}\n}}\n"
     )
@@ -202,16 +352,76 @@ fn effect_case(effect_kind: &str, emit: &str, write: &str) -> String {
 fn every_effect_tracking() {
     // (effect kind, emit, write, guarantee of the emit, codes)
     let cases: [(&str, &str, &str, &str, &[&str]); 10] = [
-        ("webhook", "emit e via outbox", "write pg upsert", "effectively_once", &[]),
-        ("webhook", "emit e via outbox pg", "write pg upsert", "effectively_once", &[]),
-        ("http_request", "emit e via outbox", "write pg upsert", "effectively_once", &[]),
-        ("slack_message", "emit e via outbox", "write pg upsert", "at_least_once", &["FL900"]),
-        ("email", "emit e via outbox require at_least_once", "write pg upsert", "at_least_once", &[]),
-        ("webhook", "emit e", "write pg upsert", "at_least_once", &["FL401", "FL900"]),
-        ("webhook", "emit e via idempotency_key input.id", "write pg upsert", "effectively_once", &[]),
-        ("webhook", "emit e via idempotency_key run.id", "write pg upsert", "at_least_once", &["FL402", "FL900"]),
-        ("slack_message", "emit e via idempotency_key input.id", "write pg upsert", "at_least_once", &["FL403", "FL900"]),
-        ("webhook", "emit e via outbox", "write lake overwrite require at_least_once", "at_least_once", &["FL404", "FL900"]),
+        (
+            "webhook",
+            "emit e via outbox",
+            "write pg upsert",
+            "effectively_once",
+            &[],
+        ),
+        (
+            "webhook",
+            "emit e via outbox pg",
+            "write pg upsert",
+            "effectively_once",
+            &[],
+        ),
+        (
+            "http_request",
+            "emit e via outbox",
+            "write pg upsert",
+            "effectively_once",
+            &[],
+        ),
+        (
+            "slack_message",
+            "emit e via outbox",
+            "write pg upsert",
+            "at_least_once",
+            &["FL900"],
+        ),
+        (
+            "email",
+            "emit e via outbox require at_least_once",
+            "write pg upsert",
+            "at_least_once",
+            &[],
+        ),
+        (
+            "webhook",
+            "emit e",
+            "write pg upsert",
+            "at_least_once",
+            &["FL401", "FL900"],
+        ),
+        (
+            "webhook",
+            "emit e via idempotency_key input.id",
+            "write pg upsert",
+            "effectively_once",
+            &[],
+        ),
+        (
+            "webhook",
+            "emit e via idempotency_key run.id",
+            "write pg upsert",
+            "at_least_once",
+            &["FL402", "FL900"],
+        ),
+        (
+            "slack_message",
+            "emit e via idempotency_key input.id",
+            "write pg upsert",
+            "at_least_once",
+            &["FL403", "FL900"],
+        ),
+        (
+            "webhook",
+            "emit e via outbox",
+            "write lake overwrite require at_least_once",
+            "at_least_once",
+            &["FL404", "FL900"],
+        ),
     ];
     for (kind, emit, write, want, codes) in cases {
         let r = run(&effect_case(kind, emit, write));
@@ -220,7 +430,11 @@ fn every_effect_tracking() {
             assert!(r.has(c), "{kind} `{emit}`: expected {c}, got {:?}", r.codes);
         }
         if codes.is_empty() {
-            assert!(!r.has("FL900") && !r.has("FL401"), "{kind} `{emit}`: {:?}", r.codes);
+            assert!(
+                !r.has("FL900") && !r.has("FL401"),
+                "{kind} `{emit}`: {:?}",
+                r.codes
+            );
         }
     }
 }
@@ -234,16 +448,28 @@ fn retry_case(pipeline: &str, task: &str, write: &str) -> String {
 #[test]
 fn retries_leases_and_requirements() {
     // Nested retries on an effectively-once task: a warning with the product.
-    let r = run(&retry_case("  retries 2\n  timeout 5m\n", "    internal_retries 2\n", "write out upsert"));
+    let r = run(&retry_case(
+        "  retries 2\n  timeout 5m\n",
+        "    internal_retries 2\n",
+        "write out upsert",
+    ));
     assert_eq!(r.severity("FL501"), Some("warning"));
     assert_eq!(r.task("t")["attempts_per_write"], 9);
     // ... and an error when an output is below effectively-once.
-    let r = run(&retry_case("  retries 3\n  timeout 5m\n", "    internal_retries 2\n    allow FL202 because \"t\"\n", "write out append require at_least_once"));
+    let r = run(&retry_case(
+        "  retries 3\n  timeout 5m\n",
+        "    internal_retries 2\n    allow FL202 because \"t\"\n",
+        "write out append require at_least_once",
+    ));
     assert_eq!(r.severity("FL501"), Some("error"));
     assert_eq!(r.task("t")["attempts_per_write"], 12);
     assert_eq!(r.task("t")["on_ambiguous"], "fail");
     // on_ambiguous retry on an unsafe task.
-    let r = run(&retry_case("  timeout 5m\n", "    on_ambiguous retry\n    allow FL202 because \"t\"\n", "write out append require at_least_once"));
+    let r = run(&retry_case(
+        "  timeout 5m\n",
+        "    on_ambiguous retry\n    allow FL202 because \"t\"\n",
+        "write out append require at_least_once",
+    ));
     assert!(r.has("FL502"), "{:?}", r.codes);
     // Retries with no lease.
     let r = run(&retry_case("  retries 1\n", "", "write out upsert"));
@@ -260,7 +486,12 @@ fn retries_leases_and_requirements() {
         ("", "    require none\n", "write out append", false),
     ] {
         let r = run(&retry_case(pipeline, task, write));
-        assert_eq!(r.has("FL900"), fl900, "{pipeline}{task}{write}: {:?}", r.codes);
+        assert_eq!(
+            r.has("FL900"),
+            fl900,
+            "{pipeline}{task}{write}: {:?}",
+            r.codes
+        );
     }
 }
 

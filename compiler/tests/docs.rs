@@ -6,7 +6,12 @@ mod common;
 
 use flowc::rules::registry;
 
-const HEADINGS: [&str; 4] = ["## What it catches", "## Why it matters", "## Unsafe example", "## Fix"];
+const HEADINGS: [&str; 4] = [
+    "## What it catches",
+    "## Why it matters",
+    "## Unsafe example",
+    "## Fix",
+];
 
 fn page(r: &flowc::rules::Rule) -> String {
     format!(
@@ -18,7 +23,11 @@ fn page(r: &flowc::rules::Rule) -> String {
 #[test]
 fn explain_pages_have_every_heading() {
     for r in registry::all() {
-        assert!(r.explain.starts_with(&format!("# {} {}\n", r.code, r.name)), "{} title", r.code);
+        assert!(
+            r.explain.starts_with(&format!("# {} {}\n", r.code, r.name)),
+            "{} title",
+            r.code
+        );
         for h in HEADINGS {
             assert!(r.explain.contains(h), "{} lacks `{h}`", r.code);
         }
@@ -41,5 +50,8 @@ fn docs_rules_match_explain_pages() {
             drift.push(path.display().to_string());
         }
     }
-    assert!(drift.is_empty(), "out of date (run `FLOWC_BLESS=1 cargo test --test docs`): {drift:#?}");
+    assert!(
+        drift.is_empty(),
+        "out of date (run `FLOWC_BLESS=1 cargo test --test docs`): {drift:#?}"
+    );
 }

@@ -20,8 +20,18 @@ fn strip_spans(debug: &str) -> String {
 }
 
 fn findings(text: &str) -> Vec<(String, String)> {
-    let o = analyze::check(vec![Input { path: "f.flow".into(), key: "f.flow".into(), bytes: text.as_bytes().to_vec() }], &NoImports);
-    o.diagnostics.iter().map(|d| (d.code.to_string(), d.message.clone())).collect()
+    let o = analyze::check(
+        vec![Input {
+            path: "f.flow".into(),
+            key: "f.flow".into(),
+            bytes: text.as_bytes().to_vec(),
+        }],
+        &NoImports,
+    );
+    o.diagnostics
+        .iter()
+        .map(|d| (d.code.to_string(), d.message.clone()))
+        .collect()
 }
 
 #[test]
@@ -38,13 +48,29 @@ fn formatting_keeps_meaning_and_is_idempotent() {
             continue;
         };
         formatted += 1;
-        assert_eq!(flowc::format::format(&once).as_deref(), Ok(once.as_str()), "{f}: not idempotent");
+        assert_eq!(
+            flowc::format::format(&once).as_deref(),
+            Ok(once.as_str()),
+            "{f}: not idempotent"
+        );
         let (after, _) = flowc::syntax::parse(FileId(0), &once);
-        assert_eq!(before.is_some(), after.is_some(), "{f}: parses before xor after");
+        assert_eq!(
+            before.is_some(),
+            after.is_some(),
+            "{f}: parses before xor after"
+        );
         if let (Some(b), Some(a)) = (before, after) {
-            assert_eq!(strip_spans(&format!("{b:?}")), strip_spans(&format!("{a:?}")), "{f}: the tree changed");
+            assert_eq!(
+                strip_spans(&format!("{b:?}")),
+                strip_spans(&format!("{a:?}")),
+                "{f}: the tree changed"
+            );
         }
-        assert_eq!(findings(&text), findings(&once), "{f}: the findings changed");
+        assert_eq!(
+            findings(&text),
+            findings(&once),
+            "{f}: the findings changed"
+        );
     }
     assert!(formatted > 100, "only {formatted} files formatted");
 }
@@ -53,5 +79,8 @@ fn formatting_keeps_meaning_and_is_idempotent() {
 fn the_strip_is_not_vacuous() {
     let (a, _) = flowc::syntax::parse(FileId(0), "source a: files {\n  path \"x\"\n}\n");
     let (b, _) = flowc::syntax::parse(FileId(0), "source b: files {\n  path \"x\"\n}\n");
-    assert_ne!(strip_spans(&format!("{a:?}")), strip_spans(&format!("{b:?}")));
+    assert_ne!(
+        strip_spans(&format!("{a:?}")),
+        strip_spans(&format!("{b:?}"))
+    );
 }

@@ -39,11 +39,19 @@ fn triggers_fire_and_near_misses_do_not() {
         }
         let t = common::check(&[&trigger]);
         if !common::codes(&t).contains(&r.code) {
-            failures.push(format!("{trigger}: expected {}, got {:?}", r.code, common::codes(&t)));
+            failures.push(format!(
+                "{trigger}: expected {}, got {:?}",
+                r.code,
+                common::codes(&t)
+            ));
         }
         let c = common::check(&[&clean]);
         if common::codes(&c).contains(&r.code) {
-            failures.push(format!("{clean}: {} fired: {:?}", r.code, common::codes(&c)));
+            failures.push(format!(
+                "{clean}: {} fired: {:?}",
+                r.code,
+                common::codes(&c)
+            ));
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
@@ -58,7 +66,11 @@ fn trigger_snapshots() {
         }
         let o = common::check(&[&trigger]);
         let source = std::fs::read_to_string(&trigger).unwrap_or_default();
-        let snap = format!("SOURCE\n{source}\nHUMAN\n{}\nJSON\n{}", common::human(&o), common::json(&o));
+        let snap = format!(
+            "SOURCE\n{source}\nHUMAN\n{}\nJSON\n{}",
+            common::human(&o),
+            common::json(&o)
+        );
         insta::assert_snapshot!(format!("{}_{}", r.code, r.name), snap);
     }
 }

@@ -45,7 +45,12 @@ impl TaskGraph {
         for i in 0..n {
             graph.add_node(i);
         }
-        let by_name: BTreeMap<&str, usize> = p.tasks.iter().enumerate().map(|(i, t)| (t.name.as_str(), i)).collect();
+        let by_name: BTreeMap<&str, usize> = p
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.name.as_str(), i))
+            .collect();
         let mut writers: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         for (i, t) in p.tasks.iter().enumerate() {
             for w in &t.writes {
@@ -60,21 +65,39 @@ impl TaskGraph {
             for (name, at) in &t.after {
                 if let Some(&j) = by_name.get(name.as_str()) {
                     if j != i && seen.insert((j, i)) {
-                        graph.add_edge(NodeIndex::new(j), NodeIndex::new(i), EdgeOrigin::After(*at));
+                        graph.add_edge(
+                            NodeIndex::new(j),
+                            NodeIndex::new(i),
+                            EdgeOrigin::After(*at),
+                        );
                     }
                 }
             }
             for r in &t.reads {
                 for &j in writers.get(&r.decl).map_or(&[][..], Vec::as_slice) {
                     if j != i && seen.insert((j, i)) {
-                        graph.add_edge(NodeIndex::new(j), NodeIndex::new(i), EdgeOrigin::DataFlow { decl: r.decl, read: r.loc });
+                        graph.add_edge(
+                            NodeIndex::new(j),
+                            NodeIndex::new(i),
+                            EdgeOrigin::DataFlow {
+                                decl: r.decl,
+                                read: r.loc,
+                            },
+                        );
                     }
                 }
             }
         }
         // Kahn's algorithm, smallest source index first.
-        let mut indegree: Vec<usize> = (0..n).map(|i| graph.neighbors_directed(NodeIndex::new(i), petgraph::Direction::Incoming).count()).collect();
-        let mut heap: BinaryHeap<Reverse<usize>> = (0..n).filter(|i| indegree[*i] == 0).map(Reverse).collect();
+        let mut indegree: Vec<usize> = (0..n)
+            .map(|i| {
+                graph
+                    .neighbors_directed(NodeIndex::new(i), petgraph::Direction::Incoming)
+                    .count()
+            })
+            .collect();
+        let mut heap: BinaryHeap<Reverse<usize>> =
+            (0..n).filter(|i| indegree[*i] == 0).map(Reverse).collect();
         let mut order = Vec::with_capacity(n);
         let mut placed = vec![false; n];
         while let Some(Reverse(i)) = heap.pop() {
@@ -101,7 +124,12 @@ impl TaskGraph {
             u.sort_by_key(|i| rank[*i]);
             u.dedup();
         }
-        TaskGraph { graph, order, rank, upstream }
+        TaskGraph {
+            graph,
+            order,
+            rank,
+            upstream,
+        }
     }
 
     /// Whether `from` runs before `to` (a path of edges leads from one to the other).
@@ -118,7 +146,10 @@ impl TaskGraph {
         let mut stack = vec![from];
         let mut seen = BTreeSet::from([from]);
         while let Some(i) = stack.pop() {
-            for m in self.graph.neighbors_directed(NodeIndex::new(i), petgraph::Direction::Outgoing) {
+            for m in self
+                .graph
+                .neighbors_directed(NodeIndex::new(i), petgraph::Direction::Outgoing)
+            {
                 let m = m.index();
                 if m == to {
                     return true;
@@ -161,13 +192,21 @@ impl TaskGraph {
         out
     }
 
-    fn cycle_through(&self, start: usize, members: &BTreeSet<usize>) -> Option<Vec<(usize, EdgeOrigin)>> {
+    fn cycle_through(
+        &self,
+        start: usize,
+        members: &BTreeSet<usize>,
+    ) -> Option<Vec<(usize, EdgeOrigin)>> {
         // BFS for the shortest path back to `start`.
         let mut prev: BTreeMap<usize, (usize, EdgeOrigin)> = BTreeMap::new();
         let mut queue = std::collections::VecDeque::from([start]);
         let mut found = None;
         while let Some(i) = queue.pop_front() {
-            let mut edges: Vec<_> = self.graph.edges(NodeIndex::new(i)).map(|e| (e.target().index(), e.weight().clone())).collect();
+            let mut edges: Vec<_> = self
+                .graph
+                .edges(NodeIndex::new(i))
+                .map(|e| (e.target().index(), e.weight().clone()))
+                .collect();
             edges.sort_by_key(|(t, _)| *t);
             for (m, w) in edges {
                 if !members.contains(&m) {

@@ -79,7 +79,11 @@ impl Analysis {
 }
 
 /// Derive every output's guarantee for pipelines of files that resolved.
-pub fn analyze(program: &Program, broken: &BTreeSet<FileId>, _diags: &mut [Diagnostic]) -> Analysis {
+pub fn analyze(
+    program: &Program,
+    broken: &BTreeSet<FileId>,
+    _diags: &mut [Diagnostic],
+) -> Analysis {
     let pipelines = program
         .pipelines
         .iter()
@@ -88,7 +92,11 @@ pub fn analyze(program: &Program, broken: &BTreeSet<FileId>, _diags: &mut [Diagn
         .map(|(i, p)| {
             let graph = TaskGraph::build(p);
             let tasks = p.tasks.iter().map(|t| task_report(program, p, t)).collect();
-            PipelineReport { pipeline: i, graph, tasks }
+            PipelineReport {
+                pipeline: i,
+                graph,
+                tasks,
+            }
         })
         .collect();
     Analysis { pipelines }
@@ -103,7 +111,11 @@ pub struct TaskFacts<'a> {
 
 impl<'a> TaskFacts<'a> {
     pub fn new(program: &'a Program, pipeline: &'a PipelineDef, task: &'a TaskDef) -> Self {
-        TaskFacts { program, pipeline, task }
+        TaskFacts {
+            program,
+            pipeline,
+            task,
+        }
     }
 
     pub fn scheduled(&self) -> bool {
@@ -133,12 +145,11 @@ impl<'a> TaskFacts<'a> {
 
     /// The read's commit mode after the source's default (`None`: not stated).
     pub fn stated_commit(&self, r: &super::model::ReadDef) -> Option<(CommitMode, Loc)> {
-        match (r.commit, r.commit_loc) {
-            (Some(c), Some(l)) => Some((c, l)),
-            _ => {
-                let d = self.decl(r.decl);
-                d.commit.zip(d.commit_loc)
-            }
+        if let (Some(c), Some(l)) = (r.commit, r.commit_loc) {
+            Some((c, l))
+        } else {
+            let d = self.decl(r.decl);
+            d.commit.zip(d.commit_loc)
         }
     }
 
@@ -148,14 +159,19 @@ impl<'a> TaskFacts<'a> {
         if !kind.offsets {
             return None;
         }
-        Some(self.stated_commit(r).map_or(CommitMode::AfterWrite, |(c, _)| c))
+        Some(
+            self.stated_commit(r)
+                .map_or(CommitMode::AfterWrite, |(c, _)| c),
+        )
     }
 
     pub fn read_stable(&self, r: &super::model::ReadDef) -> bool {
         let d = self.decl(r.decl);
         let kind = self.program.kind_of(d);
         d.role == Role::Source && d.immutable
-            || self.effective_pin(r).is_some_and(|p| kind.pins.contains(&p))
+            || self
+                .effective_pin(r)
+                .is_some_and(|p| kind.pins.contains(&p))
     }
 
     pub fn input_stable(&self) -> bool {
@@ -164,7 +180,10 @@ impl<'a> TaskFacts<'a> {
 
     pub fn no_loss(&self) -> bool {
         self.task.reads.iter().all(|r| {
-            !matches!(self.effective_commit(r), Some(CommitMode::Auto | CommitMode::BeforeWrite))
+            !matches!(
+                self.effective_commit(r),
+                Some(CommitMode::Auto | CommitMode::BeforeWrite)
+            )
         })
     }
 
@@ -173,7 +192,10 @@ impl<'a> TaskFacts<'a> {
     }
 
     pub fn retries(&self) -> u32 {
-        self.task.retries.or(self.pipeline.retries).map_or(0, |(n, _)| n)
+        self.task
+            .retries
+            .or(self.pipeline.retries)
+            .map_or(0, |(n, _)| n)
     }
 
     pub fn internal_retries(&self) -> u32 {
@@ -190,7 +212,9 @@ impl<'a> TaskFacts<'a> {
         if w.mode == Mode::ReplacePartition {
             return w.partition.iter().collect();
         }
-        self.write_key(w).map(|k| k.parts.iter().collect()).unwrap_or_default()
+        self.write_key(w)
+            .map(|k| k.parts.iter().collect())
+            .unwrap_or_default()
     }
 
     pub fn term_stable(&self, t: &Term) -> bool {
@@ -198,7 +222,12 @@ impl<'a> TaskFacts<'a> {
             Term::InputField { .. } | Term::InputHash => true,
             Term::IntervalStart | Term::IntervalEnd => self.scheduled(),
             Term::OutputField { .. } | Term::OutputHash => self.deterministic(),
-            Term::RunId | Term::AttemptId | Term::AttemptNumber | Term::Now | Term::Uuid | Term::Random => false,
+            Term::RunId
+            | Term::AttemptId
+            | Term::AttemptNumber
+            | Term::Now
+            | Term::Uuid
+            | Term::Random => false,
         }
     }
 
@@ -220,10 +249,16 @@ impl<'a> TaskFacts<'a> {
         let exempt = parts.iter().any(|p| {
             matches!(
                 p.term,
-                Term::InputHash | Term::OutputField { .. } | Term::OutputHash | Term::IntervalStart | Term::IntervalEnd
+                Term::InputHash
+                    | Term::OutputField { .. }
+                    | Term::OutputHash
+                    | Term::IntervalStart
+                    | Term::IntervalEnd
             )
         });
-        let only_input = parts.iter().all(|p| matches!(p.term, Term::InputField { .. }));
+        let only_input = parts
+            .iter()
+            .all(|p| matches!(p.term, Term::InputField { .. }));
         if exempt || !only_input {
             return false;
         }
@@ -261,7 +296,9 @@ impl<'a> TaskFacts<'a> {
 
     /// Whether an upsert's key is exactly the sink's primary key.
     pub fn upsert_enforced(&self, w: &'a WriteDef) -> bool {
-        let Some(pk) = &self.decl(w.decl).primary_key else { return false };
+        let Some(pk) = &self.decl(w.decl).primary_key else {
+            return false;
+        };
         let parts = self.dedup_parts(w);
         if parts.is_empty() {
             return false;
@@ -279,7 +316,9 @@ impl<'a> TaskFacts<'a> {
             return false;
         }
         let sink = self.decl(w.decl);
-        let Some(coord) = &sink.coordinator else { return false };
+        let Some(coord) = &sink.coordinator else {
+            return false;
+        };
         self.task.reads.iter().all(|r| {
             let d = self.decl(r.decl);
             self.program.kind_of(d).offsets
@@ -335,7 +374,14 @@ impl<'a> TaskFacts<'a> {
                     return None;
                 }
                 let at = self.stated_commit(r).map_or(r.loc, |(_, l)| l);
-                Some((at, format!("offsets of `{}` are committed `{}`: records can be lost (no_loss)", self.decl(r.decl).name, c.word())))
+                Some((
+                    at,
+                    format!(
+                        "offsets of `{}` are committed `{}`: records can be lost (no_loss)",
+                        self.decl(r.decl).name,
+                        c.word()
+                    ),
+                ))
             })
             .collect()
     }
@@ -352,7 +398,15 @@ impl<'a> TaskFacts<'a> {
         parts
             .iter()
             .filter(|p| !self.term_stable(&p.term))
-            .map(|p| (p.loc, format!("`{}` changes between attempts or runs (key_stable)", term_text(&p.term))))
+            .map(|p| {
+                (
+                    p.loc,
+                    format!(
+                        "`{}` changes between attempts or runs (key_stable)",
+                        term_text(&p.term)
+                    ),
+                )
+            })
             .collect()
     }
 }
@@ -392,7 +446,10 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
     let versioned = f.sink_versioned(w.decl);
     let parts = f.dedup_parts(w);
     let record_level = matches!(w.mode, Mode::Upsert | Mode::AppendLedger);
-    let keyed = matches!(w.mode, Mode::Upsert | Mode::AppendLedger | Mode::ReplacePartition);
+    let keyed = matches!(
+        w.mode,
+        Mode::Upsert | Mode::AppendLedger | Mode::ReplacePartition
+    );
     let input_stable = f.input_stable();
     let deterministic = f.deterministic();
     let no_loss = f.no_loss();
@@ -436,9 +493,7 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
     }
     if duplicates {
         if !idempotent && !(w.mode == Mode::Transactional) {
-            let why = if !supported {
-                format!("kind `{}` does not support `{}`", sink.kind, super::model::mode_source(w.mode))
-            } else {
+            let why = if supported {
                 match w.mode {
                     Mode::Upsert if parts.is_empty() => "`upsert` without a key deduplicates nothing (idempotent)".to_string(),
                     Mode::Upsert => format!("the key is not `{}`'s primary key, so the upsert does not deduplicate (idempotent)", sink.name),
@@ -446,6 +501,12 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
                     Mode::ConditionalCommit => format!("`{}` is not versioned: there is no version to commit against (idempotent)", sink.name),
                     m => format!("`{}` applies every attempt again (idempotent)", super::model::mode_source(m)),
                 }
+            } else {
+                format!(
+                    "kind `{}` does not support `{}`",
+                    sink.kind,
+                    super::model::mode_source(w.mode)
+                )
             };
             failing.push((w.mode_loc, why));
         }
@@ -460,14 +521,24 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
         }
         if key_stable == Some(false) {
             if parts.is_empty() {
-                failing.push((w.loc, format!("no key for `{} {}` (key_stable)", super::model::mode_source(w.mode), sink.name)));
+                failing.push((
+                    w.loc,
+                    format!(
+                        "no key for `{} {}` (key_stable)",
+                        super::model::mode_source(w.mode),
+                        sink.name
+                    ),
+                ));
             } else {
                 failing.extend(f.unstable_key_labels(&parts));
             }
         }
         if key_unique == Some(false) && !parts.is_empty() {
             let at = parts.first().map_or(w.loc, |p| p.loc);
-            failing.push((at, "the key does not identify input records uniquely (key_unique)".to_string()));
+            failing.push((
+                at,
+                "the key does not identify input records uniquely (key_unique)".to_string(),
+            ));
         }
     }
     let (required, required_loc) = f.requirement(w.require);
@@ -500,9 +571,15 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
 /// The write that holds an emit's outbox: the named sink's transactional
 /// write, else the task's first transactional write.
 pub fn outbox_write<'a>(f: &TaskFacts<'a>, e: &EmitDef) -> Option<&'a WriteDef> {
-    let ViaDef::Outbox(named) = &e.via else { return None };
+    let ViaDef::Outbox(named) = &e.via else {
+        return None;
+    };
     match named {
-        Some((decl, _)) => f.task.writes.iter().find(|w| w.decl == *decl && f.sink_transactional(w.decl)),
+        Some((decl, _)) => f
+            .task
+            .writes
+            .iter()
+            .find(|w| w.decl == *decl && f.sink_transactional(w.decl)),
         None => f.task.writes.iter().find(|w| f.sink_transactional(w.decl)),
     }
 }
@@ -516,8 +593,18 @@ pub fn emit_report(f: &TaskFacts<'_>, e: &EmitDef, writes: &[OutputReport]) -> O
     let mut via = None;
     let (tracking, guarantee, clauses) = match &e.via {
         ViaDef::Untracked => {
-            failing.push((e.loc, format!("`emit {}` is untracked: every attempt sends it again", effect.name)));
-            (Tracking::Untracked, Guarantee::AtLeastOnce, Clauses::default())
+            failing.push((
+                e.loc,
+                format!(
+                    "`emit {}` is untracked: every attempt sends it again",
+                    effect.name
+                ),
+            ));
+            (
+                Tracking::Untracked,
+                Guarantee::AtLeastOnce,
+                Clauses::default(),
+            )
         }
         ViaDef::IdempotencyKey(k) => {
             let parts: Vec<&KeyPartDef> = k.parts.iter().collect();
@@ -525,7 +612,13 @@ pub fn emit_report(f: &TaskFacts<'_>, e: &EmitDef, writes: &[OutputReport]) -> O
             let ok = key_stable && kind.idempotency_key && input_stable && deterministic;
             if !ok {
                 if !kind.idempotency_key {
-                    failing.push((e.via_loc.unwrap_or(e.loc), format!("kind `{}` does not deduplicate on a key (idempotency none)", kind.name)));
+                    failing.push((
+                        e.via_loc.unwrap_or(e.loc),
+                        format!(
+                            "kind `{}` does not deduplicate on a key (idempotency none)",
+                            kind.name
+                        ),
+                    ));
                 }
                 if !key_stable {
                     failing.extend(f.unstable_key_labels(&parts));
@@ -537,7 +630,11 @@ pub fn emit_report(f: &TaskFacts<'_>, e: &EmitDef, writes: &[OutputReport]) -> O
                     failing.extend(f.nondeterministic_label());
                 }
             }
-            let g = if ok { Guarantee::EffectivelyOnce } else { Guarantee::AtLeastOnce };
+            let g = if ok {
+                Guarantee::EffectivelyOnce
+            } else {
+                Guarantee::AtLeastOnce
+            };
             (
                 Tracking::IdempotencyKey,
                 g,
@@ -552,21 +649,40 @@ pub fn emit_report(f: &TaskFacts<'_>, e: &EmitDef, writes: &[OutputReport]) -> O
         }
         ViaDef::Outbox(_) => match outbox_write(f, e) {
             None => {
-                failing.push((e.via_loc.unwrap_or(e.loc), "no transactional write in this task holds the outbox".to_string()));
+                failing.push((
+                    e.via_loc.unwrap_or(e.loc),
+                    "no transactional write in this task holds the outbox".to_string(),
+                ));
                 (Tracking::Outbox, Guarantee::AtLeastOnce, Clauses::default())
             }
             Some(w) => {
                 via = Some(f.decl(w.decl).name.clone());
-                let idx = f.task.writes.iter().position(|x| std::ptr::eq(x, w)).unwrap_or(0);
+                let idx = f
+                    .task
+                    .writes
+                    .iter()
+                    .position(|x| std::ptr::eq(x, w))
+                    .unwrap_or(0);
                 let wg = writes.get(idx).map_or(Guarantee::None, |r| r.guarantee);
-                let cap = if kind.idempotency_key { Guarantee::EffectivelyOnce } else { Guarantee::AtLeastOnce };
+                let cap = if kind.idempotency_key {
+                    Guarantee::EffectivelyOnce
+                } else {
+                    Guarantee::AtLeastOnce
+                };
                 let g = meet(cap, wg);
                 if !kind.idempotency_key {
                     failing.push((e.loc, format!("kind `{}` has no idempotency key: a relay that crashes after sending sends again", kind.name)));
                 }
                 if !at_least(wg, cap) {
                     if let Some(r) = writes.get(idx) {
-                        failing.push((r.loc, format!("the outbox's write to `{}` is only {}", r.target, super::model::guarantee_word(wg))));
+                        failing.push((
+                            r.loc,
+                            format!(
+                                "the outbox's write to `{}` is only {}",
+                                r.target,
+                                super::model::guarantee_word(wg)
+                            ),
+                        ));
                         failing.extend(r.failing.iter().cloned());
                     }
                 }
@@ -597,9 +713,15 @@ fn task_report(program: &Program, p: &PipelineDef, t: &TaskDef) -> TaskReport {
     let writes = outputs.clone();
     outputs.extend(t.emits.iter().map(|e| emit_report(&f, e, &writes)));
     let achieved = outputs.iter().map(|o| o.guarantee).reduce(meet);
-    let all_safe = outputs.iter().all(|o| at_least(o.guarantee, Guarantee::EffectivelyOnce));
+    let all_safe = outputs
+        .iter()
+        .all(|o| at_least(o.guarantee, Guarantee::EffectivelyOnce));
     let on_ambiguous = t.on_ambiguous.map_or(
-        if all_safe { OnAmbiguous::Retry } else { OnAmbiguous::Fail },
+        if all_safe {
+            OnAmbiguous::Retry
+        } else {
+            OnAmbiguous::Fail
+        },
         |(o, _)| o,
     );
     let retries = f.retries();

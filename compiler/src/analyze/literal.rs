@@ -20,7 +20,9 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
             ));
         };
         if digits.is_empty() {
-            return Err(format!("`{text}` is not a duration: a number must come before `{c}`"));
+            return Err(format!(
+                "`{text}` is not a duration: a number must come before `{c}`"
+            ));
         }
         if pos < next_unit {
             return Err(format!(
@@ -84,7 +86,9 @@ pub enum NumberKind {
 pub fn classify(text: &str) -> Result<NumberKind, String> {
     if text.contains('-') {
         parse_date(text).map(|_| NumberKind::Date)
-    } else if text.ends_with(|c: char| c.is_ascii_alphabetic()) || text.contains(|c: char| c.is_ascii_alphabetic()) {
+    } else if text.ends_with(|c: char| c.is_ascii_alphabetic())
+        || text.contains(|c: char| c.is_ascii_alphabetic())
+    {
         parse_duration(text).map(|_| NumberKind::Duration)
     } else {
         parse_int(text).map(|_| NumberKind::Int)
@@ -116,7 +120,10 @@ pub fn parse_cron(text: &str) -> Result<String, String> {
                 let names: Vec<&str> = PRESETS.iter().map(|(p, _)| *p).collect();
                 match crate::analyze::suggest::closest(text, names.iter().copied()) {
                     Some(s) => format!("`{text}` is not a schedule preset; did you mean `{s}`?"),
-                    None => format!("`{text}` is not a schedule preset (use {})", names.join(", ")),
+                    None => format!(
+                        "`{text}` is not a schedule preset (use {})",
+                        names.join(", ")
+                    ),
                 }
             });
     }
@@ -168,14 +175,20 @@ pub fn check_timezone(name: &str) -> Result<(), String> {
     if let Ok(tz) = jiff::tz::db().get(name) {
         // The database matches names without regard to case; schedulers do not.
         return match tz.iana_name() {
-            Some(canonical) if canonical != name => Err(format!("`{name}` is spelled `{canonical}` in the IANA time zone database")),
+            Some(canonical) if canonical != name => Err(format!(
+                "`{name}` is spelled `{canonical}` in the IANA time zone database"
+            )),
             _ => Ok(()),
         };
     }
     let names: Vec<String> = jiff::tz::db().available().map(|n| n.to_string()).collect();
     match crate::analyze::suggest::closest(name, names.iter().map(String::as_str)) {
-        Some(s) => Err(format!("`{name}` is not an IANA time zone; did you mean `{s}`?")),
-        None => Err(format!("`{name}` is not an IANA time zone (write it as `Area/City`, e.g. `Europe/Paris`)")),
+        Some(s) => Err(format!(
+            "`{name}` is not an IANA time zone; did you mean `{s}`?"
+        )),
+        None => Err(format!(
+            "`{name}` is not an IANA time zone (write it as `Area/City`, e.g. `Europe/Paris`)"
+        )),
     }
 }
 
@@ -194,9 +207,9 @@ pub fn check_placeholders(value: &str) -> Result<(), (usize, usize, String)> {
         if bytes[i] == b'{' {
             if let Some(end) = value[i + 1..].find('}') {
                 let inner = &value[i + 1..i + 1 + end];
-                let is_placeholder = inner.split_once('.').is_some_and(|(a, b)| {
-                    is_ident(a) && is_ident(b)
-                });
+                let is_placeholder = inner
+                    .split_once('.')
+                    .is_some_and(|(a, b)| is_ident(a) && is_ident(b));
                 if is_placeholder && !PLACEHOLDERS.contains(&inner) {
                     let msg = match crate::analyze::suggest::closest(inner, PLACEHOLDERS.iter().copied()) {
                         Some(s) => format!("unknown placeholder `{{{inner}}}`; did you mean `{{{s}}}`?"),
@@ -270,7 +283,9 @@ mod tests {
     fn timezones() {
         assert!(check_timezone("UTC").is_ok());
         assert!(check_timezone("Europe/Paris").is_ok());
-        assert!(check_timezone("Europe/Pari").unwrap_err().contains("Europe/Paris"));
+        assert!(check_timezone("Europe/Pari")
+            .unwrap_err()
+            .contains("Europe/Paris"));
     }
 
     #[test]

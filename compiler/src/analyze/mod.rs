@@ -76,8 +76,14 @@ const STDLIB: [(&str, &str); 6] = [
     ("effects.flow", include_str!("../../../stdlib/effects.flow")),
     ("files.flow", include_str!("../../../stdlib/files.flow")),
     ("kafka.flow", include_str!("../../../stdlib/kafka.flow")),
-    ("lakehouse.flow", include_str!("../../../stdlib/lakehouse.flow")),
-    ("postgres.flow", include_str!("../../../stdlib/postgres.flow")),
+    (
+        "lakehouse.flow",
+        include_str!("../../../stdlib/lakehouse.flow"),
+    ),
+    (
+        "postgres.flow",
+        include_str!("../../../stdlib/postgres.flow"),
+    ),
     ("sqlite.flow", include_str!("../../../stdlib/sqlite.flow")),
 ];
 
@@ -105,13 +111,25 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
         let file = sources.add(path, text);
         let (ast, d) = syntax::parse(file, text);
         diags.extend(d);
-        loaded.push(Loaded { file, ast, stdlib: true, uses: Vec::new() });
+        loaded.push(Loaded {
+            file,
+            ast,
+            stdlib: true,
+            uses: Vec::new(),
+        });
     }
 
     let mut roots = Vec::new();
     let mut index: BTreeMap<FileId, usize> = BTreeMap::new();
     for input in inputs {
-        let (root, new) = ensure(&mut sources, &mut diags, &mut loaded, &mut by_key, &mut index, input);
+        let (root, new) = ensure(
+            &mut sources,
+            &mut diags,
+            &mut loaded,
+            &mut by_key,
+            &mut index,
+            input,
+        );
         if !roots.contains(&root) {
             roots.push(root);
         }
@@ -131,15 +149,27 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
             for (span, rel, path_span) in uses {
                 match loader.load(&from, &rel) {
                     Ok(next) => {
-                        let (target, new) = ensure(&mut sources, &mut diags, &mut loaded, &mut by_key, &mut index, next);
+                        let (target, new) = ensure(
+                            &mut sources,
+                            &mut diags,
+                            &mut loaded,
+                            &mut by_key,
+                            &mut index,
+                            next,
+                        );
                         loaded[index[&file]].uses.push((span, target));
                         if new {
                             pending.push(target);
                         }
                     }
                     Err(msg) => diags.push(
-                        Diagnostic::new("FL005", file, path_span, format!("cannot import `{rel}`: {msg}"))
-                            .help("`use` paths are relative to the importing file"),
+                        Diagnostic::new(
+                            "FL005",
+                            file,
+                            path_span,
+                            format!("cannot import `{rel}`: {msg}"),
+                        )
+                        .help("`use` paths are relative to the importing file"),
                     ),
                 }
             }
@@ -151,15 +181,30 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
         .iter()
         .filter_map(|l| {
             let ast = l.ast.as_ref()?;
-            let mut uses: Vec<FileId> = l.uses.iter().map(|(_, f)| *f).filter(|f| *f != l.file).collect();
+            let mut uses: Vec<FileId> = l
+                .uses
+                .iter()
+                .map(|(_, f)| *f)
+                .filter(|f| *f != l.file)
+                .collect();
             uses.sort();
             uses.dedup();
-            Some(resolve::Unit { file: l.file, ast, stdlib: l.stdlib, root: roots.contains(&l.file), uses })
+            Some(resolve::Unit {
+                file: l.file,
+                ast,
+                stdlib: l.stdlib,
+                root: roots.contains(&l.file),
+                uses,
+            })
         })
         .collect();
     let program = resolve::resolve(&units, &mut diags);
 
-    let mut broken: BTreeSet<FileId> = loaded.iter().filter(|l| l.ast.is_none()).map(|l| l.file).collect();
+    let mut broken: BTreeSet<FileId> = loaded
+        .iter()
+        .filter(|l| l.ast.is_none())
+        .map(|l| l.file)
+        .collect();
     for d in &diags {
         if matches!(d.code, "FL001" | "FL702" | "FL005") {
             broken.insert(d.file);
@@ -171,10 +216,22 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
     diags.retain(|d| !sources.path(d.file).starts_with("<stdlib>") || d.is_error());
     diagnostic::sort(&mut diags, &sources);
     dedup(&mut diags);
-    Outcome { sources, diagnostics: diags, program, analysis, roots, broken }
+    Outcome {
+        sources,
+        diagnostics: diags,
+        program,
+        analysis,
+        roots,
+        broken,
+    }
 }
 
-fn load_one(sources: &mut SourceMap, diags: &mut Vec<Diagnostic>, path: String, bytes: Vec<u8>) -> (FileId, Option<ast::File>) {
+fn load_one(
+    sources: &mut SourceMap,
+    diags: &mut Vec<Diagnostic>,
+    path: String,
+    bytes: Vec<u8>,
+) -> (FileId, Option<ast::File>) {
     match String::from_utf8(bytes) {
         Ok(text) => {
             let file = sources.add(path, text);
@@ -184,13 +241,21 @@ fn load_one(sources: &mut SourceMap, diags: &mut Vec<Diagnostic>, path: String, 
         }
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
-            let bad = e.utf8_error().error_len().unwrap_or(e.as_bytes().len() - at);
+            let bad = e
+                .utf8_error()
+                .error_len()
+                .unwrap_or(e.as_bytes().len() - at);
             let file = sources.add(path, String::from_utf8_lossy(e.as_bytes()).into_owned());
             // The span is in the file's bytes: the first invalid sequence.
             let (start, end) = (at, at + bad);
             diags.push(
-                Diagnostic::new("FL001", file, Span::new(start, end), format!("file is not valid UTF-8 (first bad byte at offset {at})"))
-                    .help("`.flow` files are UTF-8 text; check that this is the file you meant"),
+                Diagnostic::new(
+                    "FL001",
+                    file,
+                    Span::new(start, end),
+                    format!("file is not valid UTF-8 (first bad byte at offset {at})"),
+                )
+                .help("`.flow` files are UTF-8 text; check that this is the file you meant"),
             );
             (file, None)
         }
@@ -212,12 +277,18 @@ fn ensure(
     let (file, ast) = load_one(sources, diags, input.path, input.bytes);
     by_key.insert(input.key, file);
     index.insert(file, loaded.len());
-    loaded.push(Loaded { file, ast, stdlib: false, uses: Vec::new() });
+    loaded.push(Loaded {
+        file,
+        ast,
+        stdlib: false,
+        uses: Vec::new(),
+    });
     (file, true)
 }
 
 fn report_use_cycles(loaded: &[Loaded], sources: &SourceMap, diags: &mut Vec<Diagnostic>) {
-    let edges: BTreeMap<FileId, &Vec<(Span, FileId)>> = loaded.iter().map(|l| (l.file, &l.uses)).collect();
+    let edges: BTreeMap<FileId, &Vec<(Span, FileId)>> =
+        loaded.iter().map(|l| (l.file, &l.uses)).collect();
     let mut reported: BTreeSet<(FileId, Span)> = BTreeSet::new();
     // 0 = unseen, 1 = on stack, 2 = done
     let mut state: BTreeMap<FileId, u8> = BTreeMap::new();
@@ -243,16 +314,20 @@ fn report_use_cycles(loaded: &[Loaded], sources: &SourceMap, diags: &mut Vec<Dia
                     state.insert(next, 1);
                     stack.push((next, 0));
                 }
-                1 => {
-                    if reported.insert((node, span)) {
-                        let pos = stack.iter().position(|(f, _)| *f == next).unwrap_or(0);
-                        let mut names: Vec<&str> = stack[pos..].iter().map(|(f, _)| sources.path(*f)).collect();
-                        names.push(sources.path(next));
-                        diags.push(
-                            Diagnostic::new("FL005", node, span, format!("`use` cycle: {}", names.join(" -> ")))
-                                .help("move the shared declarations into a file that both import"),
-                        );
-                    }
+                1 if reported.insert((node, span)) => {
+                    let pos = stack.iter().position(|(f, _)| *f == next).unwrap_or(0);
+                    let mut names: Vec<&str> =
+                        stack[pos..].iter().map(|(f, _)| sources.path(*f)).collect();
+                    names.push(sources.path(next));
+                    diags.push(
+                        Diagnostic::new(
+                            "FL005",
+                            node,
+                            span,
+                            format!("`use` cycle: {}", names.join(" -> ")),
+                        )
+                        .help("move the shared declarations into a file that both import"),
+                    );
                 }
                 _ => {}
             }
@@ -285,8 +360,13 @@ fn suppress(program: &Program, diags: &mut Vec<Diagnostic>) {
     for (a, used) in allows {
         if !used {
             diags.push(
-                Diagnostic::new("FL705", a.loc.file, a.loc.span, format!("`allow {}` suppresses nothing", a.code))
-                    .help("remove it: no finding with that code is reported in its scope"),
+                Diagnostic::new(
+                    "FL705",
+                    a.loc.file,
+                    a.loc.span,
+                    format!("`allow {}` suppresses nothing", a.code),
+                )
+                .help("remove it: no finding with that code is reported in its scope"),
             );
         }
     }

@@ -34,7 +34,10 @@ impl CommitMode {
     ];
 
     pub fn word(self) -> &'static str {
-        Self::ALL.iter().find(|(_, m)| *m == self).map_or("", |(w, _)| w)
+        Self::ALL
+            .iter()
+            .find(|(_, m)| *m == self)
+            .map_or("", |(w, _)| w)
     }
 }
 
@@ -104,16 +107,20 @@ pub const GUARANTEES: [(&str, Guarantee); 5] = [
 ];
 
 pub fn guarantee_word(g: Guarantee) -> &'static str {
-    GUARANTEES.iter().find(|(_, h)| *h == g).map_or("", |(w, _)| w)
+    GUARANTEES
+        .iter()
+        .find(|(_, h)| *h == g)
+        .map_or("", |(w, _)| w)
 }
 
 /// `a >= b` in the guarantee lattice.
 pub fn at_least(a: Guarantee, b: Guarantee) -> bool {
     use Guarantee::{AtLeastOnce, AtMostOnce, EffectivelyOnce, ExactlyOnce, None};
     match (a, b) {
-        (_, None) | (ExactlyOnce, _) => true,
         (EffectivelyOnce, b) => b != ExactlyOnce,
-        (AtLeastOnce, AtLeastOnce) | (AtMostOnce, AtMostOnce) => true,
+        (_, None) | (ExactlyOnce, _) | (AtLeastOnce, AtLeastOnce) | (AtMostOnce, AtMostOnce) => {
+            true
+        }
         _ => false,
     }
 }
@@ -148,7 +155,10 @@ impl ParamType {
     ];
 
     pub fn word(self) -> &'static str {
-        Self::ALL.iter().find(|(_, t)| *t == self).map_or("", |(w, _)| w)
+        Self::ALL
+            .iter()
+            .find(|(_, t)| *t == self)
+            .map_or("", |(w, _)| w)
     }
 }
 

@@ -115,10 +115,15 @@ impl Resolver<'_> {
                 let at = loc(u.file, k.name.span);
                 if let Some(prev) = seen.get(&k.name.name) {
                     self.push(
-                        Diagnostic::new("FL703", u.file, k.name.span, format!("kind `{}` is declared twice", k.name.name))
-                            .label(prev.file, prev.span, "first declared here")
-                            .label(u.file, k.name.span, "declared again here")
-                            .help("rename one of them"),
+                        Diagnostic::new(
+                            "FL703",
+                            u.file,
+                            k.name.span,
+                            format!("kind `{}` is declared twice", k.name.name),
+                        )
+                        .label(prev.file, prev.span, "first declared here")
+                        .label(u.file, k.name.span, "declared again here")
+                        .help("rename one of them"),
                     );
                     continue;
                 }
@@ -129,21 +134,30 @@ impl Resolver<'_> {
                 if u.stdlib {
                     stdlib_names.push((k.name.name.clone(), idx, at));
                 } else {
-                    own.entry(u.file).or_default().push((k.name.name.clone(), idx, at));
+                    own.entry(u.file)
+                        .or_default()
+                        .push((k.name.name.clone(), idx, at));
                 }
             }
         }
         for u in units.iter().filter(|u| !u.stdlib) {
             // Stdlib kinds are always visible; a user kind may not reuse their names.
-            let mut scope: BTreeMap<String, usize> =
-                stdlib_names.iter().map(|(n, i, _)| (n.clone(), *i)).collect();
+            let mut scope: BTreeMap<String, usize> = stdlib_names
+                .iter()
+                .map(|(n, i, _)| (n.clone(), *i))
+                .collect();
             for (n, i, l) in own.get(&u.file).into_iter().flatten() {
                 if let Some((_, _, sl)) = stdlib_names.iter().find(|(sn, _, _)| sn == n) {
                     self.push(
-                        Diagnostic::new("FL703", l.file, l.span, format!("kind `{n}` is already declared by the standard library"))
-                            .label(sl.file, sl.span, "the standard library's declaration")
-                            .label(l.file, l.span, "declared again here")
-                            .help("give your kind another name"),
+                        Diagnostic::new(
+                            "FL703",
+                            l.file,
+                            l.span,
+                            format!("kind `{n}` is already declared by the standard library"),
+                        )
+                        .label(sl.file, sl.span, "the standard library's declaration")
+                        .label(l.file, l.span, "declared again here")
+                        .help("give your kind another name"),
                     );
                 }
                 scope.entry(n.clone()).or_insert(*i);
@@ -154,10 +168,15 @@ impl Resolver<'_> {
                         Some(prev) if prev != i => {
                             let pl = self.program.kinds[*prev].loc;
                             self.push(
-                                Diagnostic::new("FL703", l.file, l.span, format!("kind `{n}` is declared twice"))
-                                    .label(pl.file, pl.span, "first declared here")
-                                    .label(l.file, l.span, "declared again here")
-                                    .help("rename one of them: kinds share one namespace"),
+                                Diagnostic::new(
+                                    "FL703",
+                                    l.file,
+                                    l.span,
+                                    format!("kind `{n}` is declared twice"),
+                                )
+                                .label(pl.file, pl.span, "first declared here")
+                                .label(l.file, l.span, "declared again here")
+                                .help("rename one of them: kinds share one namespace"),
                             );
                         }
                         Some(_) => {}
@@ -170,7 +189,10 @@ impl Resolver<'_> {
             self.kind_scope.insert(u.file, scope);
         }
         for u in units.iter().filter(|u| u.stdlib) {
-            let scope = stdlib_names.iter().map(|(n, i, _)| (n.clone(), *i)).collect();
+            let scope = stdlib_names
+                .iter()
+                .map(|(n, i, _)| (n.clone(), *i))
+                .collect();
             self.kind_scope.insert(u.file, scope);
         }
     }
@@ -192,10 +214,6 @@ impl Resolver<'_> {
             idempotency_key: false,
             params: Vec::new(),
         };
-        const CAPS: [&str; 9] = [
-            "roles", "pins", "writes", "transactional", "versioned", "offsets", "commits",
-            "coordinator", "idempotency",
-        ];
         let mut seen = Seen::default();
         for line in &k.lines {
             let name = line.name.name.as_str();
@@ -203,8 +221,20 @@ impl Resolver<'_> {
                 let mut all: Vec<&str> = CAPS.to_vec();
                 all.push("param");
                 self.push(
-                    Diagnostic::new("FL003", f, line.name.span, format!("unknown capability `{name}` in kind `{}`{}", k.name.name, did_you_mean(name, all.iter().copied())))
-                        .help(format!("a kind's lines are {} and `param NAME: TYPE`", CAPS.map(|c| format!("`{c}`")).join(", "))),
+                    Diagnostic::new(
+                        "FL003",
+                        f,
+                        line.name.span,
+                        format!(
+                            "unknown capability `{name}` in kind `{}`{}",
+                            k.name.name,
+                            did_you_mean(name, all.iter().copied())
+                        ),
+                    )
+                    .help(format!(
+                        "a kind's lines are {} and `param NAME: TYPE`",
+                        CAPS.map(|c| format!("`{c}`")).join(", ")
+                    )),
                 );
                 continue;
             }
@@ -214,8 +244,15 @@ impl Resolver<'_> {
             match name {
                 "transactional" | "versioned" | "offsets" => {
                     if let Some(v) = line.args.first() {
-                        self.push(Diagnostic::new("FL006", f, v.span(), format!("`{name}` takes no value, found {}", v.describe()))
-                            .help(format!("write `{name}` alone on its line")));
+                        self.push(
+                            Diagnostic::new(
+                                "FL006",
+                                f,
+                                v.span(),
+                                format!("`{name}` takes no value, found {}", v.describe()),
+                            )
+                            .help(format!("write `{name}` alone on its line")),
+                        );
                     }
                     match name {
                         "transactional" => def.transactional = true,
@@ -265,9 +302,17 @@ impl Resolver<'_> {
         for p in &k.params {
             if let Some(prev) = param_seen.get(p.name.name.as_str()) {
                 self.push(
-                    Diagnostic::new("FL007", f, p.span, format!("parameter `{}` is declared twice in kind `{}`", p.name.name, k.name.name))
-                        .label(f, *prev, "first declared here")
-                        .help("remove one of the two lines"),
+                    Diagnostic::new(
+                        "FL007",
+                        f,
+                        p.span,
+                        format!(
+                            "parameter `{}` is declared twice in kind `{}`",
+                            p.name.name, k.name.name
+                        ),
+                    )
+                    .label(f, *prev, "first declared here")
+                    .help("remove one of the two lines"),
                 );
                 continue;
             }
@@ -300,19 +345,26 @@ impl Resolver<'_> {
                 let at = loc(u.file, d.name.span);
                 if let Some(prev) = seen.get(&d.name.name) {
                     self.push(
-                        Diagnostic::new("FL703", u.file, d.name.span, format!("`{}` is declared twice", d.name.name))
-                            .label(prev.file, prev.span, "first declared here")
-                            .label(u.file, d.name.span, "declared again here")
-                            .help("rename one of them: sources, sinks and effects share one namespace"),
+                        Diagnostic::new(
+                            "FL703",
+                            u.file,
+                            d.name.span,
+                            format!("`{}` is declared twice", d.name.name),
+                        )
+                        .label(prev.file, prev.span, "first declared here")
+                        .label(u.file, d.name.span, "declared again here")
+                        .help("rename one of them: sources, sinks and effects share one namespace"),
                     );
                     continue;
                 }
                 seen.insert(d.name.name.clone(), at);
                 if let Some(def) = self.decl(u, d) {
                     self.program.decls.push(def);
-                    own.entry(u.file)
-                        .or_default()
-                        .push((d.name.name.clone(), self.program.decls.len() - 1, at));
+                    own.entry(u.file).or_default().push((
+                        d.name.name.clone(),
+                        self.program.decls.len() - 1,
+                        at,
+                    ));
                 }
             }
         }
@@ -327,8 +379,19 @@ impl Resolver<'_> {
         let scope = self.kind_scope.get(&f).cloned().unwrap_or_default();
         let Some(&kind_idx) = scope.get(&d.kind.name) else {
             self.push(
-                Diagnostic::new("FL702", f, d.kind.span, format!("unknown kind `{}`{}", d.kind.name, did_you_mean(&d.kind.name, scope.keys().map(String::as_str))))
-                    .help("declare it with `kind NAME { ... }`, or import the file that does with `use`"),
+                Diagnostic::new(
+                    "FL702",
+                    f,
+                    d.kind.span,
+                    format!(
+                        "unknown kind `{}`{}",
+                        d.kind.name,
+                        did_you_mean(&d.kind.name, scope.keys().map(String::as_str))
+                    ),
+                )
+                .help(
+                    "declare it with `kind NAME { ... }`, or import the file that does with `use`",
+                ),
             );
             return None;
         };
@@ -336,10 +399,31 @@ impl Resolver<'_> {
         if !kind.roles.contains(&d.role) {
             let roles: Vec<&str> = kind.roles.iter().map(|r| r.word()).collect();
             self.push(
-                Diagnostic::new("FL009", f, d.role_span, format!("kind `{}` cannot be a {}", kind.name, d.role.word()))
-                    .label(f, d.kind.span, format!("`{}` has roles: {}", kind.name, if roles.is_empty() { "none".into() } else { roles.join(", ") }))
-                    .label(kind.loc.file, kind.loc.span, "kind declared here")
-                    .help(format!("declare it as a {} or pick a kind with the {} role", roles.first().copied().unwrap_or("source"), d.role.word())),
+                Diagnostic::new(
+                    "FL009",
+                    f,
+                    d.role_span,
+                    format!("kind `{}` cannot be a {}", kind.name, d.role.word()),
+                )
+                .label(
+                    f,
+                    d.kind.span,
+                    format!(
+                        "`{}` has roles: {}",
+                        kind.name,
+                        if roles.is_empty() {
+                            "none".into()
+                        } else {
+                            roles.join(", ")
+                        }
+                    ),
+                )
+                .label(kind.loc.file, kind.loc.span, "kind declared here")
+                .help(format!(
+                    "declare it as a {} or pick a kind with the {} role",
+                    roles.first().copied().unwrap_or("source"),
+                    d.role.word()
+                )),
             );
         }
         let mut def = DeclDef {
@@ -375,11 +459,34 @@ impl Resolver<'_> {
             if !analysis && param.is_none() {
                 let mut names: Vec<&str> = kind.params.iter().map(|q| q.name.as_str()).collect();
                 names.extend(role_props(d.role));
-                let declared: Vec<String> = kind.params.iter().map(|q| format!("`{}`", q.name)).collect();
+                let declared: Vec<String> = kind
+                    .params
+                    .iter()
+                    .map(|q| format!("`{}`", q.name))
+                    .collect();
                 self.push(
-                    Diagnostic::new("FL003", f, p.name.span, format!("unknown property `{name}` for {} `{}` of kind `{}`{}", d.role.word(), d.name.name, kind.name, did_you_mean(name, names.iter().copied())))
-                        .label(kind.loc.file, kind.loc.span, format!("kind `{}` declared here", kind.name))
-                        .help(if declared.is_empty() { format!("kind `{}` declares no parameters", kind.name) } else { format!("kind `{}` declares {}", kind.name, declared.join(", ")) }),
+                    Diagnostic::new(
+                        "FL003",
+                        f,
+                        p.name.span,
+                        format!(
+                            "unknown property `{name}` for {} `{}` of kind `{}`{}",
+                            d.role.word(),
+                            d.name.name,
+                            kind.name,
+                            did_you_mean(name, names.iter().copied())
+                        ),
+                    )
+                    .label(
+                        kind.loc.file,
+                        kind.loc.span,
+                        format!("kind `{}` declared here", kind.name),
+                    )
+                    .help(if declared.is_empty() {
+                        format!("kind `{}` declares no parameters", kind.name)
+                    } else {
+                        format!("kind `{}` declares {}", kind.name, declared.join(", "))
+                    }),
                 );
                 continue;
             }
@@ -390,12 +497,25 @@ impl Resolver<'_> {
             }
             if analysis && !role_props(d.role).contains(&name) {
                 self.push(
-                    Diagnostic::new("FL003", f, p.name.span, format!("`{name}` is not a property of {}s", d.role.word()))
-                        .help(if role_props(d.role).is_empty() {
-                            format!("{}s take only their kind's parameters", d.role.word())
-                        } else {
-                            format!("{}s take {}", d.role.word(), role_props(d.role).iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", "))
-                        }),
+                    Diagnostic::new(
+                        "FL003",
+                        f,
+                        p.name.span,
+                        format!("`{name}` is not a property of {}s", d.role.word()),
+                    )
+                    .help(if role_props(d.role).is_empty() {
+                        format!("{}s take only their kind's parameters", d.role.word())
+                    } else {
+                        format!(
+                            "{}s take {}",
+                            d.role.word(),
+                            role_props(d.role)
+                                .iter()
+                                .map(|w| format!("`{w}`"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    }),
                 );
                 continue;
             }
@@ -429,14 +549,17 @@ impl Resolver<'_> {
                 "commit" => {
                     let words: Vec<&str> = CommitMode::ALL.iter().map(|(w, _)| *w).collect();
                     if let Some(w) = self.word_arg(f, p, &words) {
-                        if !kind.offsets {
+                        if kind.offsets {
+                            def.commit = CommitMode::ALL
+                                .iter()
+                                .find(|(n, _)| *n == w)
+                                .map(|(_, m)| *m);
+                            def.commit_loc = Some(at);
+                        } else {
                             self.push(
                                 Diagnostic::new("FL003", f, p.name.span, format!("kind `{}` has no offsets, so `commit` does not apply to `{}`", kind.name, d.name.name))
                                     .help("remove the line; `commit` is for kinds with offsets, such as `kafka_topic`"),
                             );
-                        } else {
-                            def.commit = CommitMode::ALL.iter().find(|(n, _)| *n == w).map(|(_, m)| *m);
-                            def.commit_loc = Some(at);
                         }
                     }
                 }
@@ -466,9 +589,28 @@ impl Resolver<'_> {
             .collect();
         for q in missing {
             self.push(
-                Diagnostic::new("FL004", f, d.name.span, format!("{} `{}` is missing the required parameter `{}` of kind `{}`", d.role.word(), d.name.name, q.name, kind.name))
-                    .label(kind.loc.file, kind.loc.span, format!("kind `{}` declared here", kind.name))
-                    .help(format!("add a line `{} {}` inside the braces", q.name, example_of(q.ty))),
+                Diagnostic::new(
+                    "FL004",
+                    f,
+                    d.name.span,
+                    format!(
+                        "{} `{}` is missing the required parameter `{}` of kind `{}`",
+                        d.role.word(),
+                        d.name.name,
+                        q.name,
+                        kind.name
+                    ),
+                )
+                .label(
+                    kind.loc.file,
+                    kind.loc.span,
+                    format!("kind `{}` declared here", kind.name),
+                )
+                .help(format!(
+                    "add a line `{} {}` inside the braces",
+                    q.name,
+                    example_of(q.ty)
+                )),
             );
         }
         if d.role == Role::Source && def.pin.is_none() && def.immutable {
@@ -507,7 +649,9 @@ impl Resolver<'_> {
         let mut names: BTreeMap<String, Loc> = BTreeMap::new();
         for u in units.iter().filter(|u| u.root) {
             for item in &u.ast.items {
-                let ast::Item::Pipeline(p) = item else { continue };
+                let ast::Item::Pipeline(p) = item else {
+                    continue;
+                };
                 self.program.files_with_pipelines.insert(u.file);
                 if let Some(prev) = names.get(&p.name.name) {
                     self.push(
@@ -543,10 +687,6 @@ impl Resolver<'_> {
             allows: Vec::new(),
             tasks: Vec::new(),
         };
-        const SETTINGS: [&str; 9] = [
-            "schedule", "start", "timezone", "catchup", "retries", "retry_delay", "timeout",
-            "image", "require",
-        ];
         let mut seen = Seen::default();
         for s in &p.settings {
             let name = s.name.name.as_str();
@@ -554,11 +694,22 @@ impl Resolver<'_> {
                 let hint = if TASK_SETTINGS.contains(&name) {
                     format!("`{name}` is a task setting; move it into a task")
                 } else {
-                    format!("the pipeline settings are {}", SETTINGS.map(|w| format!("`{w}`")).join(", "))
+                    format!(
+                        "the pipeline settings are {}",
+                        SETTINGS.map(|w| format!("`{w}`")).join(", ")
+                    )
                 };
                 self.push(
-                    Diagnostic::new("FL003", f, s.name.span, format!("unknown pipeline setting `{name}`{}", did_you_mean(name, SETTINGS)))
-                        .help(hint),
+                    Diagnostic::new(
+                        "FL003",
+                        f,
+                        s.name.span,
+                        format!(
+                            "unknown pipeline setting `{name}`{}",
+                            did_you_mean(name, SETTINGS)
+                        ),
+                    )
+                    .help(hint),
                 );
                 continue;
             }
@@ -612,20 +763,41 @@ impl Resolver<'_> {
         let has_start = p.settings.iter().any(|s| s.name.name == "start");
         if def.schedule.is_some() && !has_start {
             self.push(
-                Diagnostic::new("FL008", f, p.name.span, format!("scheduled pipeline `{}` has no `start`", p.name.name))
-                    .label(f, def.schedule_loc.map_or(p.name.span, |l| l.span), "scheduled here")
-                    .help("add `start YYYY-MM-DD`: the date of the first interval"),
+                Diagnostic::new(
+                    "FL008",
+                    f,
+                    p.name.span,
+                    format!("scheduled pipeline `{}` has no `start`", p.name.name),
+                )
+                .label(
+                    f,
+                    def.schedule_loc.map_or(p.name.span, |l| l.span),
+                    "scheduled here",
+                )
+                .help("add `start YYYY-MM-DD`: the date of the first interval"),
             );
         }
-        def.allows = p.allows.iter().filter_map(|a| self.allow(f, a, p.span)).collect();
+        def.allows = p
+            .allows
+            .iter()
+            .filter_map(|a| self.allow(f, a, p.span))
+            .collect();
         let mut task_names: BTreeMap<String, Span> = BTreeMap::new();
         for t in &p.tasks {
             if let Some(prev) = task_names.get(&t.name.name) {
                 self.push(
-                    Diagnostic::new("FL703", f, t.name.span, format!("task `{}` is declared twice in pipeline `{}`", t.name.name, p.name.name))
-                        .label(f, *prev, "first declared here")
-                        .label(f, t.name.span, "declared again here")
-                        .help("rename one of the tasks"),
+                    Diagnostic::new(
+                        "FL703",
+                        f,
+                        t.name.span,
+                        format!(
+                            "task `{}` is declared twice in pipeline `{}`",
+                            t.name.name, p.name.name
+                        ),
+                    )
+                    .label(f, *prev, "first declared here")
+                    .label(f, t.name.span, "declared again here")
+                    .help("rename one of the tasks"),
                 );
                 continue;
             }
@@ -641,8 +813,17 @@ impl Resolver<'_> {
                     return true;
                 }
                 self.diags.push(
-                    Diagnostic::new("FL702", at.file, at.span, format!("unknown task `{name}` in pipeline `{}`{}", p.name.name, did_you_mean(name, known.iter().map(String::as_str))))
-                        .help("`after` names tasks of the same pipeline"),
+                    Diagnostic::new(
+                        "FL702",
+                        at.file,
+                        at.span,
+                        format!(
+                            "unknown task `{name}` in pipeline `{}`{}",
+                            p.name.name,
+                            did_you_mean(name, known.iter().map(String::as_str))
+                        ),
+                    )
+                    .help("`after` names tasks of the same pipeline"),
                 );
                 false
             });
@@ -654,14 +835,29 @@ impl Resolver<'_> {
         let code = a.code.name.as_str();
         let known = crate::rules::registry::lookup(code);
         if known.is_none() {
-            let codes = crate::rules::registry::all().iter().map(|r| r.code).chain(crate::rules::registry::all().iter().map(|r| r.name));
+            let codes = crate::rules::registry::all()
+                .iter()
+                .map(|r| r.code)
+                .chain(crate::rules::registry::all().iter().map(|r| r.name));
             self.push(
-                Diagnostic::new("FL707", f, a.code.span, format!("`allow` names `{code}`, which is not a flowc rule{}", did_you_mean(code, codes)))
-                    .help("`flowc rules` lists every code"),
+                Diagnostic::new(
+                    "FL707",
+                    f,
+                    a.code.span,
+                    format!(
+                        "`allow` names `{code}`, which is not a flowc rule{}",
+                        did_you_mean(code, codes)
+                    ),
+                )
+                .help("`flowc rules` lists every code"),
             );
             return None;
         }
-        let reason = a.reason.as_ref().map(|r| r.value.trim().to_string()).unwrap_or_default();
+        let reason = a
+            .reason
+            .as_ref()
+            .map(|r| r.value.trim().to_string())
+            .unwrap_or_default();
         if reason.is_empty() {
             self.push(
                 Diagnostic::new("FL706", f, a.span, format!("`allow {code}` gives no reason"))
@@ -671,7 +867,11 @@ impl Resolver<'_> {
         }
         Some(AllowDef {
             code: known.map_or_else(|| code.to_string(), |r| r.code.to_string()),
-            reason: a.reason.as_ref().map(|r| r.value.clone()).unwrap_or_default(),
+            reason: a
+                .reason
+                .as_ref()
+                .map(|r| r.value.clone())
+                .unwrap_or_default(),
             loc: loc(f, a.span),
             scope,
         })
@@ -691,7 +891,14 @@ impl Resolver<'_> {
         None
     }
 
-    fn role_mismatch(&mut self, f: FileId, name: &ast::Ident, decl: usize, stmt: &str, allowed: &[Role]) -> bool {
+    fn role_mismatch(
+        &mut self,
+        f: FileId,
+        name: &ast::Ident,
+        decl: usize,
+        stmt: &str,
+        allowed: &[Role],
+    ) -> bool {
         let d = &self.program.decls[decl];
         let kind = &self.program.kinds[d.kind_idx];
         // A sink can also be read through its kind's read capabilities, and a
@@ -705,9 +912,24 @@ impl Resolver<'_> {
         }
         let (nl, kind_name, role) = (d.name_loc, kind.name.clone(), d.role);
         let msg = match stmt {
-            "read" => format!("`read {}`: {} `{}` of kind `{kind_name}` cannot be read", name.name, role.word(), name.name),
-            "write" => format!("`write {}`: {} `{}` of kind `{kind_name}` cannot be written", name.name, role.word(), name.name),
-            _ => format!("`emit {}`: {} `{}` is not an effect", name.name, role.word(), name.name),
+            "read" => format!(
+                "`read {}`: {} `{}` of kind `{kind_name}` cannot be read",
+                name.name,
+                role.word(),
+                name.name
+            ),
+            "write" => format!(
+                "`write {}`: {} `{}` of kind `{kind_name}` cannot be written",
+                name.name,
+                role.word(),
+                name.name
+            ),
+            _ => format!(
+                "`emit {}`: {} `{}` is not an effect",
+                name.name,
+                role.word(),
+                name.name
+            ),
         };
         let help = match stmt {
             "read" => "read a source, or a sink whose kind also has the source role".to_string(),
@@ -716,7 +938,11 @@ impl Resolver<'_> {
         };
         self.push(
             Diagnostic::new("FL009", f, name.span, msg)
-                .label(nl.file, nl.span, format!("declared as a {} of kind `{kind_name}`", role.word()))
+                .label(
+                    nl.file,
+                    nl.span,
+                    format!("declared as a {} of kind `{kind_name}`", role.word()),
+                )
                 .help(help),
         );
         true
@@ -794,9 +1020,16 @@ impl Resolver<'_> {
                         let mut names: BTreeMap<&str, Span> = BTreeMap::new();
                         for (n, v) in &e.entries {
                             if let Some(prev) = names.get(n.name.as_str()) {
-                                self.push(Diagnostic::new("FL007", f, n.span, format!("environment variable `{}` is set twice", n.name))
+                                self.push(
+                                    Diagnostic::new(
+                                        "FL007",
+                                        f,
+                                        n.span,
+                                        format!("environment variable `{}` is set twice", n.name),
+                                    )
                                     .label(f, *prev, "first set here")
-                                    .help("keep one of the two lines"));
+                                    .help("keep one of the two lines"),
+                                );
                                 continue;
                             }
                             names.insert(&n.name, n.span);
@@ -814,8 +1047,13 @@ impl Resolver<'_> {
         }
         if def.run.is_none() {
             self.push(
-                Diagnostic::new("FL008", f, t.name.span, format!("task `{}` has no `run`", t.name.name))
-                    .help("say what the scheduler starts: `run command [\"python\", \"-m\", \"job\"]`"),
+                Diagnostic::new(
+                    "FL008",
+                    f,
+                    t.name.span,
+                    format!("task `{}` has no `run`", t.name.name),
+                )
+                .help("say what the scheduler starts: `run command [\"python\", \"-m\", \"job\"]`"),
             );
         }
         def
@@ -825,15 +1063,29 @@ impl Resolver<'_> {
         let name = s.name.name.as_str();
         if !TASK_SETTINGS.contains(&name) {
             let mut words: Vec<&str> = TASK_SETTINGS.to_vec();
-            words.extend(["after", "read", "key", "write", "emit", "run", "env", "allow"]);
-            let hint = if matches!(name, "schedule" | "start" | "timezone" | "catchup" | "image") {
+            words.extend([
+                "after", "read", "key", "write", "emit", "run", "env", "allow",
+            ]);
+            let hint = if matches!(
+                name,
+                "schedule" | "start" | "timezone" | "catchup" | "image"
+            ) {
                 format!("`{name}` is a pipeline setting; move it to the pipeline")
             } else {
                 "the task statements are `after`, `read`, `key`, `write`, `emit`, `run`, `env`, `allow`, and the settings `retries`, `internal_retries`, `retry_delay`, `timeout`, `nondeterministic`, `on_ambiguous`, `require`".to_string()
             };
             self.push(
-                Diagnostic::new("FL003", f, s.name.span, format!("unknown task statement `{name}` in task `{}`{}", def.name, did_you_mean(name, words)))
-                    .help(hint),
+                Diagnostic::new(
+                    "FL003",
+                    f,
+                    s.name.span,
+                    format!(
+                        "unknown task statement `{name}` in task `{}`{}",
+                        def.name,
+                        did_you_mean(name, words)
+                    ),
+                )
+                .help(hint),
             );
             return;
         }
@@ -853,7 +1105,14 @@ impl Resolver<'_> {
             }
             "on_ambiguous" => {
                 if let Some(w) = self.word_arg(f, s, &["retry", "fail"]) {
-                    def.on_ambiguous = Some((if w == "retry" { OnAmbiguous::Retry } else { OnAmbiguous::Fail }, at));
+                    def.on_ambiguous = Some((
+                        if w == "retry" {
+                            OnAmbiguous::Retry
+                        } else {
+                            OnAmbiguous::Fail
+                        },
+                        at,
+                    ));
                 }
             }
             _ => def.require = self.guarantee_arg(f, s).map(|g| (g, at)),
@@ -876,8 +1135,15 @@ impl Resolver<'_> {
                 ast::PinClause::Unpinned(s) => *s,
             };
             if i > 0 {
-                self.push(Diagnostic::new("FL007", f, span, format!("`read {}` states its pin twice", r.source.name))
-                    .help("keep one of `pinned P` and `unpinned`"));
+                self.push(
+                    Diagnostic::new(
+                        "FL007",
+                        f,
+                        span,
+                        format!("`read {}` states its pin twice", r.source.name),
+                    )
+                    .help("keep one of `pinned P` and `unpinned`"),
+                );
                 continue;
             }
             match p {
@@ -898,8 +1164,15 @@ impl Resolver<'_> {
         }
         for (i, c) in r.commits.iter().enumerate() {
             if i > 0 {
-                self.push(Diagnostic::new("FL007", f, c.span, format!("`read {}` states its commit mode twice", r.source.name))
-                    .help("keep one `commit` clause"));
+                self.push(
+                    Diagnostic::new(
+                        "FL007",
+                        f,
+                        c.span,
+                        format!("`read {}` states its commit mode twice", r.source.name),
+                    )
+                    .help("keep one `commit` clause"),
+                );
                 continue;
             }
             if let Some((_, m)) = CommitMode::ALL.iter().find(|(w, _)| *w == c.name) {
@@ -918,8 +1191,18 @@ impl Resolver<'_> {
             let d = &self.program.decls[decl];
             if !self.program.kinds[d.kind_idx].offsets {
                 let kind = d.kind.clone();
-                self.push(Diagnostic::new("FL003", f, at.span, format!("`commit` applies to kinds with offsets; `{}` is of kind `{kind}`", r.source.name))
-                    .help("remove the `commit` clause"));
+                self.push(
+                    Diagnostic::new(
+                        "FL003",
+                        f,
+                        at.span,
+                        format!(
+                            "`commit` applies to kinds with offsets; `{}` is of kind `{kind}`",
+                            r.source.name
+                        ),
+                    )
+                    .help("remove the `commit` clause"),
+                );
                 rd.commit = None;
             }
         }
@@ -934,8 +1217,17 @@ impl Resolver<'_> {
             }
             ast::WriteModeExpr::AppendLedger(s) => (Mode::AppendLedger, *s, None),
             ast::WriteModeExpr::Word(id) => {
-                let words = ["upsert", "append", "check_then_append", "conditional_commit", "overwrite", "transactional"];
-                if let Some((_, m)) = MODES.iter().find(|(n, m)| *n == id.name && !matches!(m, Mode::ReplacePartition | Mode::AppendLedger)) {
+                let words = [
+                    "upsert",
+                    "append",
+                    "check_then_append",
+                    "conditional_commit",
+                    "overwrite",
+                    "transactional",
+                ];
+                if let Some((_, m)) = MODES.iter().find(|(n, m)| {
+                    *n == id.name && !matches!(m, Mode::ReplacePartition | Mode::AppendLedger)
+                }) {
                     (*m, id.span, None)
                 } else {
                     let mut all = words.to_vec();
@@ -957,7 +1249,15 @@ impl Resolver<'_> {
         let mut key = None;
         for (i, k) in w.keys.iter().enumerate() {
             if i > 0 {
-                self.push(Diagnostic::new("FL007", f, k.span, format!("`write {}` states its key twice", w.sink.name)).help("keep one `key` clause"));
+                self.push(
+                    Diagnostic::new(
+                        "FL007",
+                        f,
+                        k.span,
+                        format!("`write {}` states its key twice", w.sink.name),
+                    )
+                    .help("keep one `key` clause"),
+                );
                 continue;
             }
             key = self.key(f, k);
@@ -965,7 +1265,15 @@ impl Resolver<'_> {
         let mut require = None;
         for (i, r) in w.requires.iter().enumerate() {
             if i > 0 {
-                self.push(Diagnostic::new("FL007", f, r.span, format!("`write {}` states its requirement twice", w.sink.name)).help("keep one `require` clause"));
+                self.push(
+                    Diagnostic::new(
+                        "FL007",
+                        f,
+                        r.span,
+                        format!("`write {}` states its requirement twice", w.sink.name),
+                    )
+                    .help("keep one `require` clause"),
+                );
                 continue;
             }
             require = self.guarantee_word(f, r).map(|g| (g, loc(f, r.span)));
@@ -992,7 +1300,10 @@ impl Resolver<'_> {
             Some(ast::Via::Outbox(s, _)) => match s {
                 None => ViaDef::Outbox(None),
                 // Whether it names a sink this task writes transactionally is FL404's question.
-                Some(name) => ViaDef::Outbox(Some((self.lookup_decl(f, name, "sink")?, loc(f, name.span)))),
+                Some(name) => ViaDef::Outbox(Some((
+                    self.lookup_decl(f, name, "sink")?,
+                    loc(f, name.span),
+                ))),
             },
             Some(ast::Via::IdempotencyKey(k, _)) => ViaDef::IdempotencyKey(self.key(f, k)?),
         };
@@ -1040,8 +1351,12 @@ impl Resolver<'_> {
     fn term(&mut self, f: FileId, t: &ast::TermExpr) -> Option<Term> {
         let names: Vec<&str> = t.path.iter().map(|i| i.name.as_str()).collect();
         let term = match (names.as_slice(), &t.call) {
-            (["input", field], None) => Some(Term::InputField { field: (*field).to_string() }),
-            (["output", field], None) => Some(Term::OutputField { field: (*field).to_string() }),
+            (["input", field], None) => Some(Term::InputField {
+                field: (*field).to_string(),
+            }),
+            (["output", field], None) => Some(Term::OutputField {
+                field: (*field).to_string(),
+            }),
             (["interval", "start"], None) => Some(Term::IntervalStart),
             (["interval", "end"], None) => Some(Term::IntervalEnd),
             (["run", "id"], None) => Some(Term::RunId),
@@ -1056,24 +1371,52 @@ impl Resolver<'_> {
         };
         if term.is_none() {
             const TERMS: [&str; 13] = [
-                "input.F", "hash(input)", "output.F", "hash(output)", "interval.start",
-                "interval.end", "run.id", "attempt.id", "attempt.number", "now()", "uuid()",
-                "random()", "COL = TERM",
+                "input.F",
+                "hash(input)",
+                "output.F",
+                "hash(output)",
+                "interval.start",
+                "interval.end",
+                "run.id",
+                "attempt.id",
+                "attempt.number",
+                "now()",
+                "uuid()",
+                "random()",
+                "COL = TERM",
             ];
             let text = t.text();
             let guess = match names.first().copied() {
                 Some(first @ ("input" | "output")) => Some(format!("{first}.FIELD")),
-                _ => closest(&text, TERMS[1..12].iter().copied().chain(["input.F", "output.F"])).map(str::to_string),
+                _ => closest(
+                    &text,
+                    TERMS[1..12].iter().copied().chain(["input.F", "output.F"]),
+                )
+                .map(str::to_string),
             };
-            let hint = guess.map(|g| format!("; did you mean `{g}`?")).unwrap_or_default();
+            let hint = guess
+                .map(|g| format!("; did you mean `{g}`?"))
+                .unwrap_or_default();
             let bare_field = names.len() == 1 && t.call.is_none();
             self.push(
-                Diagnostic::new("FL001", f, t.span, format!("`{text}` is not a key term{hint}"))
-                    .help(if bare_field {
-                        format!("name where the value comes from: `input.{text}` or `output.{text}`")
-                    } else {
-                        format!("a key term is one of {}", TERMS[..12].iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", "))
-                    }),
+                Diagnostic::new(
+                    "FL001",
+                    f,
+                    t.span,
+                    format!("`{text}` is not a key term{hint}"),
+                )
+                .help(if bare_field {
+                    format!("name where the value comes from: `input.{text}` or `output.{text}`")
+                } else {
+                    format!(
+                        "a key term is one of {}",
+                        TERMS[..12]
+                            .iter()
+                            .map(|w| format!("`{w}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }),
             );
         }
         term
@@ -1085,28 +1428,61 @@ impl Resolver<'_> {
         match s.args.as_slice() {
             [v] => Some(v),
             [] => {
-                self.push(Diagnostic::new("FL006", f, s.name.span, format!("`{}` needs a value: {expected}", s.name.name))
-                    .help(format!("write `{} VALUE` with {expected}", s.name.name)));
+                self.push(
+                    Diagnostic::new(
+                        "FL006",
+                        f,
+                        s.name.span,
+                        format!("`{}` needs a value: {expected}", s.name.name),
+                    )
+                    .help(format!("write `{} VALUE` with {expected}", s.name.name)),
+                );
                 None
             }
             [_, rest @ ..] => {
                 let span = rest[0].span().to(rest[rest.len() - 1].span());
-                self.push(Diagnostic::new("FL006", f, span, format!("`{}` takes one value, {expected}", s.name.name))
-                    .help("remove the extra values, or put each statement on its own line"));
+                self.push(
+                    Diagnostic::new(
+                        "FL006",
+                        f,
+                        span,
+                        format!("`{}` takes one value, {expected}", s.name.name),
+                    )
+                    .help("remove the extra values, or put each statement on its own line"),
+                );
                 None
             }
         }
     }
 
-    fn wrong_type(&mut self, f: FileId, s: &ast::Setting, v: &Value, expected: &str, example: &str) {
+    fn wrong_type(
+        &mut self,
+        f: FileId,
+        s: &ast::Setting,
+        v: &Value,
+        expected: &str,
+        example: &str,
+    ) {
         self.push(
-            Diagnostic::new("FL006", f, v.span(), format!("`{}` takes {expected}, found {}", s.name.name, v.describe()))
-                .help(format!("write it like `{} {example}`", s.name.name)),
+            Diagnostic::new(
+                "FL006",
+                f,
+                v.span(),
+                format!("`{}` takes {expected}, found {}", s.name.name, v.describe()),
+            )
+            .help(format!("write it like `{} {example}`", s.name.name)),
         );
     }
 
     /// A number token checked for FL002 and then for the expected kind.
-    fn number(&mut self, f: FileId, s: &ast::Setting, want: NumberKind, expected: &str, example: &str) -> Option<String> {
+    fn number(
+        &mut self,
+        f: FileId,
+        s: &ast::Setting,
+        want: NumberKind,
+        expected: &str,
+        example: &str,
+    ) -> Option<String> {
         let v = self.one(f, s, expected)?;
         let Value::Number(n) = v else {
             self.wrong_type(f, s, v, expected, example);
@@ -1114,13 +1490,26 @@ impl Resolver<'_> {
         };
         match literal::classify(&n.name) {
             Err(msg) => {
-                self.push(Diagnostic::new("FL002", f, n.span, msg).help(format!("write it like `{} {example}`", s.name.name)));
+                self.push(
+                    Diagnostic::new("FL002", f, n.span, msg)
+                        .help(format!("write it like `{} {example}`", s.name.name)),
+                );
                 None
             }
             Ok(kind) if kind == want => Some(n.name.clone()),
             Ok(NumberKind::Int) if want == NumberKind::Duration => {
-                self.push(Diagnostic::new("FL002", f, n.span, format!("`{}` is a bare number where a duration is expected", n.name))
-                    .help(format!("give it a unit: `{}s`, `{}m` or `{}h`", n.name, n.name, n.name)));
+                self.push(
+                    Diagnostic::new(
+                        "FL002",
+                        f,
+                        n.span,
+                        format!("`{}` is a bare number where a duration is expected", n.name),
+                    )
+                    .help(format!(
+                        "give it a unit: `{}s`, `{}m` or `{}h`",
+                        n.name, n.name, n.name
+                    )),
+                );
                 None
             }
             Ok(_) => {
@@ -1171,17 +1560,39 @@ impl Resolver<'_> {
     }
 
     fn word_arg(&mut self, f: FileId, s: &ast::Setting, words: &[&str]) -> Option<String> {
-        let list = words.iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", ");
+        let list = words
+            .iter()
+            .map(|w| format!("`{w}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
         let v = self.one(f, s, &format!("one of {list}"))?;
         match v {
             Value::Ident(i) if words.contains(&i.name.as_str()) => Some(i.name.clone()),
             Value::Ident(i) => {
-                self.push(Diagnostic::new("FL006", f, i.span, format!("`{}` is not a value of `{}`{}", i.name, s.name.name, did_you_mean(&i.name, words.iter().copied())))
-                    .help(format!("`{}` takes one of {list}", s.name.name)));
+                self.push(
+                    Diagnostic::new(
+                        "FL006",
+                        f,
+                        i.span,
+                        format!(
+                            "`{}` is not a value of `{}`{}",
+                            i.name,
+                            s.name.name,
+                            did_you_mean(&i.name, words.iter().copied())
+                        ),
+                    )
+                    .help(format!("`{}` takes one of {list}", s.name.name)),
+                );
                 None
             }
             _ => {
-                self.wrong_type(f, s, v, &format!("one of {list}"), words.first().copied().unwrap_or(""));
+                self.wrong_type(
+                    f,
+                    s,
+                    v,
+                    &format!("one of {list}"),
+                    words.first().copied().unwrap_or(""),
+                );
                 None
             }
         }
@@ -1201,10 +1612,30 @@ impl Resolver<'_> {
             match v {
                 Value::Ident(i) if words.contains(&i.name.as_str()) => out.push(i.name.clone()),
                 Value::Ident(i) => self.push(
-                    Diagnostic::new("FL006", f, i.span, format!("`{}` is not a value of `{}`{}", i.name, s.name.name, did_you_mean(&i.name, words.iter().copied())))
-                        .help(format!("`{}` takes {}", s.name.name, words.iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", "))),
+                    Diagnostic::new(
+                        "FL006",
+                        f,
+                        i.span,
+                        format!(
+                            "`{}` is not a value of `{}`{}",
+                            i.name,
+                            s.name.name,
+                            did_you_mean(&i.name, words.iter().copied())
+                        ),
+                    )
+                    .help(format!(
+                        "`{}` takes {}",
+                        s.name.name,
+                        words
+                            .iter()
+                            .map(|w| format!("`{w}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )),
                 ),
-                other => self.wrong_type(f, s, other, "names", words.first().copied().unwrap_or("")),
+                other => {
+                    self.wrong_type(f, s, other, "names", words.first().copied().unwrap_or(""));
+                }
             }
         }
         out
@@ -1230,7 +1661,13 @@ impl Resolver<'_> {
                 Some(out)
             }
             other => {
-                self.wrong_type(f, s, other, "a field or a tuple of fields", "(customer_id, day)");
+                self.wrong_type(
+                    f,
+                    s,
+                    other,
+                    "a field or a tuple of fields",
+                    "(customer_id, day)",
+                );
                 None
             }
         }
@@ -1276,22 +1713,69 @@ impl Resolver<'_> {
 
     fn no_value(&mut self, f: FileId, s: &ast::Setting) -> bool {
         if let Some(v) = s.args.first() {
-            self.push(Diagnostic::new("FL006", f, v.span(), format!("`{}` takes no value, found {}", s.name.name, v.describe()))
-                .help(format!("write `{}` alone on its line", s.name.name)));
+            self.push(
+                Diagnostic::new(
+                    "FL006",
+                    f,
+                    v.span(),
+                    format!("`{}` takes no value, found {}", s.name.name, v.describe()),
+                )
+                .help(format!("write `{}` alone on its line", s.name.name)),
+            );
             return false;
         }
         true
     }
 }
 
+/// Capability lines of a kind.
+const CAPS: [&str; 9] = [
+    "roles",
+    "pins",
+    "writes",
+    "transactional",
+    "versioned",
+    "offsets",
+    "commits",
+    "coordinator",
+    "idempotency",
+];
+
+/// Settings of a pipeline.
+const SETTINGS: [&str; 9] = [
+    "schedule",
+    "start",
+    "timezone",
+    "catchup",
+    "retries",
+    "retry_delay",
+    "timeout",
+    "image",
+    "require",
+];
+
+/// Settings of a task (besides its statements).
 const TASK_SETTINGS: [&str; 7] = [
-    "retries", "internal_retries", "retry_delay", "timeout", "nondeterministic", "on_ambiguous",
+    "retries",
+    "internal_retries",
+    "retry_delay",
+    "timeout",
+    "nondeterministic",
+    "on_ambiguous",
     "require",
 ];
 
 fn role_props(role: Role) -> &'static [&'static str] {
     match role {
-        Role::Source => &["immutable", "mutable", "pin", "identity", "fields", "commit", "coordinator"],
+        Role::Source => &[
+            "immutable",
+            "mutable",
+            "pin",
+            "identity",
+            "fields",
+            "commit",
+            "coordinator",
+        ],
         Role::Sink => &["fields", "coordinator"],
         Role::Effect => &[],
     }
@@ -1319,12 +1803,23 @@ impl Seen {
     }
 
     /// Record `key`; report FL007 and return false when it was seen before.
-    fn first_named(&mut self, diags: &mut Vec<Diagnostic>, f: FileId, key: &str, s: &ast::Setting) -> bool {
+    fn first_named(
+        &mut self,
+        diags: &mut Vec<Diagnostic>,
+        f: FileId,
+        key: &str,
+        s: &ast::Setting,
+    ) -> bool {
         if let Some(prev) = self.at.get(key) {
             diags.push(
-                Diagnostic::new("FL007", f, s.span, format!("`{}` is set twice in one block", s.name.name))
-                    .label(f, *prev, "first set here")
-                    .help("keep one of the two lines"),
+                Diagnostic::new(
+                    "FL007",
+                    f,
+                    s.span,
+                    format!("`{}` is set twice in one block", s.name.name),
+                )
+                .label(f, *prev, "first set here")
+                .help("keep one of the two lines"),
             );
             return false;
         }
@@ -1334,12 +1829,23 @@ impl Seen {
 }
 
 /// For statements that may appear once in a task: report the second.
-fn dup_statement(diags: &mut Vec<Diagnostic>, f: FileId, what: &str, first: &mut Option<Span>, at: Span) -> bool {
+fn dup_statement(
+    diags: &mut Vec<Diagnostic>,
+    f: FileId,
+    what: &str,
+    first: &mut Option<Span>,
+    at: Span,
+) -> bool {
     if let Some(prev) = first {
         diags.push(
-            Diagnostic::new("FL007", f, at, format!("a task has one `{what}`; this is the second"))
-                .label(f, *prev, "first here")
-                .help(format!("merge them into one `{what}`")),
+            Diagnostic::new(
+                "FL007",
+                f,
+                at,
+                format!("a task has one `{what}`; this is the second"),
+            )
+            .label(f, *prev, "first here")
+            .help(format!("merge them into one `{what}`")),
         );
         return false;
     }

@@ -24,7 +24,10 @@ mod tests {
     #[test]
     fn finds_typos_only() {
         assert_eq!(closest("upsrt", ["upsert", "append"]), Some("upsert"));
-        assert_eq!(closest("ordres", ["orders", "daily_totals"]), Some("orders"));
+        assert_eq!(
+            closest("ordres", ["orders", "daily_totals"]),
+            Some("orders")
+        );
         assert_eq!(closest("zzz", ["orders"]), None);
     }
 }

@@ -11,7 +11,10 @@ use crate::source::FileId;
 /// Where `rel` lands inside `out`, or why it may not (FL804).
 pub fn confined(out: &Path, rel: &str) -> Result<PathBuf, String> {
     let p = Path::new(rel);
-    if rel.is_empty() || p.is_absolute() || p.components().any(|c| !matches!(c, Component::Normal(_))) {
+    if rel.is_empty()
+        || p.is_absolute()
+        || p.components().any(|c| !matches!(c, Component::Normal(_)))
+    {
         return Err(format!("output path `{rel}` would leave the output folder"));
     }
     let target = out.join(p);
@@ -19,7 +22,9 @@ pub fn confined(out: &Path, rel: &str) -> Result<PathBuf, String> {
     if let (Ok(root), Some(parent)) = (out.canonicalize(), target.parent()) {
         if let Ok(real_parent) = parent.canonicalize() {
             if !real_parent.starts_with(&root) {
-                return Err(format!("output path `{rel}` resolves outside the output folder"));
+                return Err(format!(
+                    "output path `{rel}` resolves outside the output folder"
+                ));
             }
         }
     }
@@ -31,7 +36,9 @@ pub fn confined(out: &Path, rel: &str) -> Result<PathBuf, String> {
 pub fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
-    let name = path.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    let name = path
+        .file_name()
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
     let tmp = dir.join(format!(".{name}.flowc-tmp-{}", std::process::id()));
     {
         let mut f = std::fs::File::create(&tmp)?;
@@ -49,13 +56,24 @@ pub fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {
 }
 
 /// Target problems as findings, at the task (or pipeline) they name.
-pub fn problems_to_diagnostics(outcome: &Outcome, file: FileId, problems: Vec<TargetProblem>) -> Vec<Diagnostic> {
+pub fn problems_to_diagnostics(
+    outcome: &Outcome,
+    file: FileId,
+    problems: Vec<TargetProblem>,
+) -> Vec<Diagnostic> {
     problems
         .into_iter()
         .map(|p| {
-            let pipeline = outcome.program.pipelines.iter().find(|q| q.name == p.pipeline && q.loc.file == file);
+            let pipeline = outcome
+                .program
+                .pipelines
+                .iter()
+                .find(|q| q.name == p.pipeline && q.loc.file == file);
             let loc = pipeline.and_then(|q| {
-                p.task.as_ref().and_then(|t| q.tasks.iter().find(|x| &x.name == t)).map_or(Some(q.name_loc), |t| Some(t.name_loc))
+                p.task
+                    .as_ref()
+                    .and_then(|t| q.tasks.iter().find(|x| &x.name == t))
+                    .map_or(Some(q.name_loc), |t| Some(t.name_loc))
             });
             let (f, span) = loc.map_or((file, crate::span::Span::new(0, 0)), |l| (l.file, l.span));
             Diagnostic::new(p.code, f, span, p.message).help(p.help)
@@ -64,7 +82,11 @@ pub fn problems_to_diagnostics(outcome: &Outcome, file: FileId, problems: Vec<Ta
 }
 
 /// Write generated files under `out`; errors become FL804 findings at `file`.
-pub fn write_all(out: &Path, files: &[GeneratedFile], file: FileId) -> Result<usize, Vec<Diagnostic>> {
+pub fn write_all(
+    out: &Path,
+    files: &[GeneratedFile],
+    file: FileId,
+) -> Result<usize, Vec<Diagnostic>> {
     let mut targets = Vec::new();
     let mut errors = Vec::new();
     for g in files {
@@ -81,8 +103,13 @@ pub fn write_all(out: &Path, files: &[GeneratedFile], file: FileId) -> Result<us
     }
     for (p, contents) in &targets {
         if let Err(e) = write_atomic(p, contents) {
-            return Err(vec![Diagnostic::new("FL804", file, crate::span::Span::new(0, 0), format!("cannot write `{}`: {e}", p.display()))
-                .help("check that the output folder is writable")]);
+            return Err(vec![Diagnostic::new(
+                "FL804",
+                file,
+                crate::span::Span::new(0, 0),
+                format!("cannot write `{}`: {e}", p.display()),
+            )
+            .help("check that the output folder is writable")]);
         }
     }
     Ok(targets.len())
@@ -109,7 +136,11 @@ mod tests {
         write_atomic(&p, "one").expect("write");
         write_atomic(&p, "two").expect("write");
         assert_eq!(std::fs::read_to_string(&p).expect("read"), "two");
-        let leftovers: Vec<_> = std::fs::read_dir(&dir).expect("dir").filter_map(Result::ok).filter(|e| e.file_name().to_string_lossy().contains("flowc-tmp")).collect();
+        let leftovers: Vec<_> = std::fs::read_dir(&dir)
+            .expect("dir")
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().contains("flowc-tmp"))
+            .collect();
         assert!(leftovers.is_empty());
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -62,7 +62,9 @@ fn pipeline(outcome: &Outcome, p: &PipelineDef, report: &PipelineReport) -> ir::
                     let effect = f.decl(e.decl);
                     let (tracking, outbox, k) = match &e.via {
                         ViaDef::Untracked => (ir::Tracking::Untracked, None, None),
-                        ViaDef::IdempotencyKey(k) => (ir::Tracking::IdempotencyKey, None, key(Some(k))),
+                        ViaDef::IdempotencyKey(k) => {
+                            (ir::Tracking::IdempotencyKey, None, key(Some(k)))
+                        }
                         ViaDef::Outbox(_) => {
                             let w = outbox_write(&f, e);
                             (
@@ -85,15 +87,33 @@ fn pipeline(outcome: &Outcome, p: &PipelineDef, report: &PipelineReport) -> ir::
                 .collect();
             ir::Task {
                 name: t.name.clone(),
-                upstream: report.graph.upstream[i].iter().map(|&u| p.tasks[u].name.clone()).collect(),
+                upstream: report.graph.upstream[i]
+                    .iter()
+                    .map(|&u| p.tasks[u].name.clone())
+                    .collect(),
                 retries: derived.retries,
                 internal_retries: derived.internal_retries,
                 retry_delay_seconds: t.retry_delay.or(p.retry_delay).unwrap_or(300),
                 timeout_seconds: t.timeout.or(p.timeout).map(|(s, _)| s),
                 on_ambiguous: derived.on_ambiguous,
-                image: t.run.as_ref().and_then(|r| r.image.clone()).or_else(|| p.image.clone()),
-                command: t.run.as_ref().map(|r| r.command.clone()).unwrap_or_default(),
-                env: t.env.iter().map(|(n, v)| ir::EnvVar { name: n.clone(), value: v.clone() }).collect(),
+                image: t
+                    .run
+                    .as_ref()
+                    .and_then(|r| r.image.clone())
+                    .or_else(|| p.image.clone()),
+                command: t
+                    .run
+                    .as_ref()
+                    .map(|r| r.command.clone())
+                    .unwrap_or_default(),
+                env: t
+                    .env
+                    .iter()
+                    .map(|(n, v)| ir::EnvVar {
+                        name: n.clone(),
+                        value: v.clone(),
+                    })
+                    .collect(),
                 nondeterministic: t.nondeterministic.is_some(),
                 reads: t
                     .reads

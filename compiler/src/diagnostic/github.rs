@@ -1,10 +1,14 @@
 //! `--format github`: workflow-command annotations for GitHub Actions.
 
+use std::fmt::Write as _;
+
 use super::{Diagnostic, Severity, Summary};
 use crate::source::SourceMap;
 
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 fn escape_property(s: &str) -> String {
@@ -26,8 +30,9 @@ pub fn render(sources: &SourceMap, diags: &[Diagnostic], summary: Summary) -> St
             message.push_str("\nhelp: ");
             message.push_str(h);
         }
-        out.push_str(&format!(
-            "::{level} file={},line={},col={},endLine={},endColumn={},title={}::{}\n",
+        let _ = writeln!(
+            out,
+            "::{level} file={},line={},col={},endLine={},endColumn={},title={}::{}",
             escape_property(sources.path(d.file)),
             start.line,
             start.column,
@@ -35,7 +40,7 @@ pub fn render(sources: &SourceMap, diags: &[Diagnostic], summary: Summary) -> St
             end.column,
             escape_property(&format!("{} {name}", d.code)),
             escape_data(&message),
-        ));
+        );
     }
     out.push_str(&super::human::summary_line(summary));
     out.push('\n');

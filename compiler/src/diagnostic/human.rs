@@ -34,7 +34,9 @@ impl std::error::Error for Report {}
 
 impl MietteDiagnostic for Report {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.code.as_ref().map(|c| Box::new(c) as Box<dyn fmt::Display>)
+        self.code
+            .as_ref()
+            .map(|c| Box::new(c) as Box<dyn fmt::Display>)
     }
 
     fn severity(&self) -> Option<miette::Severity> {
@@ -42,7 +44,9 @@ impl MietteDiagnostic for Report {
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
@@ -57,7 +61,9 @@ impl MietteDiagnostic for Report {
         if self.related.is_empty() {
             None
         } else {
-            Some(Box::new(self.related.iter().map(|r| r as &dyn MietteDiagnostic)))
+            Some(Box::new(
+                self.related.iter().map(|r| r as &dyn MietteDiagnostic),
+            ))
         }
     }
 }
@@ -90,7 +96,10 @@ fn report(sources: &SourceMap, d: &Diagnostic) -> Report {
     for label in &d.labels {
         if label.file == d.file {
             let (o, l) = visible(text, label.span);
-            labels.push(LabeledSpan::new_with_span(Some(label.message.clone()), (o, l)));
+            labels.push(LabeledSpan::new_with_span(
+                Some(label.message.clone()),
+                (o, l),
+            ));
         } else {
             let other = sources.text(label.file);
             let (o, l) = visible(other, label.span);
@@ -100,13 +109,20 @@ fn report(sources: &SourceMap, d: &Diagnostic) -> Report {
                 severity: miette::Severity::Advice,
                 help: None,
                 source: named(sources, label.file),
-                labels: vec![LabeledSpan::new_with_span(Some(label.message.clone()), (o, l))],
+                labels: vec![LabeledSpan::new_with_span(
+                    Some(label.message.clone()),
+                    (o, l),
+                )],
                 related: Vec::new(),
             });
         }
     }
     Report {
-        code: Some(format!("{}({})", d.code, crate::rules::registry::lookup(d.code).map_or("", |r| r.name))),
+        code: Some(format!(
+            "{}({})",
+            d.code,
+            crate::rules::registry::lookup(d.code).map_or("", |r| r.name)
+        )),
         message: d.message.clone(),
         severity: match d.severity {
             Severity::Error => miette::Severity::Error,

@@ -22,7 +22,10 @@ pub fn diagnostic(sources: &SourceMap, d: &Diagnostic) -> Value {
         .collect();
     let mut m = Map::new();
     m.insert("code".into(), json!(d.code));
-    m.insert("name".into(), json!(crate::rules::registry::lookup(d.code).map_or("", |r| r.name)));
+    m.insert(
+        "name".into(),
+        json!(crate::rules::registry::lookup(d.code).map_or("", |r| r.name)),
+    );
     m.insert("severity".into(), json!(d.severity.word()));
     m.insert("message".into(), json!(d.message));
     m.insert("file".into(), json!(sources.path(d.file)));

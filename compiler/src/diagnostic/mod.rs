@@ -1,10 +1,10 @@
 //! Findings, and their rendering: miette for people, JSON, SARIF and GitHub
 //! annotations for tools.
 
+pub mod github;
 pub mod human;
 pub mod json;
 pub mod sarif;
-pub mod github;
 
 use crate::source::FileId;
 use crate::span::Span;

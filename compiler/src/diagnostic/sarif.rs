@@ -17,7 +17,12 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
-fn location(sources: &SourceMap, file: crate::source::FileId, span: Span, message: Option<&str>) -> Value {
+fn location(
+    sources: &SourceMap,
+    file: crate::source::FileId,
+    span: Span,
+    message: Option<&str>,
+) -> Value {
     let start = sources.locate(file, span);
     let end = sources.locate(file, Span::new(span.end, span.end));
     let mut loc = json!({
@@ -57,7 +62,10 @@ pub fn render(sources: &SourceMap, diags: &[Diagnostic]) -> String {
     let results: Vec<Value> = diags
         .iter()
         .map(|d| {
-            let index = registry::all().iter().position(|r| r.code == d.code).unwrap_or(0);
+            let index = registry::all()
+                .iter()
+                .position(|r| r.code == d.code)
+                .unwrap_or(0);
             let mut text = d.message.clone();
             if let Some(h) = &d.help {
                 text.push_str("\nhelp: ");

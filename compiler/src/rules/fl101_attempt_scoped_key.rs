@@ -1,10 +1,10 @@
 //! FL101 `attempt-scoped-key`: a key term that changes on every attempt: `attempt.*`, `now()`, `uuid()`, `random()`.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::guarantee::{key_uses, term_text, KeyUse};
 use crate::analyze::model::{KeyPartDef, Loc, Mode, Term};
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL101",
@@ -37,5 +37,8 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
 }
 
 pub(crate) fn attempt_scoped(t: &Term) -> bool {
-    matches!(t, Term::AttemptId | Term::AttemptNumber | Term::Now | Term::Uuid | Term::Random)
+    matches!(
+        t,
+        Term::AttemptId | Term::AttemptNumber | Term::Now | Term::Uuid | Term::Random
+    )
 }

@@ -1,8 +1,8 @@
 //! FL103 `unknown-key-field`: `input.F` or `output.F` names a field that no read or written declaration has.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
 use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 use std::collections::BTreeSet;
 
 use crate::analyze::guarantee::{key_uses, KeyUse};

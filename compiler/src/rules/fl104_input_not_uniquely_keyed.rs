@@ -1,9 +1,9 @@
 //! FL104 `input-not-uniquely-keyed`: a record-level key of `input.*` terms that does not cover the input's identity.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::model::{Mode, Term};
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL104",

@@ -1,10 +1,10 @@
 //! FL105 `output-key-nondeterministic`: a key derived from the output of a nondeterministic task.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::guarantee::{key_uses, term_text, KeyUse};
 use crate::analyze::model::{KeyPartDef, Term};
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL105",

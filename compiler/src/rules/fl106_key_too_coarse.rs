@@ -1,9 +1,9 @@
 //! FL106 `key-too-coarse`: an `upsert` or `append ledger` keyed only on interval terms.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::model::{mode_source, Mode, Term};
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL106",

@@ -1,10 +1,10 @@
 //! FL107 `key-not-enforced`: an `upsert` whose key columns are not exactly the sink's primary key.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::guarantee::TaskFacts;
 use crate::analyze::model::Mode;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL107",

@@ -1,9 +1,9 @@
 //! FL108 `missing-key`: an `upsert` or `append ledger` with no key.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::model::{mode_source, Mode};
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL108",
@@ -17,13 +17,29 @@ pub const RULE: Rule = Rule {
 fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     ctx.each_task(|t| {
         for w in &t.task.writes {
-            if !matches!(w.mode, Mode::Upsert | Mode::AppendLedger) || t.facts.write_key(w).is_some() {
+            if !matches!(w.mode, Mode::Upsert | Mode::AppendLedger)
+                || t.facts.write_key(w).is_some()
+            {
                 continue;
             }
             out.push(
-                Diagnostic::new(RULE.code, w.loc.file, w.loc.span, format!("`{} {}` in task `{}` has no key", mode_source(w.mode), t.facts.decl(w.decl).name, t.task.name))
-                    .label(w.mode_loc.file, w.mode_loc.span, "this mode deduplicates on a key")
-                    .help("add `key input.FIELD` to the task, or `key ...` to this write"),
+                Diagnostic::new(
+                    RULE.code,
+                    w.loc.file,
+                    w.loc.span,
+                    format!(
+                        "`{} {}` in task `{}` has no key",
+                        mode_source(w.mode),
+                        t.facts.decl(w.decl).name,
+                        t.task.name
+                    ),
+                )
+                .label(
+                    w.mode_loc.file,
+                    w.mode_loc.span,
+                    "this mode deduplicates on a key",
+                )
+                .help("add `key input.FIELD` to the task, or `key ...` to this write"),
             );
         }
     });

@@ -1,9 +1,9 @@
 //! FL201 `check-then-append`: `check_then_append`: the check and the append are separate steps.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::model::Mode;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL201",
@@ -18,9 +18,6 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     ctx.each_task(|t| {
         for w in t.task.writes.iter().filter(|w| w.mode == Mode::CheckThenAppend) {
             let sink = t.facts.decl(w.decl);
-            if !(true) {
-                continue;
-            }
             out.push(
                 Diagnostic::new(RULE.code, w.mode_loc.file, w.mode_loc.span, format!("`check_then_append` to `{sink}` in task `{task}`: two attempts can both pass the check and both append", sink = sink.name, task = t.task.name))
                     .label(sink.name_loc.file, sink.name_loc.span, format!("`{}` declared here", sink.name))

@@ -1,9 +1,9 @@
 //! FL202 `append-without-dedup`: a plain `append`: every retry appends again.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::model::Mode;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL202",
@@ -18,9 +18,6 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     ctx.each_task(|t| {
         for w in t.task.writes.iter().filter(|w| w.mode == Mode::Append) {
             let sink = t.facts.decl(w.decl);
-            if !(true) {
-                continue;
-            }
             out.push(
                 Diagnostic::new(RULE.code, w.mode_loc.file, w.mode_loc.span, format!("plain `append` to `{sink}` in task `{task}` appends again on every retry", sink = sink.name, task = t.task.name))
                     .label(sink.name_loc.file, sink.name_loc.span, format!("`{}` declared here", sink.name))

@@ -1,11 +1,11 @@
 //! FL203 `ledger-of-attempts`: an `append ledger` keyed on the attempt: it records attempts, not records.
 
-use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use super::fl101_attempt_scoped_key::attempt_scoped;
+use super::{Ctx, Rule};
 use crate::analyze::guarantee::term_text;
 use crate::analyze::model::Mode;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL203",

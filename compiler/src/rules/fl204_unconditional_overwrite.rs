@@ -1,9 +1,9 @@
 //! FL204 `unconditional-overwrite`: `overwrite` on a versioned sink: the last writer wins.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::model::Mode;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL204",

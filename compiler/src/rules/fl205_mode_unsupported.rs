@@ -1,9 +1,9 @@
 //! FL205 `mode-unsupported`: a write mode that the sink's kind does not offer.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::model::mode_source;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL205",
@@ -22,11 +22,33 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             }
             let sink = t.facts.decl(w.decl);
             let kind = t.facts.program.kind_of(sink);
-            let offered: Vec<String> = kind.writes.iter().map(|c| format!("`{}`", capability_source(c))).collect();
+            let offered: Vec<String> = kind
+                .writes
+                .iter()
+                .map(|c| format!("`{}`", capability_source(c)))
+                .collect();
             out.push(
-                Diagnostic::new(RULE.code, w.mode_loc.file, w.mode_loc.span, format!("`{}` of kind `{}` does not support `{}`", sink.name, kind.name, mode_source(w.mode)))
-                    .label(kind.loc.file, kind.loc.span, format!("kind `{}` declared here", kind.name))
-                    .help(if offered.is_empty() { format!("kind `{}` offers no write modes", kind.name) } else { format!("kind `{}` offers {}", kind.name, offered.join(", ")) }),
+                Diagnostic::new(
+                    RULE.code,
+                    w.mode_loc.file,
+                    w.mode_loc.span,
+                    format!(
+                        "`{}` of kind `{}` does not support `{}`",
+                        sink.name,
+                        kind.name,
+                        mode_source(w.mode)
+                    ),
+                )
+                .label(
+                    kind.loc.file,
+                    kind.loc.span,
+                    format!("kind `{}` declared here", kind.name),
+                )
+                .help(if offered.is_empty() {
+                    format!("kind `{}` offers no write modes", kind.name)
+                } else {
+                    format!("kind `{}` offers {}", kind.name, offered.join(", "))
+                }),
             );
         }
     });

@@ -1,9 +1,9 @@
 //! FL206 `needs-transaction`: `replace partition` or `append ledger` on a sink that is not transactional.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::model::{mode_source, Mode};
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL206",

@@ -1,8 +1,8 @@
 //! FL207 `concurrent-writers`: two unordered tasks of one pipeline write the same sink.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
 use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 use std::collections::BTreeMap;
 
 use crate::analyze::model::{Mode, WriteDef};
@@ -42,9 +42,24 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 }
                 let sink = &ctx.program.decls[decl].name;
                 out.push(
-                    Diagnostic::new(RULE.code, wb.loc.file, wb.loc.span, format!("tasks `{}` and `{}` both write `{sink}`, and nothing orders them", p.tasks[a].name, p.tasks[b].name))
-                        .label(wa.loc.file, wa.loc.span, format!("`{}` writes `{sink}` here", p.tasks[a].name))
-                        .help(format!("add `after {}` to task `{}`, or have both use `conditional_commit`", p.tasks[a].name, p.tasks[b].name)),
+                    Diagnostic::new(
+                        RULE.code,
+                        wb.loc.file,
+                        wb.loc.span,
+                        format!(
+                            "tasks `{}` and `{}` both write `{sink}`, and nothing orders them",
+                            p.tasks[a].name, p.tasks[b].name
+                        ),
+                    )
+                    .label(
+                        wa.loc.file,
+                        wa.loc.span,
+                        format!("`{}` writes `{sink}` here", p.tasks[a].name),
+                    )
+                    .help(format!(
+                        "add `after {}` to task `{}`, or have both use `conditional_commit`",
+                        p.tasks[a].name, p.tasks[b].name
+                    )),
                 );
             }
         }

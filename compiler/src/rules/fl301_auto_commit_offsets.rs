@@ -1,9 +1,9 @@
 //! FL301 `auto-commit-offsets`: a read whose offsets are committed on a timer (`commit auto`).
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::model::CommitMode;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL301",

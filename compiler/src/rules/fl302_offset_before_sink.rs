@@ -1,9 +1,9 @@
 //! FL302 `offset-before-sink`: a read whose offsets are committed before the write (`commit before_write`).
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::model::CommitMode;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL302",

@@ -1,9 +1,9 @@
 //! FL304 `unpinned-mutable-input`: a mutable source read without a pin.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::model::{pin_word, Role};
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL304",

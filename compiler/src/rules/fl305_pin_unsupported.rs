@@ -1,9 +1,9 @@
 //! FL305 `pin-unsupported`: a pin that the source's kind does not offer.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::model::pin_word;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL305",
@@ -16,33 +16,74 @@ pub const RULE: Rule = Rule {
 
 fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let offers = |kind: &crate::analyze::model::KindDef| -> String {
-        let pins: Vec<String> = kind.pins.iter().map(|p| format!("`{}`", pin_word(*p))).collect();
-        if pins.is_empty() { format!("kind `{}` offers no pins", kind.name) } else { format!("kind `{}` offers {}", kind.name, pins.join(", ")) }
+        let pins: Vec<String> = kind
+            .pins
+            .iter()
+            .map(|p| format!("`{}`", pin_word(*p)))
+            .collect();
+        if pins.is_empty() {
+            format!("kind `{}` offers no pins", kind.name)
+        } else {
+            format!("kind `{}` offers {}", kind.name, pins.join(", "))
+        }
     };
     for d in &ctx.program.decls {
         if ctx.broken.contains(&d.loc.file) {
             continue;
         }
-        let (Some(Some(pin)), Some(at)) = (d.pin, d.pin_loc) else { continue };
+        let (Some(Some(pin)), Some(at)) = (d.pin, d.pin_loc) else {
+            continue;
+        };
         let kind = ctx.program.kind_of(d);
         if !kind.pins.contains(&pin) {
             out.push(
-                Diagnostic::new(RULE.code, at.file, at.span, format!("`{}` cannot be pinned by `{}`: kind `{}` does not offer it", d.name, pin_word(pin), kind.name))
-                    .label(kind.loc.file, kind.loc.span, format!("kind `{}` declared here", kind.name))
-                    .help(offers(kind)),
+                Diagnostic::new(
+                    RULE.code,
+                    at.file,
+                    at.span,
+                    format!(
+                        "`{}` cannot be pinned by `{}`: kind `{}` does not offer it",
+                        d.name,
+                        pin_word(pin),
+                        kind.name
+                    ),
+                )
+                .label(
+                    kind.loc.file,
+                    kind.loc.span,
+                    format!("kind `{}` declared here", kind.name),
+                )
+                .help(offers(kind)),
             );
         }
     }
     ctx.each_task(|t| {
         for r in &t.task.reads {
-            let (Some(Some(pin)), Some(at)) = (r.pin, r.pin_loc) else { continue };
+            let (Some(Some(pin)), Some(at)) = (r.pin, r.pin_loc) else {
+                continue;
+            };
             let src = t.facts.decl(r.decl);
             let kind = t.facts.program.kind_of(src);
             if !kind.pins.contains(&pin) {
                 out.push(
-                    Diagnostic::new(RULE.code, at.file, at.span, format!("task `{}` pins `{}` by `{}`, which kind `{}` does not offer", t.task.name, src.name, pin_word(pin), kind.name))
-                        .label(kind.loc.file, kind.loc.span, format!("kind `{}` declared here", kind.name))
-                        .help(offers(kind)),
+                    Diagnostic::new(
+                        RULE.code,
+                        at.file,
+                        at.span,
+                        format!(
+                            "task `{}` pins `{}` by `{}`, which kind `{}` does not offer",
+                            t.task.name,
+                            src.name,
+                            pin_word(pin),
+                            kind.name
+                        ),
+                    )
+                    .label(
+                        kind.loc.file,
+                        kind.loc.span,
+                        format!("kind `{}` declared here", kind.name),
+                    )
+                    .help(offers(kind)),
                 );
             }
         }

@@ -1,8 +1,8 @@
 //! FL306 `uncommitted-offsets`: a source with offsets read with neither a pin nor a commit mode.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
 use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL306",

@@ -1,9 +1,9 @@
 //! FL401 `untracked-effect`: a bare `emit`: the effect is sent again on every attempt.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::model::ViaDef;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL401",

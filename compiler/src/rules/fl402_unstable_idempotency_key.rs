@@ -1,10 +1,10 @@
 //! FL402 `unstable-idempotency-key`: an idempotency key that changes between attempts or runs.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::guarantee::term_text;
 use crate::analyze::model::ViaDef;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL402",

@@ -1,9 +1,9 @@
 //! FL403 `idempotency-unsupported`: `via idempotency_key` on an effect kind that cannot deduplicate.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::model::ViaDef;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL403",

@@ -1,10 +1,10 @@
 //! FL404 `outbox-without-sink`: `via outbox` in a task with no transactional write to hold the outbox.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::guarantee::outbox_write;
 use crate::analyze::model::ViaDef;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL404",

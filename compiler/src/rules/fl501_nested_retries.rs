@@ -1,10 +1,9 @@
 //! FL501 `nested-retries`: scheduler retries and internal retries multiplied on one task.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::model::{at_least, guarantee_word, Guarantee};
-
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL501",
@@ -21,15 +20,38 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         if r == 0 || i == 0 {
             return;
         }
-        let unsafe_output = t.derived.outputs.iter().find(|o| !at_least(o.guarantee, Guarantee::EffectivelyOnce));
+        let unsafe_output = t
+            .derived
+            .outputs
+            .iter()
+            .find(|o| !at_least(o.guarantee, Guarantee::EffectivelyOnce));
         let at = t.task.internal_retries.map_or(t.task.name_loc, |(_, l)| l);
-        let mut d = Diagnostic::new(RULE.code, at.file, at.span, format!("task `{}` nests retries: {} x {} = {} attempts at the write", t.task.name, u64::from(r) + 1, u64::from(i) + 1, t.derived.attempts_per_write));
+        let mut d = Diagnostic::new(
+            RULE.code,
+            at.file,
+            at.span,
+            format!(
+                "task `{}` nests retries: {} x {} = {} attempts at the write",
+                t.task.name,
+                u64::from(r) + 1,
+                u64::from(i) + 1,
+                t.derived.attempts_per_write
+            ),
+        );
         if let Some((_, l)) = t.task.retries.or(t.pipeline.retries) {
             d = d.label(l.file, l.span, format!("{r} scheduler retries"));
         }
         d = d.label(at.file, at.span, format!("{i} internal retries"));
         if let Some(o) = unsafe_output {
-            d = d.label(o.loc.file, o.loc.span, format!("`{}` is only {}: each attempt can duplicate it", o.target, guarantee_word(o.guarantee)));
+            d = d.label(
+                o.loc.file,
+                o.loc.span,
+                format!(
+                    "`{}` is only {}: each attempt can duplicate it",
+                    o.target,
+                    guarantee_word(o.guarantee)
+                ),
+            );
         } else {
             d = d.severity(Severity::Warning);
         }

@@ -1,9 +1,9 @@
 //! FL502 `ambiguous-retry`: `on_ambiguous retry` on a task with an output below effectively-once.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::model::{at_least, guarantee_word, Guarantee, OnAmbiguous};
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL502",
@@ -16,12 +16,35 @@ pub const RULE: Rule = Rule {
 
 fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     ctx.each_task(|t| {
-        let Some((OnAmbiguous::Retry, at)) = t.task.on_ambiguous else { return };
-        let Some(o) = t.derived.outputs.iter().find(|o| !at_least(o.guarantee, Guarantee::EffectivelyOnce)) else { return };
+        let Some((OnAmbiguous::Retry, at)) = t.task.on_ambiguous else {
+            return;
+        };
+        let Some(o) = t
+            .derived
+            .outputs
+            .iter()
+            .find(|o| !at_least(o.guarantee, Guarantee::EffectivelyOnce))
+        else {
+            return;
+        };
         out.push(
-            Diagnostic::new(RULE.code, at.file, at.span, format!("task `{}` retries after ambiguous failures, but `{}` is only {}", t.task.name, o.target, guarantee_word(o.guarantee)))
-                .label(o.loc.file, o.loc.span, "a retry after a commit duplicates this output")
-                .help("use `on_ambiguous fail` (a person decides), or make every output idempotent"),
+            Diagnostic::new(
+                RULE.code,
+                at.file,
+                at.span,
+                format!(
+                    "task `{}` retries after ambiguous failures, but `{}` is only {}",
+                    t.task.name,
+                    o.target,
+                    guarantee_word(o.guarantee)
+                ),
+            )
+            .label(
+                o.loc.file,
+                o.loc.span,
+                "a retry after a commit duplicates this output",
+            )
+            .help("use `on_ambiguous fail` (a person decides), or make every output idempotent"),
         );
     });
 }

@@ -1,9 +1,9 @@
 //! FL503 `no-lease`: `conditional_commit` or retries without a `timeout` lease.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::model::Mode;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL503",
@@ -19,18 +19,45 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         if t.facts.lease() {
             return;
         }
-        let cc = t.task.writes.iter().find(|w| w.mode == Mode::ConditionalCommit);
+        let cc = t
+            .task
+            .writes
+            .iter()
+            .find(|w| w.mode == Mode::ConditionalCommit);
         let retries = t.facts.retries();
         if cc.is_none() && retries == 0 {
             return;
         }
-        let mut d = Diagnostic::new(RULE.code, t.task.name_loc.file, t.task.name_loc.span, format!("task `{}` has no lease: neither it nor pipeline `{}` sets `timeout`", t.task.name, t.pipeline.name));
+        let mut d = Diagnostic::new(
+            RULE.code,
+            t.task.name_loc.file,
+            t.task.name_loc.span,
+            format!(
+                "task `{}` has no lease: neither it nor pipeline `{}` sets `timeout`",
+                t.task.name, t.pipeline.name
+            ),
+        );
         if let Some(w) = cc {
-            d = d.label(w.mode_loc.file, w.mode_loc.span, "a conditional commit needs a lease to fence late attempts");
+            d = d.label(
+                w.mode_loc.file,
+                w.mode_loc.span,
+                "a conditional commit needs a lease to fence late attempts",
+            );
         }
-        if let Some((n, l)) = t.task.retries.or(t.pipeline.retries).filter(|(n, _)| *n > 0) {
-            d = d.label(l.file, l.span, format!("{n} retries: a hung attempt is never given up"));
+        if let Some((n, l)) = t
+            .task
+            .retries
+            .or(t.pipeline.retries)
+            .filter(|(n, _)| *n > 0)
+        {
+            d = d.label(
+                l.file,
+                l.span,
+                format!("{n} retries: a hung attempt is never given up"),
+            );
         }
-        out.push(d.help("add `timeout 30m` (how long one attempt may run) to the task or the pipeline"));
+        out.push(
+            d.help("add `timeout 30m` (how long one attempt may run) to the task or the pipeline"),
+        );
     });
 }

@@ -1,9 +1,9 @@
 //! FL601 `nondeterministic-dedup`: a nondeterministic task writes through an idempotent mode.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::model::Mode;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL601",

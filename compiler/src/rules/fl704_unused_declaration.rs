@@ -1,8 +1,8 @@
 //! FL704 `unused-declaration`: a source, sink or effect that no task uses.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
 use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 use std::collections::BTreeSet;
 
 use crate::analyze::model::ViaDef;
@@ -31,7 +31,10 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         }
     }
     for (i, d) in ctx.program.decls.iter().enumerate() {
-        if used.contains(&i) || !ctx.program.files_with_pipelines.contains(&d.loc.file) || ctx.broken.contains(&d.loc.file) {
+        if used.contains(&i)
+            || !ctx.program.files_with_pipelines.contains(&d.loc.file)
+            || ctx.broken.contains(&d.loc.file)
+        {
             continue;
         }
         out.push(

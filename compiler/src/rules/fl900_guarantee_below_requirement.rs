@@ -1,9 +1,9 @@
 //! FL900 `guarantee-below-requirement`: an output's derived guarantee is below its requirement.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Severity;
-use crate::diagnostic::Diagnostic;
 use crate::analyze::model::{at_least, guarantee_word, mode_source, Tracking};
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
     code: "FL900",

@@ -1,7 +1,7 @@
 //! The rule catalog: one file per rule, each declaring its code, name,
 //! default severity, summary and explain page together, and the registry
 //! that lists them. Codes FL001–FL009, FL702, FL703, FL706 and FL707 are
-//! found while resolving names (`analyze::resolve`); FL8xx by the code
+//! found while resolving names (`analyze::resolve`); `FL8xx` by the code
 //! generators; the rest by the `check` functions here.
 
 pub mod registry;
@@ -119,8 +119,17 @@ impl<'a> Ctx<'a> {
 }
 
 /// Run every analysis rule.
-pub fn run(program: &Program, analysis: &Analysis, broken: &BTreeSet<FileId>, diags: &mut Vec<Diagnostic>) {
-    let ctx = Ctx { program, analysis, broken };
+pub fn run(
+    program: &Program,
+    analysis: &Analysis,
+    broken: &BTreeSet<FileId>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let ctx = Ctx {
+        program,
+        analysis,
+        broken,
+    };
     for rule in registry::all() {
         if let Some(check) = rule.check {
             check(&ctx, diags);

@@ -66,7 +66,9 @@ pub fn all() -> &'static [Rule] {
 
 /// A rule by code (`FL101`, any case) or name (`attempt-scoped-key`).
 pub fn lookup(code_or_name: &str) -> Option<&'static Rule> {
-    RULES.iter().find(|r| r.code.eq_ignore_ascii_case(code_or_name) || r.name == code_or_name)
+    RULES
+        .iter()
+        .find(|r| r.code.eq_ignore_ascii_case(code_or_name) || r.name == code_or_name)
 }
 
 /// The default severity of a code; unknown codes are errors.

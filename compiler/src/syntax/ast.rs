@@ -227,7 +227,12 @@ pub struct TermExpr {
 impl TermExpr {
     /// The term as written, normalised (no spaces).
     pub fn text(&self) -> String {
-        let mut s = self.path.iter().map(|i| i.name.as_str()).collect::<Vec<_>>().join(".");
+        let mut s = self
+            .path
+            .iter()
+            .map(|i| i.name.as_str())
+            .collect::<Vec<_>>()
+            .join(".");
         if let Some(arg) = &self.call {
             s.push('(');
             if let Some(a) = arg {

@@ -9,8 +9,8 @@ use pest::Parser as _;
 
 use super::ast::{
     After, Allow, Decl, Emit, Env, File, Ident, Item, KeyExpr, KeyPart, KeyStmt, KindDecl,
-    ParamDecl, PinClause, Pipeline, Read, Role, Run, Setting, Str, Task, TaskStmt, TermExpr,
-    Use, Value, Via, Write, WriteModeExpr,
+    ParamDecl, PinClause, Pipeline, Read, Role, Run, Setting, Str, Task, TaskStmt, TermExpr, Use,
+    Value, Via, Write, WriteModeExpr,
 };
 use crate::diagnostic::Diagnostic;
 use crate::source::FileId;
@@ -35,8 +35,8 @@ pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
             file,
             Span::new(0, 0),
             format!(
-                "file is too large to check ({:.1} MB; the limit is {} MB)",
-                text.len() as f64 / 1_048_576.0,
+                "file is too large to check ({} MB; the limit is {} MB)",
+                text.len().div_ceil(1_048_576),
                 MAX_FILE_BYTES / 1_048_576
             ),
         )
@@ -158,7 +158,7 @@ impl Lower {
                     match p.as_rule() {
                         Rule::ident if name.is_none() => name = Some(Self::ident(&p)),
                         Rule::setting => settings.push(self.setting(p)),
-                        Rule::allow_stmt => allows.push(self.allow(p)),
+                        Rule::allow_stmt => allows.push(self.allow(&p)),
                         Rule::task_item => {
                             if let Some(t) = self.task(p) {
                                 tasks.push(t);
@@ -278,16 +278,16 @@ impl Lower {
         }
     }
 
-    fn allow(&mut self, pair: Pair<'_, Rule>) -> Allow {
-        let span = span_of(&pair);
-        let code = Self::first(&pair, Rule::ident).map_or_else(
+    fn allow(&mut self, pair: &Pair<'_, Rule>) -> Allow {
+        let span = span_of(pair);
+        let code = Self::first(pair, Rule::ident).map_or_else(
             || Ident {
                 name: String::new(),
                 span,
             },
             |p| Self::ident(&p),
         );
-        let reason = Self::first(&pair, Rule::string).map(|s| self.string(&s));
+        let reason = Self::first(pair, Rule::string).map(|s| self.string(&s));
         Allow { code, reason, span }
     }
 
@@ -330,7 +330,7 @@ impl Lower {
                         .collect(),
                     span: s,
                 }),
-                Rule::allow_stmt => TaskStmt::Allow(self.allow(p)),
+                Rule::allow_stmt => TaskStmt::Allow(self.allow(&p)),
                 Rule::setting => TaskStmt::Setting(self.setting(p)),
                 _ => continue,
             };
@@ -469,17 +469,19 @@ impl Lower {
                 Rule::ident if effect.is_none() => effect = Some(Self::ident(&p)),
                 Rule::via_clause => {
                     let vs = span_of(&p);
-                    let inner = p.into_inner().find(|q| {
-                        matches!(q.as_rule(), Rule::outbox_via | Rule::idem_via)
-                    })?;
+                    let inner = p
+                        .into_inner()
+                        .find(|q| matches!(q.as_rule(), Rule::outbox_via | Rule::idem_via))?;
                     via = Some(if inner.as_rule() == Rule::outbox_via {
                         Via::Outbox(
-                            Self::first(&inner, Rule::clause_free_name)
-                                .map(|n| Self::ident(&n)),
+                            Self::first(&inner, Rule::clause_free_name).map(|n| Self::ident(&n)),
                             vs,
                         )
                     } else {
-                        Via::IdempotencyKey(Self::key_expr(&Self::first(&inner, Rule::key_expr)?), vs)
+                        Via::IdempotencyKey(
+                            Self::key_expr(&Self::first(&inner, Rule::key_expr)?),
+                            vs,
+                        )
                     });
                 }
                 Rule::require_clause => require = Some(Self::ident(&Self::first(&p, Rule::ident)?)),
@@ -543,15 +545,16 @@ fn unescape(raw: &str) -> Result<String, (usize, usize, String)> {
                 let close = rest.find('}');
                 let ok = rest.starts_with('{')
                     && close.is_some_and(|c| (2..=7).contains(&c))
-                    && close.and_then(|c| {
-                        u32::from_str_radix(&rest[1..c], 16)
-                            .ok()
-                            .and_then(char::from_u32)
-                    })
-                    .is_some_and(|ch| {
-                        out.push(ch);
-                        true
-                    });
+                    && close
+                        .and_then(|c| {
+                            u32::from_str_radix(&rest[1..c], 16)
+                                .ok()
+                                .and_then(char::from_u32)
+                        })
+                        .is_some_and(|ch| {
+                            out.push(ch);
+                            true
+                        });
                 if !ok {
                     return Err((
                         i,
@@ -711,8 +714,19 @@ fn rule_words(rule: Rule) -> Option<&'static str> {
 
 /// Words that start a clause, and so cannot be names where a clause may start.
 const CLAUSE_WORDS: [&str; 13] = [
-    "pinned", "unpinned", "commit", "via", "outbox", "idempotency_key", "require", "key",
-    "partition", "ledger", "because", "command", "image",
+    "pinned",
+    "unpinned",
+    "commit",
+    "via",
+    "outbox",
+    "idempotency_key",
+    "require",
+    "key",
+    "partition",
+    "ledger",
+    "because",
+    "command",
+    "image",
 ];
 
 /// Punctuation worth naming in "expected ..." (whitespace and the letters
@@ -721,8 +735,14 @@ const PUNCTUATION: [&str; 12] = ["}", "{", "]", ")", "(", "[", ",", ":", "=", "?
 
 /// Statement words of a task; `allow` (last) also starts a pipeline statement.
 const TASK_WORDS: [Rule; 8] = [
-    Rule::kw_after, Rule::kw_read, Rule::kw_key, Rule::kw_write,
-    Rule::kw_emit, Rule::kw_run, Rule::kw_env, Rule::kw_allow,
+    Rule::kw_after,
+    Rule::kw_read,
+    Rule::kw_key,
+    Rule::kw_write,
+    Rule::kw_emit,
+    Rule::kw_run,
+    Rule::kw_env,
+    Rule::kw_allow,
 ];
 
 /// The expected rules and tokens, in words. Where a statement could start,
@@ -731,9 +751,27 @@ fn expected_words(rules: &BTreeSet<Rule>, tokens: Vec<String>, line_start: bool)
     let any = |rs: &[Rule]| rs.iter().any(|r| rules.contains(r));
     let mut words: Vec<String> = Vec::new();
     let mut skip: BTreeSet<Rule> = BTreeSet::new();
-    let statement_rules = [Rule::setting, Rule::ident, Rule::kw_task, Rule::task_item, Rule::kw_param, Rule::param_decl, Rule::allow_stmt];
-    let item_rules = [Rule::use_item, Rule::kw_use, Rule::kind_item, Rule::kw_kind, Rule::decl_item,
-        Rule::kw_source, Rule::kw_sink, Rule::kw_effect, Rule::pipeline_item, Rule::kw_pipeline];
+    let statement_rules = [
+        Rule::setting,
+        Rule::ident,
+        Rule::kw_task,
+        Rule::task_item,
+        Rule::kw_param,
+        Rule::param_decl,
+        Rule::allow_stmt,
+    ];
+    let item_rules = [
+        Rule::use_item,
+        Rule::kw_use,
+        Rule::kind_item,
+        Rule::kw_kind,
+        Rule::decl_item,
+        Rule::kw_source,
+        Rule::kw_sink,
+        Rule::kw_effect,
+        Rule::pipeline_item,
+        Rule::kw_pipeline,
+    ];
     let mut tokens = tokens;
     if any(&[Rule::key_expr, Rule::key_part, Rule::key_term]) {
         skip.extend([Rule::ident, Rule::key_column, Rule::call_args]);
@@ -847,7 +885,11 @@ fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> Diagn
     let (found, len) = describe_found(rest);
     // A keyword tried in a lookahead is not what is expected.
     let words: Vec<String> = words.into_iter().filter(|w| *w != found).collect();
-    let expected = if words.is_empty() { String::new() } else { join_or(&words) };
+    let expected = if words.is_empty() {
+        String::new()
+    } else {
+        join_or(&words)
+    };
     let span = Span::new(pos, pos + len);
     let message = if expected.is_empty() {
         format!("unexpected {found}")
@@ -863,7 +905,11 @@ fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> Diagn
                 _ => ')',
             };
             d = d
-                .label(file, Span::new(open, open + 1), format!("this `{c}` is never closed"))
+                .label(
+                    file,
+                    Span::new(open, open + 1),
+                    format!("this `{c}` is never closed"),
+                )
                 .help(format!("add the missing `{close}`"));
         }
     } else if found == "end of line" && words.iter().any(|w| w == "`}`") {

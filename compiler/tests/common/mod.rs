@@ -40,7 +40,11 @@ pub fn json(o: &Outcome) -> String {
 
 /// Codes of unsuppressed findings.
 pub fn codes(o: &Outcome) -> Vec<&'static str> {
-    o.diagnostics.iter().filter(|d| d.suppressed.is_none()).map(|d| d.code).collect()
+    o.diagnostics
+        .iter()
+        .filter(|d| d.suppressed.is_none())
+        .map(|d| d.code)
+        .collect()
 }
 
 /// Every `*.flow` file under a folder of the repository, sorted, relative to the root.
