@@ -480,13 +480,23 @@ fn fmt_check_reports_a_diff_and_init_makes_a_clean_project() {
 #[test]
 fn readme_example_output_is_what_flowc_prints() {
     let readme = std::fs::read_to_string(common::repo_root().join("README.md")).expect("README");
-    let flow_start = readme.find("## What it says\n\n```flow\n").expect("example") + "## What it says\n\n```flow\n".len();
+    let flow_start = readme
+        .find("## What it says\n\n```flow\n")
+        .expect("example")
+        + "## What it says\n\n```flow\n".len();
     let flow = &readme[flow_start..flow_start + readme[flow_start..].find("```").expect("end")];
-    let shown_start = readme.find("$ flowc check orders.flow\n").expect("output") + "$ flowc check orders.flow\n".len();
+    let shown_start = readme.find("$ flowc check orders.flow\n").expect("output")
+        + "$ flowc check orders.flow\n".len();
     let shown = &readme[shown_start..shown_start + readme[shown_start..].find("```").expect("end")];
     let dir = tempfile::tempdir().expect("dir");
     std::fs::write(dir.path().join("orders.flow"), flow).expect("write");
-    let out = Command::cargo_bin("flowc").expect("bin").current_dir(dir.path()).env("NO_COLOR", "1").args(["check", "orders.flow"]).output().expect("runs");
+    let out = Command::cargo_bin("flowc")
+        .expect("bin")
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .args(["check", "orders.flow"])
+        .output()
+        .expect("runs");
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(String::from_utf8_lossy(&out.stdout), shown);
 }

@@ -316,7 +316,7 @@ impl Lower {
                     span: s,
                 }),
                 Rule::write_stmt => TaskStmt::Write(Self::write(p)?),
-                Rule::emit_stmt => TaskStmt::Emit(Self::emit(p)?),
+                Rule::emit_stmt => TaskStmt::Emit(self.emit(p)?),
                 Rule::run_stmt => TaskStmt::Run(self.run(p)),
                 Rule::env_stmt => TaskStmt::Env(Env {
                     entries: p
@@ -459,7 +459,7 @@ impl Lower {
         })
     }
 
-    fn emit(pair: Pair<'_, Rule>) -> Option<Emit> {
+    fn emit(&mut self, pair: Pair<'_, Rule>) -> Option<Emit> {
         let span = span_of(&pair);
         let mut effect = None;
         let mut via = None;
@@ -472,6 +472,20 @@ impl Lower {
                     let inner = p
                         .into_inner()
                         .find(|q| matches!(q.as_rule(), Rule::outbox_via | Rule::idem_via))?;
+                    if let Some(word) = Self::first(&inner, Rule::reserved_name) {
+                        self.diags.push(
+                            Diagnostic::new(
+                                "FL001",
+                                self.file,
+                                span_of(&word),
+                                format!(
+                                    "`{}` starts a clause, so it cannot name the outbox sink here",
+                                    word.as_str()
+                                ),
+                            )
+                            .help("rename the sink, or leave the name out to use the task's first transactional write"),
+                        );
+                    }
                     via = Some(if inner.as_rule() == Rule::outbox_via {
                         Via::Outbox(
                             Self::first(&inner, Rule::clause_free_name).map(|n| Self::ident(&n)),
@@ -881,6 +895,8 @@ fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> Diagn
         .is_none_or(|l| l.trim().is_empty());
     let words = expected_words(&rules, tokens, line_start);
 
+    // Describe the next token, not the blank before it.
+    let pos = pos + (text[pos..].len() - text[pos..].trim_start_matches([' ', '\t']).len());
     let rest = &text[pos..];
     let (found, len) = describe_found(rest);
     // A keyword tried in a lookahead is not what is expected.
