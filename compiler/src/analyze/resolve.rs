@@ -806,7 +806,7 @@ impl Resolver<'_> {
             def.tasks.push(task);
         }
         // `after` names tasks of this pipeline.
-        let known: Vec<String> = def.tasks.iter().map(|t| t.name.clone()).collect();
+        let known: BTreeSet<String> = def.tasks.iter().map(|t| t.name.clone()).collect();
         for t in &mut def.tasks {
             t.after.retain(|(name, at)| {
                 if known.contains(name) {
