@@ -183,7 +183,9 @@ fn help_and_version() {
     let out = flowc().arg("--help").output().expect("runs");
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("Examples:"));
-    for sub in ["check", "report", "explain", "rules", "build", "fmt", "graph", "init"] {
+    for sub in [
+        "check", "report", "explain", "rules", "build", "fmt", "graph", "init",
+    ] {
         let out = flowc().args([sub, "--help"]).output().expect("runs");
         assert_eq!(out.status.code(), Some(0));
         assert!(

@@ -66,10 +66,18 @@ fn flow_block_after(page: &str, heading: &str) -> Option<String> {
 
 fn codes_of(src: &str) -> Vec<&'static str> {
     let o = flowc::analyze::check(
-        vec![flowc::analyze::Input { path: "example.flow".into(), key: "example.flow".into(), bytes: src.as_bytes().to_vec() }],
+        vec![flowc::analyze::Input {
+            path: "example.flow".into(),
+            key: "example.flow".into(),
+            bytes: src.as_bytes().to_vec(),
+        }],
         &flowc::analyze::NoImports,
     );
-    o.diagnostics.iter().filter(|d| d.suppressed.is_none()).map(|d| d.code).collect()
+    o.diagnostics
+        .iter()
+        .filter(|d| d.suppressed.is_none())
+        .map(|d| d.code)
+        .collect()
 }
 
 /// Each page's unsafe example triggers its rule, and its fix does not.
@@ -83,14 +91,22 @@ fn explain_examples_do_what_they_say() {
         }
         let bad = flow_block_after(r.explain, "## Unsafe example").unwrap_or_default();
         if !codes_of(&bad).contains(&r.code) {
-            wrong.push(format!("{}: unsafe example gives {:?}", r.code, codes_of(&bad)));
+            wrong.push(format!(
+                "{}: unsafe example gives {:?}",
+                r.code,
+                codes_of(&bad)
+            ));
         }
         if r.code == "FL005" {
             continue;
         }
         let fixed = flow_block_after(r.explain, "## Fix").unwrap_or_default();
         if codes_of(&fixed).contains(&r.code) {
-            wrong.push(format!("{}: fix still gives {:?}", r.code, codes_of(&fixed)));
+            wrong.push(format!(
+                "{}: fix still gives {:?}",
+                r.code,
+                codes_of(&fixed)
+            ));
         }
     }
     assert!(wrong.is_empty(), "{wrong:#?}");

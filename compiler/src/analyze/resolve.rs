@@ -55,6 +55,14 @@ fn loc(file: FileId, span: Span) -> Loc {
     Loc { file, span }
 }
 
+/// FL703, pointing at both declarations.
+fn duplicate(message: String, first: Loc, again: Loc, help: &str) -> Diagnostic {
+    Diagnostic::new("FL703", again.file, again.span, message)
+        .label(first.file, first.span, "first declared here")
+        .label(again.file, again.span, "declared again here")
+        .help(help)
+}
+
 /// Build a per-file scope from own and imported names, reporting clashes (FL703).
 fn scope_for(
     unit: &Unit<'_>,
@@ -67,17 +75,12 @@ fn scope_for(
     let mut add = |name: &str, idx: usize, at: Loc, diags: &mut Vec<Diagnostic>, report: bool| {
         if let Some((prev, prev_loc)) = scope.get(name) {
             if *prev != idx && report {
-                diags.push(
-                    Diagnostic::new(
-                        "FL703",
-                        at.file,
-                        at.span,
-                        format!("{what} `{name}` is declared twice"),
-                    )
-                    .label(prev_loc.file, prev_loc.span, "first declared here")
-                    .label(at.file, at.span, "declared again here")
-                    .help(format!("rename one of them: {what}s share one namespace")),
-                );
+                diags.push(duplicate(
+                    format!("{what} `{name}` is declared twice"),
+                    *prev_loc,
+                    at,
+                    &format!("rename one of them: {what}s share one namespace"),
+                ));
             }
         } else {
             scope.insert(name.to_string(), (idx, at));
@@ -114,17 +117,12 @@ impl Resolver<'_> {
                 let ast::Item::Kind(k) = item else { continue };
                 let at = loc(u.file, k.name.span);
                 if let Some(prev) = seen.get(&k.name.name) {
-                    self.push(
-                        Diagnostic::new(
-                            "FL703",
-                            u.file,
-                            k.name.span,
-                            format!("kind `{}` is declared twice", k.name.name),
-                        )
-                        .label(prev.file, prev.span, "first declared here")
-                        .label(u.file, k.name.span, "declared again here")
-                        .help("rename one of them"),
-                    );
+                    self.push(duplicate(
+                        format!("kind `{}` is declared twice", k.name.name),
+                        *prev,
+                        loc(u.file, k.name.span),
+                        "rename one of them",
+                    ));
                     continue;
                 }
                 seen.insert(k.name.name.clone(), at);
@@ -167,17 +165,12 @@ impl Resolver<'_> {
                     match scope.get(n) {
                         Some(prev) if prev != i => {
                             let pl = self.program.kinds[*prev].loc;
-                            self.push(
-                                Diagnostic::new(
-                                    "FL703",
-                                    l.file,
-                                    l.span,
-                                    format!("kind `{n}` is declared twice"),
-                                )
-                                .label(pl.file, pl.span, "first declared here")
-                                .label(l.file, l.span, "declared again here")
-                                .help("rename one of them: kinds share one namespace"),
-                            );
+                            self.push(duplicate(
+                                format!("kind `{n}` is declared twice"),
+                                pl,
+                                *l,
+                                "rename one of them: kinds share one namespace",
+                            ));
                         }
                         Some(_) => {}
                         None => {
@@ -344,17 +337,12 @@ impl Resolver<'_> {
                 let ast::Item::Decl(d) = item else { continue };
                 let at = loc(u.file, d.name.span);
                 if let Some(prev) = seen.get(&d.name.name) {
-                    self.push(
-                        Diagnostic::new(
-                            "FL703",
-                            u.file,
-                            d.name.span,
-                            format!("`{}` is declared twice", d.name.name),
-                        )
-                        .label(prev.file, prev.span, "first declared here")
-                        .label(u.file, d.name.span, "declared again here")
-                        .help("rename one of them: sources, sinks and effects share one namespace"),
-                    );
+                    self.push(duplicate(
+                        format!("`{}` is declared twice", d.name.name),
+                        *prev,
+                        loc(u.file, d.name.span),
+                        "rename one of them: sources, sinks and effects share one namespace",
+                    ));
                     continue;
                 }
                 seen.insert(d.name.name.clone(), at);
@@ -654,12 +642,12 @@ impl Resolver<'_> {
                 };
                 self.program.files_with_pipelines.insert(u.file);
                 if let Some(prev) = names.get(&p.name.name) {
-                    self.push(
-                        Diagnostic::new("FL703", u.file, p.name.span, format!("pipeline `{}` is declared twice", p.name.name))
-                            .label(prev.file, prev.span, "first declared here")
-                            .label(u.file, p.name.span, "declared again here")
-                            .help("pipeline names are one namespace across all files of a run; rename one"),
-                    );
+                    self.push(duplicate(
+                        format!("pipeline `{}` is declared twice", p.name.name),
+                        *prev,
+                        loc(u.file, p.name.span),
+                        "pipeline names are one namespace across all files of a run; rename one",
+                    ));
                     continue;
                 }
                 names.insert(p.name.name.clone(), loc(u.file, p.name.span));
@@ -785,20 +773,15 @@ impl Resolver<'_> {
         let mut task_names: BTreeMap<String, Span> = BTreeMap::new();
         for t in &p.tasks {
             if let Some(prev) = task_names.get(&t.name.name) {
-                self.push(
-                    Diagnostic::new(
-                        "FL703",
-                        f,
-                        t.name.span,
-                        format!(
-                            "task `{}` is declared twice in pipeline `{}`",
-                            t.name.name, p.name.name
-                        ),
-                    )
-                    .label(f, *prev, "first declared here")
-                    .label(f, t.name.span, "declared again here")
-                    .help("rename one of the tasks"),
-                );
+                self.push(duplicate(
+                    format!(
+                        "task `{}` is declared twice in pipeline `{}`",
+                        t.name.name, p.name.name
+                    ),
+                    loc(f, *prev),
+                    loc(f, t.name.span),
+                    "rename one of the tasks",
+                ));
                 continue;
             }
             task_names.insert(t.name.name.clone(), t.name.span);

@@ -595,16 +595,15 @@ fn unescape(raw: &str) -> Result<String, (usize, usize, String)> {
     Ok(out)
 }
 
-/// Refuse input nested deeper than [`MAX_NESTING`] before pest sees it.
-fn check_nesting(file: FileId, text: &str) -> Option<Diagnostic> {
-    let mut depth = 0usize;
+/// The characters of `text` outside strings and comments, with their offsets.
+fn code_chars(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
     let mut in_str = false;
     let mut in_comment = false;
     let mut escaped = false;
-    for (i, c) in text.char_indices() {
+    text.char_indices().filter(move |&(_, c)| {
         if in_comment {
             in_comment = c != '\n';
-            continue;
+            return false;
         }
         if in_str {
             if escaped {
@@ -614,11 +613,22 @@ fn check_nesting(file: FileId, text: &str) -> Option<Diagnostic> {
             } else if c == '"' || c == '\n' {
                 in_str = false;
             }
-            continue;
+            return false;
         }
         match c {
             '#' => in_comment = true,
             '"' => in_str = true,
+            _ => return true,
+        }
+        false
+    })
+}
+
+/// Refuse input nested deeper than [`MAX_NESTING`] before pest sees it.
+fn check_nesting(file: FileId, text: &str) -> Option<Diagnostic> {
+    let mut depth = 0usize;
+    for (i, c) in code_chars(text) {
+        match c {
             '(' | '[' | '{' => {
                 depth += 1;
                 if depth > MAX_NESTING {
@@ -643,27 +653,8 @@ fn check_nesting(file: FileId, text: &str) -> Option<Diagnostic> {
 /// The innermost bracket that is never closed, for a label on an end-of-file error.
 fn unclosed_brace(text: &str) -> Option<(usize, char)> {
     let mut stack = Vec::new();
-    let mut in_str = false;
-    let mut in_comment = false;
-    let mut escaped = false;
-    for (i, c) in text.char_indices() {
-        if in_comment {
-            in_comment = c != '\n';
-            continue;
-        }
-        if in_str {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' || c == '\n' {
-                in_str = false;
-            }
-            continue;
-        }
+    for (i, c) in code_chars(text) {
         match c {
-            '#' => in_comment = true,
-            '"' => in_str = true,
             '{' | '[' | '(' => stack.push((i, c)),
             '}' | ']' | ')' => {
                 stack.pop();
