@@ -1,6 +1,7 @@
 //! Code generation: one module per target, all rendering from [`ir`].
 
 pub mod ir;
+pub mod python;
 pub mod quote;
 
 /// One file a generator wants written, relative to the output folder.
