@@ -200,8 +200,10 @@ class Attempt:
         for write in self.task.writes:
             self.apply(write, outputs)
         faults.point("crash_after_commit")
-        self.relay()
+        sent = self.relay()
         self.send_direct(outputs)
+        faults.point("crash_during_relay")
+        self.mark_sent(sent)
         return EXIT_OK
 
     def outputs(self, produced: dict[str, Iterable[Any]]) -> dict[str, list[Item]]:
@@ -427,10 +429,14 @@ class Attempt:
             files.publish_overwrite(root, temp)
 
     # -- effects ---------------------------------------------------------------------------
-    def relay(self) -> None:
-        """Send every unsent outbox row of this task (any interval), then mark it sent."""
+    def relay(self) -> list[tuple[Any, str]]:
+        """Send every unsent outbox row of this task (any interval); return the rows to mark sent.
+
+        Rows are marked sent only after every send of the attempt: a crash in between sends
+        them again (at least once, deduplicated by receivers that take an idempotency key)."""
         sinks = {e.outbox for e in self.task.emits if e.tracking == "outbox" and e.outbox}
         by_name = {e.effect.name: e for e in self.task.emits}
+        sent: list[tuple[Any, str]] = []
         for sink_name in sorted(sinks):
             sink = next(w.sink for w in self.task.writes if w.sink.name == sink_name)
             db = self.db(self.sql_url(sink))
@@ -446,8 +452,12 @@ class Attempt:
                 self.maybe_committed = True
                 url = effects.target_url(emit.effect, self.conn(emit.effect), self.ctx.render)
                 effects.send(emit.effect, url, json.loads(payload), idempotency_key)
-                faults.point("crash_during_relay")
-                db.execute(f"UPDATE flowc_outbox SET sent = 1 WHERE id = {db.ph}", (row_id,))
+                sent.append((db, str(row_id)))
+        return sent
+
+    def mark_sent(self, sent: list[tuple[Any, str]]) -> None:
+        for db, row_id in sent:
+            db.execute(f"UPDATE flowc_outbox SET sent = 1 WHERE id = {db.ph}", (row_id,))
 
     def send_direct(self, outputs: dict[str, list[Item]]) -> None:
         for emit in self.task.emits:
@@ -460,7 +470,6 @@ class Attempt:
                     key = key_text(key_values(emit.key, self.ctx, source, output))
                 self.maybe_committed = True
                 effects.send(emit.effect, url, self.payload(emit, output), key)
-                faults.point("crash_during_relay")
 
 
 def run(task: Task, transform: Transform, env: dict[str, str] | None = None) -> int:
