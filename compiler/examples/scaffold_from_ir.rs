@@ -70,7 +70,10 @@ fn main() -> ExitCode {
     {
         let rel = Path::new(&file.path);
         if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
-            eprintln!("error[FL804]: `{}` would leave the output folder", file.path);
+            eprintln!(
+                "error[FL804]: `{}` would leave the output folder",
+                file.path
+            );
             return ExitCode::from(1);
         }
         let target = root.join(rel);
@@ -88,7 +91,10 @@ fn main() -> ExitCode {
 fn write_atomically(target: &Path, contents: &str) -> std::io::Result<()> {
     let folder = target.parent().unwrap_or_else(|| Path::new("."));
     std::fs::create_dir_all(folder)?;
-    let name = target.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let name = target
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("file");
     let temp = folder.join(format!(".{name}.{}.tmp", std::process::id()));
     std::fs::write(&temp, contents)?;
     std::fs::rename(&temp, target)

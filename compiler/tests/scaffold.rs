@@ -5,7 +5,10 @@ use flowc::codegen::ir::Pipeline;
 use flowc::codegen::python;
 
 fn fixture(name: &str) -> Vec<Pipeline> {
-    let path = format!("{}/../tests/fault/ir/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../tests/fault/ir/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let text = std::fs::read_to_string(&path).expect("fixture exists");
     serde_json::from_str(&text).expect("fixture is IR")
 }
@@ -65,7 +68,9 @@ fn kinds_without_a_runtime_are_fl805_naming_the_kind() {
     let problems = python::generate(&pipelines).expect_err("no runtime");
     assert!(problems.iter().all(|p| p.code == "FL805"));
     assert!(problems.iter().any(|p| p.message.contains("`kafka_topic`")));
-    assert!(problems.iter().any(|p| p.message.contains("`iceberg_table`")));
+    assert!(problems
+        .iter()
+        .any(|p| p.message.contains("`iceberg_table`")));
     assert_eq!(problems[0].task.as_deref(), Some("upsert_input"));
 }
 

@@ -109,7 +109,10 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Scaffold, Vec<TargetProblem>> 
             let module = module_for(pipeline, task);
             let parts: Vec<&str> = module.split('.').collect();
             for depth in 1..parts.len() {
-                create.insert(format!("{}/__init__.py", parts[..depth].join("/")), String::new());
+                create.insert(
+                    format!("{}/__init__.py", parts[..depth].join("/")),
+                    String::new(),
+                );
             }
             let path = format!("{}.py", parts.join("/"));
             let transform_path = format!("{}_transform.py", parts.join("/"));
@@ -147,7 +150,10 @@ fn render_problem(pipeline: &Pipeline, task: &Task, err: &RenderError) -> Target
         code: "FL805",
         pipeline: pipeline.name.clone(),
         task: Some(task.name.clone()),
-        message: format!("the Python scaffold for task `{}` cannot be rendered: {err}", task.name),
+        message: format!(
+            "the Python scaffold for task `{}` cannot be rendered: {err}",
+            task.name
+        ),
         help: "this is a bug in flowc's Python templates".to_owned(),
     }
 }
@@ -219,10 +225,9 @@ fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
                     help: "run the task from a module outside `flowc_runtime`".to_owned(),
                 });
             }
-            if let Some((other_pipeline, other_task)) = modules.insert(
-                module.clone(),
-                (pipeline.name.clone(), task.name.clone()),
-            ) {
+            if let Some((other_pipeline, other_task)) =
+                modules.insert(module.clone(), (pipeline.name.clone(), task.name.clone()))
+            {
                 problems.push(TargetProblem {
                     code: "FL803",
                     pipeline: pipeline.name.clone(),
@@ -245,7 +250,10 @@ fn check_read(pipeline: &Pipeline, task: &Task, read: &Read, problems: &mut Vec<
         problems.push(problem(
             pipeline,
             task,
-            format!("kind `{kind}` (read of `{}`) has no Python runtime yet", read.source.name),
+            format!(
+                "kind `{kind}` (read of `{}`) has no Python runtime yet",
+                read.source.name
+            ),
             NO_RUNTIME_HELP,
         ));
         return;
@@ -276,7 +284,10 @@ fn check_write(pipeline: &Pipeline, task: &Task, write: &Write, problems: &mut V
         problems.push(problem(
             pipeline,
             task,
-            format!("kind `{kind}` (write to `{}`) has no Python runtime yet", write.sink.name),
+            format!(
+                "kind `{kind}` (write to `{}`) has no Python runtime yet",
+                write.sink.name
+            ),
             NO_RUNTIME_HELP,
         ));
         return;
@@ -313,7 +324,10 @@ fn check_emit(pipeline: &Pipeline, task: &Task, emit: &Emit, problems: &mut Vec<
         problems.push(problem(
             pipeline,
             task,
-            format!("kind `{kind}` (emit of `{}`) has no Python runtime yet", emit.effect.name),
+            format!(
+                "kind `{kind}` (emit of `{}`) has no Python runtime yet",
+                emit.effect.name
+            ),
             NO_RUNTIME_HELP,
         ));
     }
@@ -336,7 +350,10 @@ fn check_emit(pipeline: &Pipeline, task: &Task, emit: &Emit, problems: &mut Vec<
             None => problems.push(problem(
                 pipeline,
                 task,
-                format!("the outbox of `{}` names no sink the task writes", emit.effect.name),
+                format!(
+                    "the outbox of `{}` names no sink the task writes",
+                    emit.effect.name
+                ),
                 "name a transactional sink of this task in `via outbox SINK`",
             )),
         }
@@ -439,7 +456,9 @@ fn py_str_helper(
     match param(h, "py_str")? {
         Value::String(s) => out.write(&python_str(s))?,
         other => {
-            return Err(RenderErrorReason::Other(format!("py_str expects a string, got {other}")).into())
+            return Err(
+                RenderErrorReason::Other(format!("py_str expects a string, got {other}")).into(),
+            )
         }
     }
     Ok(())
@@ -469,9 +488,10 @@ fn py_ident_helper(
     match param(h, "py_ident")? {
         Value::String(s) if is_dotted_identifier(s) => out.write(s)?,
         other => {
-            return Err(
-                RenderErrorReason::Other(format!("py_ident expects a module path, got {other}")).into(),
-            )
+            return Err(RenderErrorReason::Other(format!(
+                "py_ident expects a module path, got {other}"
+            ))
+            .into())
         }
     }
     Ok(())
@@ -513,7 +533,10 @@ mod tests {
     fn literals_are_python() {
         assert_eq!(py_literal(&json!(null)), "None");
         assert_eq!(py_literal(&json!(["a"])), "(\"a\",)");
-        assert_eq!(py_literal(&json!({"b": 1, "a": true})), "{\"a\": True, \"b\": 1}");
+        assert_eq!(
+            py_literal(&json!({"b": 1, "a": true})),
+            "{\"a\": True, \"b\": 1}"
+        );
         assert_eq!(py_literal(&json!("x\"\n")), "\"x\\\"\\n\"");
     }
 }
