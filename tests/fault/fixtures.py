@@ -265,6 +265,9 @@ def delta_file(prefix: str, lease: bool) -> tuple[list[Decl], dict]:
             Decl(f"{p}latest", "delta_table", {"location": "latest"}),
             Decl(f"{p}out_files", "files", {"path": "out/appended/"}),
             Decl(f"{p}out_latest", "files", {"path": "out/latest/"}),
+            Decl(f"{p}feed", "delta_table", {"location": "feed"}, pin="version", identity=["id"], fields=FIELDS),
+            Decl(f"{p}feed_copy", "delta_table", {"location": "feed_copy"}),
+            Decl(f"{p}feed_live", "delta_table", {"location": "feed_live"}),
         ]
         tasks += [
             TaskDef("conditional_unpinned", [(f"{p}drop", None)],
@@ -272,6 +275,10 @@ def delta_file(prefix: str, lease: bool) -> tuple[list[Decl], dict]:
             TaskDef("delta_overwrite", [(src, None)], writes=[{"sink": f"{p}latest", "mode": "overwrite"}]),
             TaskDef("files_append", [(src, None)], writes=[{"sink": f"{p}out_files", "mode": "append"}]),
             TaskDef("files_overwrite", [(src, None)], writes=[{"sink": f"{p}out_latest", "mode": "overwrite"}]),
+            TaskDef("delta_pinned", [(f"{p}feed", None)],
+                    writes=[{"sink": f"{p}feed_copy", "mode": "conditional_commit"}]),
+            TaskDef("delta_unpinned", [(f"{p}feed", "unpinned")],
+                    writes=[{"sink": f"{p}feed_live", "mode": "conditional_commit"}]),
         ]
     return decls, {"tasks": tasks, "lease": lease}
 

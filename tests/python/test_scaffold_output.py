@@ -103,3 +103,9 @@ def test_a_generated_task_runs_as_its_command_would(tmp_path: Path) -> None:
 
     rows = sqlite3.connect(tmp_path / "db.sqlite").execute("SELECT id, amount FROM orders_up ORDER BY id").fetchall()
     assert rows == [("a", 1), ("b", 2)]
+
+
+def test_fault_fixtures_are_current() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "tests" / "fault" / "fixtures.py"), "--check"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout
