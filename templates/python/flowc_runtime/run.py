@@ -393,7 +393,8 @@ class Attempt:
                 delta.conditional_commit(uri, rows, recorded, app_id)
             except delta.CommitRejected as err:
                 if delta.txn_done(uri, app_id):
-                    log(f"`{write.sink.name}`: another attempt committed {app_id}; nothing to do")
+                    log(f"`{write.sink.name}`: commit on version {recorded} rejected; {app_id} is in the log, "
+                        "committed by another attempt: nothing to do")
                     return
                 raise Ambiguous(str(err)) from err
             log(f"`{write.sink.name}`: committed {app_id} on version {recorded}")
