@@ -258,12 +258,13 @@ fn check_read(pipeline: &Pipeline, task: &Task, read: &Read, problems: &mut Vec<
         ));
         return;
     }
-    let supported = match (kind, read.pin) {
-        (_, None) | ("files", Some(Pin::Listing)) => true,
-        ("sqlite_table" | "postgres_table", Some(Pin::Snapshot)) => true,
-        ("delta_table", Some(Pin::Version | Pin::Snapshot)) => true,
-        _ => false,
-    };
+    let supported = matches!(
+        (kind, read.pin),
+        (_, None)
+            | ("files", Some(Pin::Listing))
+            | ("sqlite_table" | "postgres_table", Some(Pin::Snapshot))
+            | ("delta_table", Some(Pin::Version | Pin::Snapshot))
+    );
     if !supported {
         problems.push(problem(
             pipeline,
