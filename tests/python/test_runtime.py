@@ -333,3 +333,20 @@ def test_postgres_upsert_ledger_and_outbox(tmp_path: Path) -> None:
     finally:
         with psycopg.connect(base, autocommit=True) as c:
             c.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def test_internal_retries_retry_the_write_in_the_same_attempt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import flowc_runtime.faults as faults
+
+    seed(tmp_path, "a.jsonl", ROWS)
+    monkeypatch.setenv("FLOWC_FAULT", "write_error")
+    conn = f"sqlite://{tmp_path}/db.sqlite"
+    write = Write(Endpoint("out", "sqlite_table", {"table": "o"}), "upsert", key=(Term("input_field", "id"),),
+                  primary_key=("id",))
+    without = Task("p", "t", "@daily", "UTC", False, (files_source(),), (write,), ())
+    faults._raised.clear()
+    assert run(without, identity, env_for(tmp_path, out=conn)) == 75  # failed before the commit
+    with_retry = Task("p", "t", "@daily", "UTC", False, (files_source(),), (write,), (), internal_retries=1)
+    faults._raised.clear()
+    assert run(with_retry, identity, env_for(tmp_path, attempt=2, out=conn)) == 0
+    assert rows_of(tmp_path, "o") == [("a", 1), ("b", 2)]

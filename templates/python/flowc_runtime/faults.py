@@ -5,6 +5,8 @@
   crash_during_relay   hard crash (SIGKILL of the process itself) at that protocol step;
   zombie               pause before the commit until `$FLOWC_FAULT_DIR/resume` exists,
                        after creating `$FLOWC_FAULT_DIR/paused`;
+  write_error          the first write of the process raises before its commit (a transient
+                       error, for `internal_retries`);
   nondeterministic     every output record gets a `nondet` field that depends on the
                        run and the attempt, as a nondeterministic transform would.
 
@@ -42,6 +44,16 @@ def point(name: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
         time.sleep(5)
         os._exit(137)
+
+
+_raised: set[str] = set()
+
+
+def fail_once(name: str) -> None:
+    """Raise once per process at this step if `FLOWC_FAULT` asks for it."""
+    if name in active() and name not in _raised:
+        _raised.add(name)
+        raise RuntimeError(f"flowc fault: {name}")
 
 
 def zombie_pause() -> None:

@@ -198,7 +198,7 @@ class Attempt:
         outputs = self.outputs(self.transform(ctx))
         faults.point("crash_after_read")
         for write in self.task.writes:
-            self.apply(write, outputs)
+            self.apply_with_retries(write, outputs)
         faults.point("crash_after_commit")
         sent = self.relay()
         self.send_direct(outputs)
@@ -240,6 +240,20 @@ class Attempt:
         if write.key:
             return key_text(key_values(write.key, self.ctx, source, output))
         return content_hash(output)
+
+    def apply_with_retries(self, write: Write, outputs: dict[str, list[Item]]) -> None:
+        """`internal_retries`: the task's own retries around its write (each one another
+        application of the write: see FL501)."""
+        for left in range(self.task.internal_retries, -1, -1):
+            try:
+                self.apply(write, outputs)
+                return
+            except Ambiguous:
+                raise
+            except Exception as err:  # noqa: BLE001 - retried, then reported
+                if left == 0:
+                    raise
+                log(f"`{write.sink.name}`: write failed ({err}); internal retry, {left} left")
 
     def apply(self, write: Write, outputs: dict[str, list[Item]]) -> None:
         items = outputs.get(write.sink.name, [])
@@ -371,6 +385,7 @@ class Attempt:
             db.insert("flowc_outbox", row, " ON CONFLICT DO NOTHING")
 
     def commit(self, db: Any) -> None:
+        faults.fail_once("write_error")
         faults.point("crash_before_commit")
         self.maybe_committed = True
         db.commit()

@@ -71,3 +71,4 @@ class Task:
     reads: tuple[Read, ...]
     writes: tuple[Write, ...]
     emits: tuple[Emit, ...]
+    internal_retries: int = 0
