@@ -208,8 +208,12 @@ class Attempt:
 
     def outputs(self, produced: dict[str, Iterable[Any]]) -> dict[str, list[Item]]:
         noise = faults.nondeterministic_value(self.ctx.run_id, self.ctx.attempt)
+        declared = {w.sink.name for w in self.task.writes} | {e.effect.name for e in self.task.emits}
         result: dict[str, list[Item]] = {}
         for name, items in (produced or {}).items():
+            if name not in declared:
+                log(f"warning: the transform returned `{name}`, which is no output of this task; ignored")
+                continue
             pairs: list[Item] = []
             for item in items:
                 if isinstance(item, tuple):
