@@ -128,6 +128,26 @@ Exit status: as for `flowc check`.")]
         /// Files, or folders searched recursively for *.flow (default: the current folder)
         paths: Vec<PathBuf>,
     },
+    /// Generate Python task modules, their runtime, and transform stubs you fill in
+    #[command(after_help = "\
+Examples:
+  flowc scaffold --lang python --out tasks/ examples/orders.flow
+  flowc scaffold --lang python --out . pipelines/
+
+For every task: a generated module that applies the task's declarations (pin, key,
+write protocol, outbox, exit codes), rewritten on every run, and a transform module
+that is created only when absent, so your code is never overwritten. A kind with no
+runtime yet is FL805. Exit status: as for `flowc check`.")]
+    Scaffold {
+        /// The language to generate
+        #[arg(long, value_enum)]
+        lang: Lang,
+        /// The folder to write into (created if missing)
+        #[arg(long)]
+        out: PathBuf,
+        /// Files, or folders searched recursively for *.flow (default: the current folder)
+        paths: Vec<PathBuf>,
+    },
     /// Format .flow files in place in the one canonical layout
     #[command(after_help = "\
 Examples:
@@ -171,6 +191,12 @@ Nothing is overwritten: init stops (exit 2) if any of its files exists.")]
         /// The folder to create the project in (default: the current folder)
         dir: Option<PathBuf>,
     },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Lang {
+    #[value(help = "Python 3.11+ (SQLite, PostgreSQL, local files, Delta Lake)")]
+    Python,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -276,6 +302,69 @@ fn build(
         "flowc: wrote {n} file{} to {}",
         if n == 1 { "" } else { "s" },
         out.display()
+    );
+    ExitCode::from(u8::from(summary.errors > 0))
+}
+
+fn scaffold(paths: &[PathBuf], out: &std::path::Path) -> ExitCode {
+    use crate::codegen::{emit, lower, python};
+    let mut outcome = match check_paths(paths) {
+        Ok(o) => o,
+        Err(e) => return usage_error(&e),
+    };
+    if let Err(e) = std::fs::create_dir_all(out) {
+        return usage_error(&format!("cannot create `{}`: {e}", out.display()));
+    }
+    let mut written = std::collections::BTreeSet::new();
+    let mut kept = std::collections::BTreeSet::new();
+    let mut extra = Vec::new();
+    for &file in &outcome.roots.clone() {
+        if outcome.file_has_errors(file) || outcome.broken.contains(&file) {
+            continue;
+        }
+        let pipelines = lower::pipelines_of(&outcome, file);
+        if pipelines.is_empty() {
+            continue;
+        }
+        let scaffold = match python::generate(&pipelines) {
+            Ok(s) => s,
+            Err(p) => {
+                extra.extend(emit::problems_to_diagnostics(&outcome, file, p));
+                continue;
+            }
+        };
+        // Hand-written files: only where nothing exists yet.
+        let mut files = scaffold.rewrite;
+        for f in scaffold.create_if_absent {
+            match emit::confined(out, &f.path) {
+                Ok(p) if p.exists() => {
+                    kept.insert(f.path);
+                }
+                _ => files.push(f),
+            }
+        }
+        match emit::write_all(out, &files, file) {
+            Ok(_) => written.extend(files.into_iter().map(|f| f.path)),
+            Err(d) => extra.extend(d),
+        }
+    }
+    outcome.diagnostics.extend(extra);
+    diagnostic::sort(&mut outcome.diagnostics, &outcome.sources);
+    let summary = print_findings(&outcome);
+    eprintln!(
+        "flowc: wrote {} file{} to {}{}",
+        written.len(),
+        if written.len() == 1 { "" } else { "s" },
+        out.display(),
+        if kept.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; kept {} existing transform file{}",
+                kept.len(),
+                if kept.len() == 1 { "" } else { "s" }
+            )
+        }
     );
     ExitCode::from(u8::from(summary.errors > 0))
 }
@@ -464,6 +553,11 @@ pub fn main() -> ExitCode {
             argo_kind,
             paths,
         } => build(&paths, target, &out, argo_kind),
+        Command::Scaffold {
+            lang: Lang::Python,
+            out,
+            paths,
+        } => scaffold(&paths, &out),
         Command::Fmt { paths, check } => fmt(&paths, check),
         Command::Graph {
             file,

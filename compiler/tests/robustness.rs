@@ -11,19 +11,44 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next(&mut self) -> usize {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         (self.0 >> 33) as usize
     }
 }
 
 const TOKENS: [&str; 24] = [
-    "{", "}", "(", ")", "[", "]", ",", "=", "\"", "\n", "#", "\\", "read ", "write ", "key ",
-    "emit ", "upsert", "pinned ", "via outbox ", "9999999999", "1h1h", "\u{feff}", "é", "\0",
+    "{",
+    "}",
+    "(",
+    ")",
+    "[",
+    "]",
+    ",",
+    "=",
+    "\"",
+    "\n",
+    "#",
+    "\\",
+    "read ",
+    "write ",
+    "key ",
+    "emit ",
+    "upsert",
+    "pinned ",
+    "via outbox ",
+    "9999999999",
+    "1h1h",
+    "\u{feff}",
+    "é",
+    "\0",
 ];
 
 fn mutate(text: &[u8], rng: &mut Lcg) -> Vec<u8> {
     let mut out = text.to_vec();
-    for _ in 0..(1 + rng.next() % 4) {
+    for _ in 0..=(rng.next() % 4) {
         if out.is_empty() {
             break;
         }
@@ -59,13 +84,23 @@ fn mutated_examples_never_panic() {
         let text = std::fs::read(f).expect("read");
         for _ in 0..40 {
             let bytes = mutate(&text, &mut rng);
-            let outcome = analyze::check(vec![Input { path: "m.flow".into(), key: "m.flow".into(), bytes }], &NoImports);
+            let outcome = analyze::check(
+                vec![Input {
+                    path: "m.flow".into(),
+                    key: "m.flow".into(),
+                    bytes,
+                }],
+                &NoImports,
+            );
             let _ = flowc::report::json(&outcome);
             let _ = flowc::report::table(&outcome);
             for &root in &outcome.roots {
                 if !outcome.file_has_errors(root) {
                     let pipelines = flowc::codegen::lower::pipelines_of(&outcome, root);
-                    let _ = flowc::codegen::argo::generate(&pipelines, flowc::codegen::argo::ArgoKind::Auto);
+                    let _ = flowc::codegen::argo::generate(
+                        &pipelines,
+                        flowc::codegen::argo::ArgoKind::Auto,
+                    );
                     let _ = flowc::codegen::airflow::generate(&pipelines);
                 }
             }

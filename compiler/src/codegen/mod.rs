@@ -5,6 +5,7 @@ pub mod argo;
 pub mod emit;
 pub mod ir;
 pub mod lower;
+pub mod python;
 pub mod quote;
 
 /// One file a generator wants written, relative to the output folder.

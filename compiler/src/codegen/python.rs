@@ -1,0 +1,543 @@
+//! `flowc scaffold --lang python`: per task, a generated module (rewritten on
+//! every run) and a hand-written transform module (created only when absent),
+//! plus the `flowc_runtime` package they import.
+//!
+//! The generated module is placed where the task's `run command` looks for it:
+//! `python -m a.b.c` gives `a/b/c.py` (and the transform `a/b/c_transform.py`);
+//! any other command gives `<pipeline>/<task>.py`.
+
+use std::collections::BTreeMap;
+
+use handlebars::{
+    Context, Handlebars, Helper, HelperResult, Output, RenderContext, RenderError,
+    RenderErrorReason,
+};
+use serde_json::{json, Value};
+
+use super::ir::{Emit, Mode, Pin, Pipeline, Read, Task, Tracking, Write};
+use super::quote::python_str;
+use super::{GeneratedFile, TargetProblem};
+
+/// What `scaffold` produces: files to write on every run, and files to write
+/// only when no file exists at that path (the hand-written transforms and the
+/// packages' `__init__.py`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scaffold {
+    pub rewrite: Vec<GeneratedFile>,
+    pub create_if_absent: Vec<GeneratedFile>,
+}
+
+/// The runtime package, written next to the task modules on every run.
+const RUNTIME: &[(&str, &str)] = &[
+    (
+        "flowc_runtime/__init__.py",
+        include_str!("../../../templates/python/flowc_runtime/__init__.py"),
+    ),
+    (
+        "flowc_runtime/context.py",
+        include_str!("../../../templates/python/flowc_runtime/context.py"),
+    ),
+    (
+        "flowc_runtime/delta.py",
+        include_str!("../../../templates/python/flowc_runtime/delta.py"),
+    ),
+    (
+        "flowc_runtime/effects.py",
+        include_str!("../../../templates/python/flowc_runtime/effects.py"),
+    ),
+    (
+        "flowc_runtime/faults.py",
+        include_str!("../../../templates/python/flowc_runtime/faults.py"),
+    ),
+    (
+        "flowc_runtime/files.py",
+        include_str!("../../../templates/python/flowc_runtime/files.py"),
+    ),
+    (
+        "flowc_runtime/keys.py",
+        include_str!("../../../templates/python/flowc_runtime/keys.py"),
+    ),
+    (
+        "flowc_runtime/run.py",
+        include_str!("../../../templates/python/flowc_runtime/run.py"),
+    ),
+    (
+        "flowc_runtime/spec.py",
+        include_str!("../../../templates/python/flowc_runtime/spec.py"),
+    ),
+    (
+        "flowc_runtime/sql.py",
+        include_str!("../../../templates/python/flowc_runtime/sql.py"),
+    ),
+];
+
+const TASK_TEMPLATE: &str = include_str!("../../../templates/python/task.py.hbs");
+const TRANSFORM_TEMPLATE: &str = include_str!("../../../templates/python/transform.py.hbs");
+const ENDPOINT_PARTIAL: &str = include_str!("../../../templates/python/endpoint.hbs");
+const TERM_PARTIAL: &str = include_str!("../../../templates/python/term.hbs");
+
+/// Source and sink kinds the runtime can reach.
+const DATA_KINDS: &[&str] = &["delta_table", "files", "postgres_table", "sqlite_table"];
+/// Effect kinds the runtime can send.
+const EFFECT_KINDS: &[&str] = &["email", "http_request", "slack_message", "webhook"];
+
+/// Renders every task of `pipelines`. Any problem (a kind, mode or pin with no
+/// runtime, two tasks that would share a module) emits nothing.
+pub fn generate(pipelines: &[Pipeline]) -> Result<Scaffold, Vec<TargetProblem>> {
+    let problems = check(pipelines);
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let registry = registry().map_err(|message| {
+        vec![TargetProblem {
+            code: "FL805",
+            pipeline: String::new(),
+            task: None,
+            message,
+            help: "this is a bug in flowc's Python templates".to_owned(),
+        }]
+    })?;
+
+    let mut rewrite: BTreeMap<String, String> = BTreeMap::new();
+    let mut create: BTreeMap<String, String> = BTreeMap::new();
+    for (path, contents) in RUNTIME {
+        rewrite.insert((*path).to_owned(), (*contents).to_owned());
+    }
+    let mut problems = Vec::new();
+    for pipeline in pipelines {
+        for task in &pipeline.tasks {
+            let module = module_for(pipeline, task);
+            let parts: Vec<&str> = module.split('.').collect();
+            for depth in 1..parts.len() {
+                create.insert(
+                    format!("{}/__init__.py", parts[..depth].join("/")),
+                    String::new(),
+                );
+            }
+            let path = format!("{}.py", parts.join("/"));
+            let transform_path = format!("{}_transform.py", parts.join("/"));
+            let data = view(pipeline, task, &module, &transform_path);
+            match registry.render("task", &data) {
+                Ok(text) => {
+                    rewrite.insert(path, text);
+                }
+                Err(err) => problems.push(render_problem(pipeline, task, &err)),
+            }
+            match registry.render("transform", &data) {
+                Ok(text) => {
+                    create.insert(transform_path, text);
+                }
+                Err(err) => problems.push(render_problem(pipeline, task, &err)),
+            }
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let files = |map: BTreeMap<String, String>| {
+        map.into_iter()
+            .map(|(path, contents)| GeneratedFile { path, contents })
+            .collect()
+    };
+    Ok(Scaffold {
+        rewrite: files(rewrite),
+        create_if_absent: files(create),
+    })
+}
+
+fn render_problem(pipeline: &Pipeline, task: &Task, err: &RenderError) -> TargetProblem {
+    TargetProblem {
+        code: "FL805",
+        pipeline: pipeline.name.clone(),
+        task: Some(task.name.clone()),
+        message: format!(
+            "the Python scaffold for task `{}` cannot be rendered: {err}",
+            task.name
+        ),
+        help: "this is a bug in flowc's Python templates".to_owned(),
+    }
+}
+
+/// The module a task's `run command` runs (`python -m a.b.c`), else `<pipeline>.<task>`.
+pub fn module_for(pipeline: &Pipeline, task: &Task) -> String {
+    let runs_python = task.command.first().is_some_and(|argv0| {
+        let base = argv0.rsplit('/').next().unwrap_or(argv0);
+        base.starts_with("python")
+    });
+    if runs_python {
+        if let Some(pos) = task.command.iter().position(|a| a == "-m") {
+            if let Some(module) = task.command.get(pos + 1) {
+                if is_dotted_identifier(module) && !module.ends_with("_transform") {
+                    return module.clone();
+                }
+            }
+        }
+    }
+    format!("{}.{}", pipeline.name, task.name)
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn is_dotted_identifier(s: &str) -> bool {
+    s.split('.').all(is_identifier)
+}
+
+fn problem(pipeline: &Pipeline, task: &Task, message: String, help: &str) -> TargetProblem {
+    TargetProblem {
+        code: "FL805",
+        pipeline: pipeline.name.clone(),
+        task: Some(task.name.clone()),
+        message,
+        help: help.to_owned(),
+    }
+}
+
+const NO_RUNTIME_HELP: &str = "the Python runtime supports sqlite_table, postgres_table, files and delta_table, and the effects http_request, webhook, slack_message and email";
+
+fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
+    let mut problems = Vec::new();
+    let mut modules: BTreeMap<String, (String, String)> = BTreeMap::new();
+    for pipeline in pipelines {
+        for task in &pipeline.tasks {
+            for read in &task.reads {
+                check_read(pipeline, task, read, &mut problems);
+            }
+            for write in &task.writes {
+                check_write(pipeline, task, write, &mut problems);
+            }
+            for emit in &task.emits {
+                check_emit(pipeline, task, emit, &mut problems);
+            }
+            let module = module_for(pipeline, task);
+            let top = module.split('.').next().unwrap_or_default();
+            if top == "flowc_runtime" {
+                problems.push(TargetProblem {
+                    code: "FL803",
+                    pipeline: pipeline.name.clone(),
+                    task: Some(task.name.clone()),
+                    message: format!("task `{}` runs module `{module}`, inside the generated `flowc_runtime` package", task.name),
+                    help: "run the task from a module outside `flowc_runtime`".to_owned(),
+                });
+            }
+            if let Some((other_pipeline, other_task)) =
+                modules.insert(module.clone(), (pipeline.name.clone(), task.name.clone()))
+            {
+                problems.push(TargetProblem {
+                    code: "FL803",
+                    pipeline: pipeline.name.clone(),
+                    task: Some(task.name.clone()),
+                    message: format!(
+                        "tasks `{other_pipeline}.{other_task}` and `{}.{}` both run module `{module}`",
+                        pipeline.name, task.name
+                    ),
+                    help: "give each task its own module in `run command [\"python\", \"-m\", ...]`".to_owned(),
+                });
+            }
+        }
+    }
+    problems
+}
+
+fn check_read(pipeline: &Pipeline, task: &Task, read: &Read, problems: &mut Vec<TargetProblem>) {
+    let kind = read.source.kind.as_str();
+    if !DATA_KINDS.contains(&kind) {
+        problems.push(problem(
+            pipeline,
+            task,
+            format!(
+                "kind `{kind}` (read of `{}`) has no Python runtime yet",
+                read.source.name
+            ),
+            NO_RUNTIME_HELP,
+        ));
+        return;
+    }
+    let supported = matches!(
+        (kind, read.pin),
+        (_, None)
+            | ("files", Some(Pin::Listing))
+            | ("sqlite_table" | "postgres_table", Some(Pin::Snapshot))
+            | ("delta_table", Some(Pin::Version | Pin::Snapshot))
+    );
+    if !supported {
+        problems.push(problem(
+            pipeline,
+            task,
+            format!(
+                "kind `{kind}` (read of `{}`) has no Python runtime for pin `{}`",
+                read.source.name,
+                enum_name(&read.pin)
+            ),
+            "pin files by listing, SQLite and PostgreSQL tables by snapshot, delta tables by version or snapshot",
+        ));
+    }
+}
+
+fn check_write(pipeline: &Pipeline, task: &Task, write: &Write, problems: &mut Vec<TargetProblem>) {
+    let kind = write.sink.kind.as_str();
+    if !DATA_KINDS.contains(&kind) {
+        problems.push(problem(
+            pipeline,
+            task,
+            format!(
+                "kind `{kind}` (write to `{}`) has no Python runtime yet",
+                write.sink.name
+            ),
+            NO_RUNTIME_HELP,
+        ));
+        return;
+    }
+    let supported = match kind {
+        "files" => matches!(write.mode, Mode::Append | Mode::Overwrite),
+        "delta_table" => matches!(
+            write.mode,
+            Mode::ConditionalCommit
+                | Mode::Overwrite
+                | Mode::Append
+                | Mode::ReplacePartition
+                | Mode::Transactional
+        ),
+        _ => !matches!(write.mode, Mode::ConditionalCommit),
+    };
+    if !supported {
+        problems.push(problem(
+            pipeline,
+            task,
+            format!(
+                "kind `{kind}` (write to `{}`) has no Python runtime for mode `{}`",
+                write.sink.name,
+                enum_name(&write.mode)
+            ),
+            NO_RUNTIME_HELP,
+        ));
+    }
+}
+
+fn check_emit(pipeline: &Pipeline, task: &Task, emit: &Emit, problems: &mut Vec<TargetProblem>) {
+    let kind = emit.effect.kind.as_str();
+    if !EFFECT_KINDS.contains(&kind) {
+        problems.push(problem(
+            pipeline,
+            task,
+            format!(
+                "kind `{kind}` (emit of `{}`) has no Python runtime yet",
+                emit.effect.name
+            ),
+            NO_RUNTIME_HELP,
+        ));
+    }
+    if emit.tracking == Tracking::Outbox {
+        let holder = emit
+            .outbox
+            .as_deref()
+            .and_then(|name| task.writes.iter().find(|w| w.sink.name == name));
+        match holder {
+            Some(w) if matches!(w.sink.kind.as_str(), "sqlite_table" | "postgres_table") => {}
+            Some(w) => problems.push(problem(
+                pipeline,
+                task,
+                format!(
+                    "kind `{}` (outbox of `{}`) has no Python runtime for an outbox",
+                    w.sink.kind, emit.effect.name
+                ),
+                "keep the outbox in a sqlite_table or postgres_table the task writes",
+            )),
+            None => problems.push(problem(
+                pipeline,
+                task,
+                format!(
+                    "the outbox of `{}` names no sink the task writes",
+                    emit.effect.name
+                ),
+                "name a transactional sink of this task in `via outbox SINK`",
+            )),
+        }
+    }
+}
+
+fn enum_name<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(Value::String(s)) => s,
+        Ok(Value::Null) => "none".to_owned(),
+        Ok(other) => other.to_string(),
+        Err(_) => String::new(),
+    }
+}
+
+/// The JSON a template sees: the IR, with every optional field present (strict
+/// mode rejects missing ones) and key terms flattened to `{term, field, column}`.
+fn view(pipeline: &Pipeline, task: &Task, module: &str, transform_path: &str) -> Value {
+    let mut task_json = serde_json::to_value(task).unwrap_or(Value::Null);
+    if let Some(writes) = task_json.get_mut("writes").and_then(Value::as_array_mut) {
+        for write in writes {
+            normalize_terms(write, "key");
+            if let Some(partition) = write.get_mut("partition") {
+                if !partition.is_null() {
+                    *partition = term(partition);
+                }
+            }
+        }
+    }
+    if let Some(emits) = task_json.get_mut("emits").and_then(Value::as_array_mut) {
+        for emit in emits {
+            normalize_terms(emit, "key");
+        }
+    }
+    let transform_module = format!("{module}_transform");
+    let mut outputs: Vec<String> = task.writes.iter().map(|w| w.sink.name.clone()).collect();
+    outputs.extend(task.emits.iter().map(|e| e.effect.name.clone()));
+    json!({
+        "pipeline": pipeline.name,
+        "source_file": pipeline.source_file,
+        "schedule": pipeline.schedule,
+        "timezone": pipeline.timezone,
+        "task": task_json,
+        "transform_module": transform_module,
+        "transform_file": transform_path,
+        "first_read": task.reads.first().map(|r| r.source.name.clone()),
+        "outputs": outputs,
+    })
+}
+
+fn normalize_terms(holder: &mut Value, field: &str) {
+    if let Some(list) = holder.get_mut(field).and_then(Value::as_array_mut) {
+        for part in list.iter_mut() {
+            *part = term(part);
+        }
+    }
+}
+
+fn term(part: &Value) -> Value {
+    json!({
+        "term": part.get("term").cloned().unwrap_or(Value::Null),
+        "field": part.get("field").cloned().unwrap_or(Value::Null),
+        "column": part.get("column").cloned().unwrap_or(Value::Null),
+    })
+}
+
+fn registry() -> Result<Handlebars<'static>, String> {
+    let mut hb = Handlebars::new();
+    hb.set_strict_mode(true);
+    hb.register_escape_fn(handlebars::no_escape);
+    hb.register_helper("py_str", Box::new(py_str_helper));
+    hb.register_helper("py_value", Box::new(py_value_helper));
+    hb.register_helper("py_ident", Box::new(py_ident_helper));
+    for (name, text) in [
+        ("task", TASK_TEMPLATE),
+        ("transform", TRANSFORM_TEMPLATE),
+        ("endpoint", ENDPOINT_PARTIAL.trim_end()),
+        ("term", TERM_PARTIAL.trim_end()),
+    ] {
+        hb.register_template_string(name, text)
+            .map_err(|e| format!("template `{name}`: {e}"))?;
+    }
+    Ok(hb)
+}
+
+fn param<'a>(h: &'a Helper<'_>, name: &'static str) -> Result<&'a Value, RenderError> {
+    h.param(0)
+        .map(handlebars::PathAndJson::value)
+        .ok_or_else(|| RenderErrorReason::ParamNotFoundForIndex(name, 0).into())
+}
+
+/// `{{py_str s}}`: a Python string literal; anything but a string is an error.
+fn py_str_helper(
+    h: &Helper<'_>,
+    _: &Handlebars<'_>,
+    _: &Context,
+    _: &mut RenderContext<'_, '_>,
+    out: &mut dyn Output,
+) -> HelperResult {
+    match param(h, "py_str")? {
+        Value::String(s) => out.write(&python_str(s))?,
+        other => {
+            return Err(
+                RenderErrorReason::Other(format!("py_str expects a string, got {other}")).into(),
+            )
+        }
+    }
+    Ok(())
+}
+
+/// `{{py_value v}}`: any JSON value as a Python literal (strings through `python_str`,
+/// arrays as tuples, objects as dicts with sorted keys).
+fn py_value_helper(
+    h: &Helper<'_>,
+    _: &Handlebars<'_>,
+    _: &Context,
+    _: &mut RenderContext<'_, '_>,
+    out: &mut dyn Output,
+) -> HelperResult {
+    out.write(&py_literal(param(h, "py_value")?))?;
+    Ok(())
+}
+
+/// `{{py_ident m}}`: a dotted Python module path, checked, never quoted.
+fn py_ident_helper(
+    h: &Helper<'_>,
+    _: &Handlebars<'_>,
+    _: &Context,
+    _: &mut RenderContext<'_, '_>,
+    out: &mut dyn Output,
+) -> HelperResult {
+    match param(h, "py_ident")? {
+        Value::String(s) if is_dotted_identifier(s) => out.write(s)?,
+        other => {
+            return Err(RenderErrorReason::Other(format!(
+                "py_ident expects a module path, got {other}"
+            ))
+            .into())
+        }
+    }
+    Ok(())
+}
+
+/// A JSON value as a Python literal.
+pub fn py_literal(value: &Value) -> String {
+    match value {
+        Value::Null => "None".to_owned(),
+        Value::Bool(true) => "True".to_owned(),
+        Value::Bool(false) => "False".to_owned(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => python_str(s),
+        Value::Array(items) => {
+            let inner: Vec<String> = items.iter().map(py_literal).collect();
+            match inner.len() {
+                0 => "()".to_owned(),
+                1 => format!("({},)", inner[0]),
+                _ => format!("({})", inner.join(", ")),
+            }
+        }
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let inner: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{}: {}", python_str(k), py_literal(&map[k])))
+                .collect();
+            format!("{{{}}}", inner.join(", "))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_are_python() {
+        assert_eq!(py_literal(&json!(null)), "None");
+        assert_eq!(py_literal(&json!(["a"])), "(\"a\",)");
+        assert_eq!(
+            py_literal(&json!({"b": 1, "a": true})),
+            "{\"a\": True, \"b\": 1}"
+        );
+        assert_eq!(py_literal(&json!("x\"\n")), "\"x\\\"\\n\"");
+    }
+}

@@ -1,0 +1,103 @@
+//! Snapshots of the Python scaffold generated from the fault-matrix IR fixtures,
+//! and the problems `scaffold` reports for kinds with no runtime.
+
+use flowc::codegen::ir::Pipeline;
+use flowc::codegen::python;
+
+fn fixture(name: &str) -> Vec<Pipeline> {
+    let path = format!(
+        "{}/../tests/fault/ir/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).expect("fixture exists");
+    serde_json::from_str(&text).expect("fixture is IR")
+}
+
+#[test]
+fn generated_modules_match_snapshots() {
+    for name in ["sqlite_modes", "sqlite_inputs", "delta_lease"] {
+        let scaffold = python::generate(&fixture(name)).expect("fixtures have a runtime");
+        for file in scaffold
+            .rewrite
+            .iter()
+            .filter(|f| !f.path.starts_with("flowc_runtime/"))
+        {
+            insta::assert_snapshot!(file.path.replace('/', "__"), &file.contents);
+        }
+    }
+}
+
+#[test]
+fn transforms_and_packages_are_create_only() {
+    let scaffold = python::generate(&fixture("sqlite_modes")).expect("fixtures have a runtime");
+    let create: Vec<&str> = scaffold
+        .create_if_absent
+        .iter()
+        .map(|f| f.path.as_str())
+        .collect();
+    assert!(create.contains(&"sq_modes/__init__.py"));
+    assert!(create.contains(&"sq_modes/upsert_input_transform.py"));
+    assert!(scaffold
+        .rewrite
+        .iter()
+        .all(|f| !f.path.ends_with("_transform.py")));
+    assert!(scaffold
+        .rewrite
+        .iter()
+        .any(|f| f.path == "flowc_runtime/run.py"));
+    let transform = scaffold
+        .create_if_absent
+        .iter()
+        .find(|f| f.path == "sq_modes/upsert_input_transform.py")
+        .expect("transform");
+    insta::assert_snapshot!("upsert_input_transform", &transform.contents);
+}
+
+#[test]
+fn output_is_byte_identical_across_runs() {
+    let a = python::generate(&fixture("sqlite_modes")).expect("ok");
+    let b = python::generate(&fixture("sqlite_modes")).expect("ok");
+    assert_eq!(a, b);
+}
+
+#[test]
+fn kinds_without_a_runtime_are_fl805_naming_the_kind() {
+    let mut pipelines = fixture("sqlite_modes");
+    "kafka_topic".clone_into(&mut pipelines[0].tasks[0].writes[0].sink.kind);
+    "iceberg_table".clone_into(&mut pipelines[0].tasks[1].reads[0].source.kind);
+    let problems = python::generate(&pipelines).expect_err("no runtime");
+    assert!(problems.iter().all(|p| p.code == "FL805"));
+    assert!(problems.iter().any(|p| p.message.contains("`kafka_topic`")));
+    assert!(problems
+        .iter()
+        .any(|p| p.message.contains("`iceberg_table`")));
+    assert_eq!(problems[0].task.as_deref(), Some("upsert_input"));
+}
+
+#[test]
+fn module_follows_the_run_command() {
+    let mut pipelines = fixture("sqlite_modes");
+    pipelines[0].tasks[0].command = vec!["python3".into(), "-m".into(), "orders.load".into()];
+    pipelines[0].tasks[1].command = vec!["/bin/run-it".into()];
+    let scaffold = python::generate(&pipelines).expect("ok");
+    let paths: Vec<&str> = scaffold.rewrite.iter().map(|f| f.path.as_str()).collect();
+    assert!(paths.contains(&"orders/load.py"));
+    assert!(paths.contains(&"sq_modes/upsert_interval.py"));
+    let load = scaffold
+        .rewrite
+        .iter()
+        .find(|f| f.path == "orders/load.py")
+        .expect("module");
+    assert!(load
+        .contents
+        .contains("from orders.load_transform import transform"));
+}
+
+#[test]
+fn two_tasks_running_one_module_is_a_problem() {
+    let mut pipelines = fixture("sqlite_modes");
+    let command = pipelines[0].tasks[0].command.clone();
+    pipelines[0].tasks[1].command = command;
+    let problems = python::generate(&pipelines).expect_err("collision");
+    assert_eq!(problems[0].code, "FL803");
+}

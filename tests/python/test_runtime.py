@@ -1,0 +1,352 @@
+"""Tests of the generated Python runtime (templates/python/flowc_runtime), run in-process.
+
+Run with `.venv/bin/python -m pytest tests/python` (scripts/python-venv creates .venv).
+PostgreSQL tests run when FLOWC_TEST_PG names a server (scripts/ci-postgres prints one).
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import sqlite3
+import sys
+import threading
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "templates" / "python"))
+
+from flowc_runtime import Emit, Endpoint, Read, Task, Term, Write, run  # noqa: E402
+from flowc_runtime.context import Context, iso, previous_tick  # noqa: E402
+from flowc_runtime.keys import outbox_id  # noqa: E402
+
+DAY1 = ("2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z")
+
+
+def files_source(pin: str | None = "listing", identity: tuple[str, ...] | None = ("id",)) -> Read:
+    return Read(Endpoint("raw", "files", {"path": "in/{interval.start}/"}), immutable=pin is not None,
+                pin=pin, identity=identity)
+
+
+def make_task(writes: tuple[Write, ...], reads: tuple[Read, ...] | None = None,
+              emits: tuple[Emit, ...] = ()) -> Task:
+    return Task("p", "t", "@daily", "UTC", False, reads if reads is not None else (files_source(),), writes, emits)
+
+
+def env_for(tmp: Path, attempt: int = 1, run_id: str = "run-1", interval: tuple[str, str] = DAY1,
+            **conns: str) -> dict[str, str]:
+    env = {
+        "FLOW_PIPELINE": "p",
+        "FLOW_TASK": "t",
+        "FLOW_INTERVAL_START": interval[0],
+        "FLOW_INTERVAL_END": interval[1],
+        "FLOW_RUN_ID": run_id,
+        "FLOW_ATTEMPT": str(attempt),
+        "FLOWC_STATE": f"sqlite://{tmp}/state.sqlite",
+        "FLOW_CONN_RAW": f"file://{tmp}/files",
+    }
+    env.update({f"FLOW_CONN_{k.upper()}": v for k, v in conns.items()})
+    return env
+
+
+def seed(tmp: Path, name: str, rows: list[dict[str, Any]], start: str = DAY1[0]) -> None:
+    folder = tmp / "files" / "in" / start
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def rows_of(tmp: Path, table: str) -> list[tuple[Any, ...]]:
+    conn = sqlite3.connect(tmp / "db.sqlite")
+    try:
+        return sorted(conn.execute(f'SELECT * FROM "{table}"').fetchall(), key=repr)
+    finally:
+        conn.close()
+
+
+def identity(ctx: Context) -> dict[str, Any]:
+    rows = ctx.inputs.get("raw", [])
+    return {name: [(r, dict(r)) for r in rows] for name in ("out", "hook", "facts")}
+
+
+ROWS = [{"id": "a", "amount": 1}, {"id": "b", "amount": 2}]
+
+
+def test_interval_start_is_the_previous_tick_in_the_pipeline_zone() -> None:
+    end = datetime(2026, 3, 29, 1, 0, tzinfo=timezone.utc)  # 03:00 in Berlin, after the DST switch
+    start = previous_tick(end, "0 2 * * *", "Europe/Berlin")
+    assert iso(start) == "2026-03-28T01:00:00Z"
+    assert iso(previous_tick(datetime(2026, 1, 2, tzinfo=timezone.utc), "@daily", "UTC")) == "2026-01-01T00:00:00Z"
+
+
+def test_interval_start_derived_from_end_and_schedule(tmp_path: Path) -> None:
+    seed(tmp_path, "a.jsonl", ROWS)
+    env = env_for(tmp_path, out=f"sqlite://{tmp_path}/db.sqlite")
+    del env["FLOW_INTERVAL_START"]
+    env["FLOW_SCHEDULE"] = "0 0 * * *"
+    env["FLOW_TIMEZONE"] = "UTC"
+    task = make_task((Write(Endpoint("out", "sqlite_table", {"table": "o"}), "upsert",
+                            key=(Term("input_field", "id"),), primary_key=("id",)),))
+    assert run(task, identity, env) == 0
+    assert len(rows_of(tmp_path, "o")) == 2
+
+
+def test_placeholders_render_and_braces_escape() -> None:
+    ctx = Context("p", "t", datetime(2026, 1, 1, tzinfo=timezone.utc), datetime(2026, 1, 2, tzinfo=timezone.utc), "r", 1)
+    assert ctx.render("x/{interval.start}/{{y}}/{interval.end}") == "x/2026-01-01T00:00:00Z/{y}/2026-01-02T00:00:00Z"
+
+
+def test_upsert_twice_keeps_one_row_per_key(tmp_path: Path) -> None:
+    seed(tmp_path, "a.jsonl", ROWS)
+    task = make_task((Write(Endpoint("out", "sqlite_table", {"table": "o"}), "upsert",
+                            key=(Term("input_field", "id"),), primary_key=("id",)),))
+    conn = f"sqlite://{tmp_path}/db.sqlite"
+    assert run(task, identity, env_for(tmp_path, out=conn)) == 0
+    assert run(task, identity, env_for(tmp_path, attempt=2, out=conn)) == 0
+    assert rows_of(tmp_path, "o") == [("a", 1), ("b", 2)]
+
+
+def test_listing_pin_keeps_the_first_attempts_files(tmp_path: Path) -> None:
+    seed(tmp_path, "a.jsonl", ROWS)
+    task = make_task((Write(Endpoint("out", "sqlite_table", {"table": "o"}), "append"),))
+    conn = f"sqlite://{tmp_path}/db.sqlite"
+    assert run(task, identity, env_for(tmp_path, out=conn)) == 0
+    seed(tmp_path, "late.jsonl", [{"id": "c", "amount": 3}])
+    assert run(task, identity, env_for(tmp_path, attempt=2, out=conn)) == 0
+    ids = [r[0] for r in rows_of(tmp_path, "o")]
+    assert "c" not in ids and ids.count("a") == 2  # plain append duplicates, the pin holds
+
+
+def test_unpinned_read_sees_new_files(tmp_path: Path) -> None:
+    seed(tmp_path, "a.jsonl", ROWS)
+    task = make_task((Write(Endpoint("out", "sqlite_table", {"table": "o"}), "upsert",
+                            key=(Term("input_field", "id"),), primary_key=("id",)),),
+                     reads=(files_source(pin=None),))
+    conn = f"sqlite://{tmp_path}/db.sqlite"
+    assert run(task, identity, env_for(tmp_path, out=conn)) == 0
+    seed(tmp_path, "late.jsonl", [{"id": "c", "amount": 3}])
+    assert run(task, identity, env_for(tmp_path, attempt=2, out=conn)) == 0
+    assert [r[0] for r in rows_of(tmp_path, "o")] == ["a", "b", "c"]
+
+
+def test_snapshot_pin_reads_the_staging_copy(tmp_path: Path) -> None:
+    db = tmp_path / "db.sqlite"
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("CREATE TABLE src (id TEXT PRIMARY KEY, amount INT)")
+    conn.execute("INSERT INTO src VALUES ('a', 1)")
+    source = Read(Endpoint("src", "sqlite_table", {"table": "src"}), immutable=False, pin="snapshot", identity=("id",))
+    task = make_task((Write(Endpoint("out", "sqlite_table", {"table": "o"}), "upsert",
+                            key=(Term("input_field", "id"),), primary_key=("id",)),), reads=(source,))
+
+    def copy(ctx: Context) -> dict[str, Any]:
+        return {"out": ctx.inputs["src"]}
+
+    url = f"sqlite://{db}"
+    assert run(task, copy, env_for(tmp_path, src=url, out=url)) == 0
+    conn.execute("UPDATE src SET amount = 100")
+    conn.execute("INSERT INTO src VALUES ('z', 9)")
+    assert run(task, copy, env_for(tmp_path, attempt=2, src=url, out=url)) == 0
+    assert sorted(conn.execute("SELECT * FROM o").fetchall()) == [("a", 1)]
+    # a new interval pins anew
+    day2 = ("2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z")
+    assert run(task, copy, env_for(tmp_path, interval=day2, src=url, out=url)) == 0
+    assert sorted(conn.execute("SELECT * FROM o").fetchall()) == [("a", 100), ("z", 9)]
+
+
+def test_replace_partition_deletes_then_inserts(tmp_path: Path) -> None:
+    seed(tmp_path, "a.jsonl", ROWS)
+    task = make_task((Write(Endpoint("out", "sqlite_table", {"table": "o"}), "replace_partition",
+                            partition=Term("interval_start", column="day")),))
+    conn = f"sqlite://{tmp_path}/db.sqlite"
+    for attempt in (1, 2, 3):
+        assert run(task, identity, env_for(tmp_path, attempt=attempt, out=conn)) == 0
+    assert len(rows_of(tmp_path, "o")) == 2
+
+
+def test_ledger_of_records_dedups_and_ledger_of_attempts_does_not(tmp_path: Path) -> None:
+    seed(tmp_path, "a.jsonl", ROWS)
+    conn = f"sqlite://{tmp_path}/db.sqlite"
+    records = make_task((Write(Endpoint("out", "sqlite_table", {"table": "o"}), "append_ledger",
+                               key=(Term("input_field", "id"),)),))
+    attempts = make_task((Write(Endpoint("out2", "sqlite_table", {"table": "o2"}), "append_ledger",
+                                key=(Term("input_field", "id"), Term("attempt_number", column="attempt"))),))
+
+    def both(ctx: Context) -> dict[str, Any]:
+        rows = ctx.inputs["raw"]
+        return {"out": rows, "out2": rows}
+
+    for attempt in (1, 2):
+        assert run(records, both, env_for(tmp_path, attempt=attempt, out=conn)) == 0
+        assert run(attempts, both, env_for(tmp_path, attempt=attempt, out2=conn)) == 0
+    assert len(rows_of(tmp_path, "o")) == 2
+    assert len(rows_of(tmp_path, "o2")) == 4
+
+
+class Recorder:
+    def __init__(self, status: int = 200) -> None:
+        self.calls: list[tuple[str | None, dict[str, Any]]] = []
+        self.status = status
+        recorder = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                recorder.calls.append((self.headers.get("Idempotency-Key"), body))
+                self.send_response(recorder.status)
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+
+
+def test_outbox_rows_are_relayed_once_with_their_id_as_idempotency_key(tmp_path: Path) -> None:
+    seed(tmp_path, "a.jsonl", ROWS)
+    hook = Recorder()
+    task = make_task(
+        (Write(Endpoint("out", "sqlite_table", {"table": "o"}), "upsert", key=(Term("input_field", "id"),),
+               primary_key=("id",)),),
+        emits=(Emit(Endpoint("hook", "webhook", {"url": "http://unused"}), "outbox", outbox="out",
+                    key=(Term("input_field", "id"),), idempotency_key=True),),
+    )
+    conn = f"sqlite://{tmp_path}/db.sqlite"
+    assert run(task, identity, env_for(tmp_path, out=conn, hook=hook.url)) == 0
+    assert run(task, identity, env_for(tmp_path, attempt=2, out=conn, hook=hook.url)) == 0
+    assert len(hook.calls) == 2
+    expected = outbox_id("p", "t", "hook", DAY1[0], json.dumps(["a"]))
+    assert expected in {key for key, _ in hook.calls}
+
+
+def test_a_failed_relay_exits_ambiguous_and_the_next_attempt_sends_the_rest(tmp_path: Path) -> None:
+    seed(tmp_path, "a.jsonl", ROWS)
+    hook = Recorder(status=500)
+    task = make_task(
+        (Write(Endpoint("out", "sqlite_table", {"table": "o"}), "upsert", key=(Term("input_field", "id"),),
+               primary_key=("id",)),),
+        emits=(Emit(Endpoint("hook", "slack_message", {"channel": "#x"}), "outbox", outbox="out",
+                    key=(Term("input_field", "id"),), idempotency_key=False),),
+    )
+    conn = f"sqlite://{tmp_path}/db.sqlite"
+    assert run(task, identity, env_for(tmp_path, out=conn, hook=hook.url)) == 70
+    hook.status = 200
+    assert run(task, identity, env_for(tmp_path, attempt=2, out=conn, hook=hook.url)) == 0
+    assert all(key is None for key, _ in hook.calls)  # slack_message has no idempotency key
+    assert sorted(c[1]["record"]["id"] for c in hook.calls[1:]) == ["a", "b"]
+
+
+def test_nothing_committed_exits_75(tmp_path: Path) -> None:
+    seed(tmp_path, "a.jsonl", ROWS)
+    task = make_task((Write(Endpoint("out", "sqlite_table", {"table": "o"}), "append"),))
+    assert run(task, identity, env_for(tmp_path)) == 75  # no FLOW_CONN_OUT
+    env = env_for(tmp_path, out=f"sqlite://{tmp_path}/db.sqlite")
+    del env["FLOW_RUN_ID"]
+    assert run(task, identity, env) == 75
+
+
+def test_idempotency_key_effect_sends_the_declared_key(tmp_path: Path) -> None:
+    seed(tmp_path, "a.jsonl", ROWS)
+    hook = Recorder()
+    task = make_task((), emits=(Emit(Endpoint("hook", "http_request", {"url": "http://unused"}), "idempotency_key",
+                                     key=(Term("input_field", "id"),), idempotency_key=True),))
+    assert run(task, identity, env_for(tmp_path, hook=hook.url)) == 0
+    assert sorted(k for k, _ in hook.calls) == ['["a"]', '["b"]']
+
+
+def delta_task(location: str) -> Task:
+    return make_task((Write(Endpoint("facts", "delta_table", {"location": location}), "conditional_commit"),))
+
+
+def test_conditional_commit_is_done_once_per_interval(tmp_path: Path) -> None:
+    from deltalake import DeltaTable
+
+    seed(tmp_path, "a.jsonl", ROWS)
+    task = delta_task("facts")
+    conn = f"file://{tmp_path}/files"
+    assert run(task, identity, env_for(tmp_path, facts=conn)) == 0
+    assert run(task, identity, env_for(tmp_path, attempt=2, facts=conn)) == 0
+    assert run(task, identity, env_for(tmp_path, run_id="rerun", facts=conn)) == 0
+    table = DeltaTable(str(tmp_path / "files" / "facts"))
+    assert table.version() == 0 and len(table.to_pyarrow_table()) == 2
+    assert table.transaction_version(f"flowc/p/t/{DAY1[0]}") == 1
+
+
+def test_conditional_commit_rejects_a_moved_table(tmp_path: Path) -> None:
+    import pyarrow as pa
+    from deltalake import DeltaTable, write_deltalake
+
+    seed(tmp_path, "a.jsonl", ROWS)
+    uri = str(tmp_path / "files" / "facts")
+    write_deltalake(uri, pa.Table.from_pylist([{"id": "x", "amount": 0}]))
+    task = delta_task("facts")
+    conn = f"file://{tmp_path}/files"
+    os.environ.pop("FLOWC_FAULT", None)
+    # the first attempt records version 0, then crashes before committing (simulated by a failing transform)
+    def boom(ctx: Context) -> dict[str, Any]:
+        raise RuntimeError("crash")
+
+    assert run(task, boom, env_for(tmp_path, facts=conn)) == 75
+    write_deltalake(uri, pa.Table.from_pylist([{"id": "y", "amount": 0}]), mode="append")  # another writer
+    assert run(task, identity, env_for(tmp_path, attempt=2, facts=conn)) == 70
+    assert DeltaTable(uri).version() == 1
+
+
+@pytest.mark.skipif(not os.environ.get("FLOWC_TEST_PG"), reason="FLOWC_TEST_PG is not set")
+def test_postgres_upsert_ledger_and_outbox(tmp_path: Path) -> None:
+    import psycopg
+
+    base = os.environ["FLOWC_TEST_PG"]
+    schema = "t_" + uuid.uuid4().hex[:10]
+    with psycopg.connect(base, autocommit=True) as c:
+        c.execute(f'CREATE SCHEMA "{schema}"')
+    url = f"{base}{'&' if '?' in base else '?'}options=-csearch_path%3D{schema}"
+    seed(tmp_path, "a.jsonl", ROWS)
+    hook = Recorder()
+    task = make_task(
+        (Write(Endpoint("out", "postgres_table", {"table": "o"}), "upsert", key=(Term("input_field", "id"),),
+               primary_key=("id",)),
+         Write(Endpoint("led", "postgres_table", {"table": "l"}), "append_ledger", key=(Term("input_field", "id"),))),
+        emits=(Emit(Endpoint("hook", "webhook", {"url": "http://unused"}), "outbox", outbox="out",
+                    key=(Term("input_field", "id"),), idempotency_key=True),),
+    )
+
+    def fan(ctx: Context) -> dict[str, Any]:
+        rows = ctx.inputs["raw"]
+        return {"out": rows, "led": rows, "hook": rows}
+
+    for attempt in (1, 2):
+        env = env_for(tmp_path, attempt=attempt, out=url, led=url, hook=hook.url)
+        env["FLOWC_STATE"] = url
+        assert run(task, fan, env) == 0
+    try:
+        with psycopg.connect(url, autocommit=True) as c:
+            assert c.execute("SELECT count(*) FROM o").fetchone() == (2,)
+            assert c.execute("SELECT count(*) FROM l").fetchone() == (2,)
+            assert c.execute("SELECT count(*) FROM flowc_outbox WHERE sent = 1").fetchone() == (2,)
+        assert len(hook.calls) == 2
+    finally:
+        with psycopg.connect(base, autocommit=True) as c:
+            c.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def test_internal_retries_retry_the_write_in_the_same_attempt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import flowc_runtime.faults as faults
+
+    seed(tmp_path, "a.jsonl", ROWS)
+    monkeypatch.setenv("FLOWC_FAULT", "write_error")
+    conn = f"sqlite://{tmp_path}/db.sqlite"
+    write = Write(Endpoint("out", "sqlite_table", {"table": "o"}), "upsert", key=(Term("input_field", "id"),),
+                  primary_key=("id",))
+    without = Task("p", "t", "@daily", "UTC", False, (files_source(),), (write,), ())
+    faults._raised.clear()
+    assert run(without, identity, env_for(tmp_path, out=conn)) == 75  # failed before the commit
+    with_retry = Task("p", "t", "@daily", "UTC", False, (files_source(),), (write,), (), internal_retries=1)
+    faults._raised.clear()
+    assert run(with_retry, identity, env_for(tmp_path, attempt=2, out=conn)) == 0
+    assert rows_of(tmp_path, "o") == [("a", 1), ("b", 2)]
