@@ -250,25 +250,29 @@ fn print_findings(outcome: &analyze::Outcome) -> Summary {
     summary
 }
 
-fn build(
+/// Check the files, run `generate` on the pipelines of each file without
+/// errors, and write what it returns inside `out`. Prints the findings
+/// (target problems included) and returns the exit status and the paths
+/// written.
+fn generate_into(
     paths: &[PathBuf],
-    target: Target,
     out: &std::path::Path,
-    argo_kind: ArgoKindArg,
-) -> ExitCode {
-    use crate::codegen::{argo, emit, lower};
-    let mut outcome = match check_paths(paths) {
-        Ok(o) => o,
-        Err(e) => return usage_error(&e),
-    };
-    if let Err(e) = std::fs::create_dir_all(out) {
-        return usage_error(&format!("cannot create `{}`: {e}", out.display()));
-    }
+    mut generate: impl FnMut(
+        &[crate::codegen::ir::Pipeline],
+    ) -> Result<
+        Vec<crate::codegen::GeneratedFile>,
+        Vec<crate::codegen::TargetProblem>,
+    >,
+) -> Result<(ExitCode, std::collections::BTreeSet<String>), ExitCode> {
+    use crate::codegen::{emit, lower};
+    let mut outcome = check_paths(paths).map_err(|e| usage_error(&e))?;
+    std::fs::create_dir_all(out)
+        .map_err(|e| usage_error(&format!("cannot create `{}`: {e}", out.display())))?;
     // Shared support files are written once per .flow file; count them once.
     let mut written = std::collections::BTreeSet::new();
     let mut extra = Vec::new();
     for &file in &outcome.roots.clone() {
-        // Imports carry no pipelines of their own to build, but their errors count.
+        // Nothing is written for a file with errors.
         if outcome.file_has_errors(file) || outcome.broken.contains(&file) {
             continue;
         }
@@ -276,17 +280,7 @@ fn build(
         if pipelines.is_empty() {
             continue;
         }
-        let generated = match target {
-            Target::Argo => argo::generate(
-                &pipelines,
-                match argo_kind {
-                    ArgoKindArg::Auto => argo::ArgoKind::Auto,
-                    ArgoKindArg::Template => argo::ArgoKind::Template,
-                },
-            ),
-            Target::Airflow => crate::codegen::airflow::generate(&pipelines),
-        };
-        match generated.map_err(|p| emit::problems_to_diagnostics(&outcome, file, p)) {
+        match generate(&pipelines).map_err(|p| emit::problems_to_diagnostics(&outcome, file, p)) {
             Ok(files) => match emit::write_all(out, &files, file) {
                 Ok(_) => written.extend(files.into_iter().map(|f| f.path)),
                 Err(d) => extra.extend(d),
@@ -297,76 +291,76 @@ fn build(
     outcome.diagnostics.extend(extra);
     diagnostic::sort(&mut outcome.diagnostics, &outcome.sources);
     let summary = print_findings(&outcome);
-    let n = written.len();
-    eprintln!(
-        "flowc: wrote {n} file{} to {}",
-        if n == 1 { "" } else { "s" },
-        out.display()
-    );
-    ExitCode::from(u8::from(summary.errors > 0))
+    Ok((ExitCode::from(u8::from(summary.errors > 0)), written))
+}
+
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+fn build(
+    paths: &[PathBuf],
+    target: Target,
+    out: &std::path::Path,
+    argo_kind: ArgoKindArg,
+) -> ExitCode {
+    use crate::codegen::{airflow, argo};
+    let kind = match argo_kind {
+        ArgoKindArg::Auto => argo::ArgoKind::Auto,
+        ArgoKindArg::Template => argo::ArgoKind::Template,
+    };
+    let result = generate_into(paths, out, |pipelines| match target {
+        Target::Argo => argo::generate(pipelines, kind),
+        Target::Airflow => airflow::generate(pipelines),
+    });
+    match result {
+        Ok((code, written)) => {
+            eprintln!(
+                "flowc: wrote {} to {}",
+                plural(written.len(), "file"),
+                out.display()
+            );
+            code
+        }
+        Err(code) => code,
+    }
 }
 
 fn scaffold(paths: &[PathBuf], out: &std::path::Path) -> ExitCode {
-    use crate::codegen::{emit, lower, python};
-    let mut outcome = match check_paths(paths) {
-        Ok(o) => o,
-        Err(e) => return usage_error(&e),
-    };
-    if let Err(e) = std::fs::create_dir_all(out) {
-        return usage_error(&format!("cannot create `{}`: {e}", out.display()));
-    }
-    let mut written = std::collections::BTreeSet::new();
+    use crate::codegen::{emit, python};
     let mut kept = std::collections::BTreeSet::new();
-    let mut extra = Vec::new();
-    for &file in &outcome.roots.clone() {
-        if outcome.file_has_errors(file) || outcome.broken.contains(&file) {
-            continue;
-        }
-        let pipelines = lower::pipelines_of(&outcome, file);
-        if pipelines.is_empty() {
-            continue;
-        }
-        let scaffold = match python::generate(&pipelines) {
-            Ok(s) => s,
-            Err(p) => {
-                extra.extend(emit::problems_to_diagnostics(&outcome, file, p));
-                continue;
-            }
-        };
+    let result = generate_into(paths, out, |pipelines| {
+        let scaffold = python::generate(pipelines)?;
         // Hand-written files: only where nothing exists yet.
         let mut files = scaffold.rewrite;
         for f in scaffold.create_if_absent {
-            match emit::confined(out, &f.path) {
-                Ok(p) if p.exists() => {
-                    kept.insert(f.path);
-                }
-                _ => files.push(f),
+            if emit::confined(out, &f.path).is_ok_and(|p| p.exists()) {
+                kept.insert(f.path);
+            } else {
+                files.push(f);
             }
         }
-        match emit::write_all(out, &files, file) {
-            Ok(_) => written.extend(files.into_iter().map(|f| f.path)),
-            Err(d) => extra.extend(d),
+        Ok(files)
+    });
+    match result {
+        Ok((code, written)) => {
+            let kept_note = if kept.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; kept {} you may have edited",
+                    plural(kept.len(), "existing file")
+                )
+            };
+            eprintln!(
+                "flowc: wrote {} to {}{kept_note}",
+                plural(written.len(), "file"),
+                out.display()
+            );
+            code
         }
+        Err(code) => code,
     }
-    outcome.diagnostics.extend(extra);
-    diagnostic::sort(&mut outcome.diagnostics, &outcome.sources);
-    let summary = print_findings(&outcome);
-    eprintln!(
-        "flowc: wrote {} file{} to {}{}",
-        written.len(),
-        if written.len() == 1 { "" } else { "s" },
-        out.display(),
-        if kept.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "; kept {} existing transform file{}",
-                kept.len(),
-                if kept.len() == 1 { "" } else { "s" }
-            )
-        }
-    );
-    ExitCode::from(u8::from(summary.errors > 0))
 }
 
 fn fmt(paths: &[PathBuf], check: bool) -> ExitCode {

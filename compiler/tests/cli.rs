@@ -502,3 +502,53 @@ fn readme_example_output_is_what_flowc_prints() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(String::from_utf8_lossy(&out.stdout), shown);
 }
+
+#[test]
+fn scaffold_rewrites_generated_modules_but_never_user_transforms() {
+    let dir = tempfile::tempdir().expect("dir");
+    let out = dir.path().join("py");
+    flowc()
+        .args(["scaffold", "--lang", "python", "--out"])
+        .arg(&out)
+        .arg("tests/fault/sqlite_modes.flow")
+        .assert()
+        .code(0);
+    let transform = out.join("sq_modes/upsert_interval_transform.py");
+    let module = out.join("sq_modes/upsert_interval.py");
+    assert!(transform.exists() && module.exists());
+    std::fs::write(&transform, "# my code\n").expect("write");
+    std::fs::write(&module, "# stale\n").expect("write");
+    flowc()
+        .args(["scaffold", "--lang", "python", "--out"])
+        .arg(&out)
+        .arg("tests/fault/sqlite_modes.flow")
+        .assert()
+        .code(0);
+    assert_eq!(
+        std::fs::read_to_string(&transform).expect("read"),
+        "# my code\n"
+    );
+    assert_ne!(std::fs::read_to_string(&module).expect("read"), "# stale\n");
+    // A kind with no runtime is FL805, naming the kind, and nothing is written.
+    let kafka = dir.path().join("k.flow");
+    std::fs::write(&kafka, "source s: kafka_topic {\n  topic \"t\"\n}\n\nsink o: kafka_topic {\n  topic \"u\"\n}\n\npipeline k {\n  task t {\n    read s pinned offsets\n    write o append\n    require at_least_once\n    allow FL202 because \"test\"\n    run command [\"x\"]\n  }\n}\n").expect("write");
+    let empty = dir.path().join("none");
+    let res = flowc()
+        .args(["scaffold", "--lang", "python", "--format-is-not-an-option"])
+        .output()
+        .expect("runs");
+    assert_eq!(res.status.code(), Some(2));
+    let res = flowc()
+        .args(["scaffold", "--lang", "python", "--out"])
+        .arg(&empty)
+        .arg(&kafka)
+        .output()
+        .expect("runs");
+    assert_eq!(res.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&res.stdout);
+    assert!(
+        text.contains("FL805") && text.contains("kafka_topic"),
+        "{text}"
+    );
+    assert!(std::fs::read_dir(&empty).map_or(0, Iterator::count) == 0);
+}
