@@ -55,6 +55,34 @@ fn loc(file: FileId, span: Span) -> Loc {
     Loc { file, span }
 }
 
+/// The first declaration of each name in one file, with where its name is;
+/// every later one is FL703.
+fn first_of_each<'a, T>(
+    diags: &mut Vec<Diagnostic>,
+    file: FileId,
+    items: impl Iterator<Item = (&'a ast::Ident, T)>,
+    what: &str,
+    help: &str,
+) -> Vec<(T, Loc)> {
+    let mut seen: BTreeMap<&str, Loc> = BTreeMap::new();
+    let mut out = Vec::new();
+    for (name, item) in items {
+        let at = loc(file, name.span);
+        if let Some(prev) = seen.get(name.name.as_str()) {
+            diags.push(duplicate(
+                format!("{what}`{}` is declared twice", name.name),
+                *prev,
+                at,
+                help,
+            ));
+        } else {
+            seen.insert(&name.name, at);
+            out.push((item, at));
+        }
+    }
+    out
+}
+
 /// FL703, pointing at both declarations.
 fn duplicate(message: String, first: Loc, again: Loc, help: &str) -> Diagnostic {
     Diagnostic::new("FL703", again.file, again.span, message)
@@ -112,20 +140,11 @@ impl Resolver<'_> {
         let mut own: BTreeMap<FileId, Vec<(String, usize, Loc)>> = BTreeMap::new();
         let mut stdlib_names = Vec::new();
         for u in units {
-            let mut seen: BTreeMap<String, Loc> = BTreeMap::new();
-            for item in &u.ast.items {
-                let ast::Item::Kind(k) = item else { continue };
-                let at = loc(u.file, k.name.span);
-                if let Some(prev) = seen.get(&k.name.name) {
-                    self.push(duplicate(
-                        format!("kind `{}` is declared twice", k.name.name),
-                        *prev,
-                        loc(u.file, k.name.span),
-                        "rename one of them",
-                    ));
-                    continue;
-                }
-                seen.insert(k.name.name.clone(), at);
+            let kinds = u.ast.items.iter().filter_map(|i| match i {
+                ast::Item::Kind(k) => Some((&k.name, k)),
+                _ => None,
+            });
+            for (k, at) in first_of_each(self.diags, u.file, kinds, "kind ", "rename one of them") {
                 let def = self.kind(u, k);
                 self.program.kinds.push(def);
                 let idx = self.program.kinds.len() - 1;
@@ -332,20 +351,12 @@ impl Resolver<'_> {
     fn decls(&mut self, units: &[Unit<'_>]) {
         let mut own: BTreeMap<FileId, Vec<(String, usize, Loc)>> = BTreeMap::new();
         for u in units {
-            let mut seen: BTreeMap<String, Loc> = BTreeMap::new();
-            for item in &u.ast.items {
-                let ast::Item::Decl(d) = item else { continue };
-                let at = loc(u.file, d.name.span);
-                if let Some(prev) = seen.get(&d.name.name) {
-                    self.push(duplicate(
-                        format!("`{}` is declared twice", d.name.name),
-                        *prev,
-                        loc(u.file, d.name.span),
-                        "rename one of them: sources, sinks and effects share one namespace",
-                    ));
-                    continue;
-                }
-                seen.insert(d.name.name.clone(), at);
+            let decls = u.ast.items.iter().filter_map(|i| match i {
+                ast::Item::Decl(d) => Some((&d.name, d)),
+                _ => None,
+            });
+            let help = "rename one of them: sources, sinks and effects share one namespace";
+            for (d, at) in first_of_each(self.diags, u.file, decls, "", help) {
                 if let Some(def) = self.decl(u, d) {
                     self.program.decls.push(def);
                     own.entry(u.file).or_default().push((
