@@ -3,6 +3,8 @@
 //! retries and requirements. Expectations are written from RULES.md here,
 //! not computed by flowc.
 
+use std::fmt::Write as _;
+
 use flowc::analyze::{self, Input, NoImports};
 use serde_json::Value;
 
@@ -516,4 +518,65 @@ fn conditional_commit_without_a_lease_is_effectively_once() {
     let r = run(&src);
     assert_eq!(r.guarantee("t", 0), "effectively_once");
     assert!(r.has("FL503") && !r.has("FL900"), "{:?}", r.codes);
+}
+
+fn writers_case(tasks: &[(&str, &str, &str)]) -> String {
+    let mut s = format!("{SOURCE}\nsink dt: delta_table {{\n  location \"s3://b\"\n}}\n\nsink other: delta_table {{\n  location \"s3://c\"\n}}\n\npipeline p {{\n  schedule \"@daily\"\n  start 2026-01-01\n  timeout 30m\n");
+    for (name, mode, after) in tasks {
+        let sink = if *mode == "other" {
+            "other conditional_commit".to_string()
+        } else {
+            format!("dt {mode}")
+        };
+        let after = if after.is_empty() {
+            String::new()
+        } else {
+            format!("    after {after}\n")
+        };
+        let _ = write!(s, "\n  task {name} {{\n    read src pinned listing\n    write {sink}\n{after}    require at_least_once\n    run command [\"x\"]\n  }}\n");
+    }
+    s.push_str("}\n");
+    s
+}
+
+#[test]
+fn concurrent_writers_are_found_without_comparing_all_pairs() {
+    // (tasks: name, mode on `dt`, after; FL207 expected)
+    let cases: [(&[(&str, &str, &str)], bool); 6] = [
+        (&[("a", "append", ""), ("b", "append", "")], true),
+        (&[("a", "append", ""), ("b", "append", "a")], false),
+        (
+            &[
+                ("a", "conditional_commit", ""),
+                ("b", "conditional_commit", ""),
+            ],
+            false,
+        ),
+        (
+            &[("a", "conditional_commit", ""), ("b", "append", "")],
+            true,
+        ),
+        // `a` and `c` are unordered, with a conditional commit between them.
+        (
+            &[
+                ("a", "overwrite", ""),
+                ("b", "conditional_commit", "a"),
+                ("d", "other", ""),
+                ("c", "conditional_commit", "d"),
+            ],
+            true,
+        ),
+        (
+            &[
+                ("a", "append", ""),
+                ("b", "conditional_commit", "a"),
+                ("c", "append", "b"),
+            ],
+            false,
+        ),
+    ];
+    for (tasks, fires) in cases {
+        let r = run(&writers_case(tasks));
+        assert_eq!(r.has("FL207"), fires, "{tasks:?}: {:?}", r.codes);
+    }
 }

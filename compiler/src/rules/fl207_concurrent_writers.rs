@@ -19,28 +19,52 @@ pub const RULE: Rule = Rule {
 fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     for report in &ctx.analysis.pipelines {
         let p = &ctx.program.pipelines[report.pipeline];
-        // sink -> its writers (task, write), in topological order.
-        let mut writers: BTreeMap<usize, Vec<(usize, &WriteDef)>> = BTreeMap::new();
+        // sink -> its writers: (task, its first write of the sink, whether all its
+        // writes of the sink are conditional commits).
+        let mut writers: BTreeMap<usize, Vec<(usize, &WriteDef, bool)>> = BTreeMap::new();
         for (i, t) in p.tasks.iter().enumerate() {
             for w in &t.writes {
                 let list = writers.entry(w.decl).or_default();
-                if !list.iter().any(|(j, _)| *j == i) {
-                    list.push((i, w));
+                let cc = w.mode == Mode::ConditionalCommit;
+                match list.iter_mut().find(|(j, _, _)| *j == i) {
+                    Some(entry) => entry.2 &= cc,
+                    None => list.push((i, w, cc)),
                 }
             }
         }
+        let sink_name = |decl: usize| ctx.program.decls[decl].name.as_str();
         for (decl, mut list) in writers {
-            list.sort_by_key(|(i, _)| report.graph.rank[*i]);
-            // Ordered writers form a chain: checking neighbours is enough.
-            for pair in list.windows(2) {
-                let ((a, wa), (b, wb)) = (pair[0], pair[1]);
-                if wa.mode == Mode::ConditionalCommit && wb.mode == Mode::ConditionalCommit {
-                    continue;
+            list.sort_by_key(|(i, _, _)| report.graph.rank[*i]);
+            let mut unordered: Vec<(usize, usize)> = Vec::new();
+            // Writers that are not conditional commits must form a chain;
+            // ordered neighbours order them all.
+            let plain: Vec<usize> = (0..list.len()).filter(|&k| !list[k].2).collect();
+            for pair in plain.windows(2) {
+                if !report.graph.reaches(list[pair[0]].0, list[pair[1]].0) {
+                    unordered.push((pair[0], pair[1]));
                 }
-                if report.graph.reaches(a, b) {
-                    continue;
+            }
+            // A conditional commit needs ordering only against the others: the
+            // nearest of them before and after it in the chain decide.
+            for k in (0..list.len()).filter(|&k| list[k].2) {
+                let before = plain.iter().rev().find(|&&n| n < k);
+                let after = plain.iter().find(|&&n| n > k);
+                if let Some(&n) = before {
+                    if !report.graph.reaches(list[n].0, list[k].0) {
+                        unordered.push((n, k));
+                    }
                 }
-                let sink = &ctx.program.decls[decl].name;
+                if let Some(&n) = after {
+                    if !report.graph.reaches(list[k].0, list[n].0) {
+                        unordered.push((k, n));
+                    }
+                }
+            }
+            unordered.sort_unstable();
+            unordered.dedup();
+            for (x, y) in unordered {
+                let ((a, wa, _), (b, wb, _)) = (list[x], list[y]);
+                let sink = sink_name(decl);
                 out.push(
                     Diagnostic::new(
                         RULE.code,
