@@ -520,7 +520,10 @@ fn conditional_commit_without_a_lease_is_effectively_once() {
     assert!(r.has("FL503") && !r.has("FL900"), "{:?}", r.codes);
 }
 
-fn writers_case(tasks: &[(&str, &str, &str)]) -> String {
+/// A task of a writers case: name, mode on `dt` (or `other`), `after`.
+type Writer<'a> = (&'a str, &'a str, &'a str);
+
+fn writers_case(tasks: &[Writer<'_>]) -> String {
     let mut s = format!("{SOURCE}\nsink dt: delta_table {{\n  location \"s3://b\"\n}}\n\nsink other: delta_table {{\n  location \"s3://c\"\n}}\n\npipeline p {{\n  schedule \"@daily\"\n  start 2026-01-01\n  timeout 30m\n");
     for (name, mode, after) in tasks {
         let sink = if *mode == "other" {
@@ -542,7 +545,7 @@ fn writers_case(tasks: &[(&str, &str, &str)]) -> String {
 #[test]
 fn concurrent_writers_are_found_without_comparing_all_pairs() {
     // (tasks: name, mode on `dt`, after; FL207 expected)
-    let cases: [(&[(&str, &str, &str)], bool); 6] = [
+    let cases: [(&[Writer<'_>], bool); 6] = [
         (&[("a", "append", ""), ("b", "append", "")], true),
         (&[("a", "append", ""), ("b", "append", "a")], false),
         (
