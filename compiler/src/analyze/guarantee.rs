@@ -72,12 +72,6 @@ pub struct Analysis {
     pub pipelines: Vec<PipelineReport>,
 }
 
-impl Analysis {
-    pub fn for_pipeline(&self, index: usize) -> Option<&PipelineReport> {
-        self.pipelines.iter().find(|p| p.pipeline == index)
-    }
-}
-
 /// Derive every output's guarantee for pipelines of files that resolved.
 pub fn analyze(
     program: &Program,

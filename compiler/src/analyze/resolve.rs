@@ -95,35 +95,25 @@ fn duplicate(message: String, first: Loc, again: Loc, help: &str) -> Diagnostic 
 fn scope_for(
     unit: &Unit<'_>,
     own: &BTreeMap<FileId, Vec<(String, usize, Loc)>>,
-    extra: &[(String, usize, Loc)],
     what: &str,
     diags: &mut Vec<Diagnostic>,
 ) -> BTreeMap<String, usize> {
     let mut scope: BTreeMap<String, (usize, Loc)> = BTreeMap::new();
-    let mut add = |name: &str, idx: usize, at: Loc, diags: &mut Vec<Diagnostic>, report: bool| {
-        if let Some((prev, prev_loc)) = scope.get(name) {
-            if *prev != idx && report {
-                diags.push(duplicate(
-                    format!("{what} `{name}` is declared twice"),
-                    *prev_loc,
-                    at,
-                    &format!("rename one of them: {what}s share one namespace"),
-                ));
+    // Own names first (duplicates among them were reported where they were
+    // declared), then each imported file's.
+    let files = std::iter::once(&unit.file).chain(&unit.uses);
+    for (name, idx, at) in files.flat_map(|f| own.get(f).into_iter().flatten()) {
+        match scope.get(name) {
+            Some((prev, prev_loc)) if prev != idx => diags.push(duplicate(
+                format!("{what} `{name}` is declared twice"),
+                *prev_loc,
+                *at,
+                &format!("rename one of them: {what}s share one namespace"),
+            )),
+            Some(_) => {}
+            None => {
+                scope.insert(name.clone(), (*idx, *at));
             }
-        } else {
-            scope.insert(name.to_string(), (idx, at));
-        }
-    };
-    for (n, i, l) in extra {
-        add(n, *i, *l, diags, false);
-    }
-    // Own names: duplicates among them were reported where they were declared.
-    for (n, i, l) in own.get(&unit.file).into_iter().flatten() {
-        add(n, *i, *l, diags, true);
-    }
-    for used in &unit.uses {
-        for (n, i, l) in own.get(used).into_iter().flatten() {
-            add(n, *i, *l, diags, true);
         }
     }
     scope.into_iter().map(|(k, (i, _))| (k, i)).collect()
@@ -368,7 +358,7 @@ impl Resolver<'_> {
             }
         }
         for u in units {
-            let scope = scope_for(u, &own, &[], "declaration", self.diags);
+            let scope = scope_for(u, &own, "declaration", self.diags);
             self.decl_scope.insert(u.file, scope);
         }
     }
