@@ -552,3 +552,58 @@ fn scaffold_rewrites_generated_modules_but_never_user_transforms() {
     );
     assert!(std::fs::read_dir(&empty).map_or(0, Iterator::count) == 0);
 }
+
+#[test]
+fn imports_are_non_transitive_reported_once_and_cycles_are_fl005() {
+    let dir = tempfile::tempdir().expect("dir");
+    let w = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).expect("write");
+    w(
+        "base.flow",
+        "sink orders: postgres_table {\n  table \"o\"\n  primary_key id\n}\n",
+    );
+    w(
+        "mid.flow",
+        "use \"base.flow\"\n\nsource raw: files {\n  path \"r/\"\n  immutable\n  identity id\n}\n",
+    );
+    // `top` sees `raw` (imported) but not `orders` (imported by `mid` only).
+    w("top.flow", "use \"mid.flow\"\n\npipeline p {\n  task t {\n    read raw\n    key input.id\n    write orders upsert\n    run command [\"x\"]\n  }\n}\n");
+    w(
+        "clash.flow",
+        "use \"base.flow\"\n\nsink orders: files {\n  path \"x\"\n}\n",
+    );
+    w("cycle_a.flow", "use \"cycle_b.flow\"\n");
+    w("cycle_b.flow", "use \"cycle_a.flow\"\n");
+    let run = |file: &str| {
+        let out = Command::cargo_bin("flowc")
+            .expect("bin")
+            .current_dir(dir.path())
+            .args(["check", "--format", "json", file])
+            .output()
+            .expect("runs");
+        json_of(&out.stdout)
+    };
+    let codes = |v: &Value| {
+        v["diagnostics"]
+            .as_array()
+            .expect("array")
+            .iter()
+            .map(|d| d["code"].as_str().unwrap_or_default().to_string())
+            .collect::<Vec<_>>()
+    };
+    let v = run("top.flow");
+    assert_eq!(codes(&v), ["FL702"], "{v}");
+    assert!(v["diagnostics"][0]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("`orders`"));
+    let v = run("clash.flow");
+    assert_eq!(codes(&v), ["FL703"], "{v}");
+    let labels = v["diagnostics"][0]["labels"].as_array().expect("labels");
+    assert_eq!(v["diagnostics"][0]["file"], "clash.flow", "{v}");
+    assert!(labels.iter().any(|l| l["file"] == "base.flow"), "{v}");
+    let v = run("cycle_a.flow");
+    assert!(codes(&v).contains(&"FL005".to_string()), "{v}");
+    w("missing.flow", "use \"nope.flow\"\n");
+    let v = run("missing.flow");
+    assert_eq!(codes(&v), ["FL005"], "{v}");
+}

@@ -91,25 +91,29 @@ fn duplicate(message: String, first: Loc, again: Loc, help: &str) -> Diagnostic 
         .help(help)
 }
 
-/// Build a per-file scope from own and imported names, reporting clashes (FL703).
+/// Build a per-file scope from own and imported names, reporting clashes
+/// (FL703) at the importing file's own declaration where there is one.
 fn scope_for(
     unit: &Unit<'_>,
     own: &BTreeMap<FileId, Vec<(String, usize, Loc)>>,
-    what: &str,
     diags: &mut Vec<Diagnostic>,
 ) -> BTreeMap<String, usize> {
+    const HELP: &str =
+        "rename one of them: sources, sinks and effects share one namespace, imports included";
     let mut scope: BTreeMap<String, (usize, Loc)> = BTreeMap::new();
-    // Own names first (duplicates among them were reported where they were
-    // declared), then each imported file's.
-    let files = std::iter::once(&unit.file).chain(&unit.uses);
+    // Imported names first, then the file's own (duplicates among those were
+    // reported where they were declared).
+    let files = unit.uses.iter().chain(std::iter::once(&unit.file));
     for (name, idx, at) in files.flat_map(|f| own.get(f).into_iter().flatten()) {
         match scope.get(name) {
-            Some((prev, prev_loc)) if prev != idx => diags.push(duplicate(
-                format!("{what} `{name}` is declared twice"),
-                *prev_loc,
-                *at,
-                &format!("rename one of them: {what}s share one namespace"),
-            )),
+            Some((prev, prev_loc)) if prev != idx => {
+                diags.push(duplicate(
+                    format!("`{name}` is declared twice"),
+                    *prev_loc,
+                    *at,
+                    HELP,
+                ));
+            }
             Some(_) => {}
             None => {
                 scope.insert(name.clone(), (*idx, *at));
@@ -358,7 +362,7 @@ impl Resolver<'_> {
             }
         }
         for u in units {
-            let scope = scope_for(u, &own, "declaration", self.diags);
+            let scope = scope_for(u, &own, self.diags);
             self.decl_scope.insert(u.file, scope);
         }
     }
