@@ -1117,23 +1117,19 @@ impl Resolver<'_> {
             commit: None,
             commit_loc: None,
         };
-        for (i, p) in r.pins.iter().enumerate() {
-            let span = match p {
-                ast::PinClause::Pinned(id) => id.span,
-                ast::PinClause::Unpinned(s) => *s,
-            };
-            if i > 0 {
-                self.push(
-                    Diagnostic::new(
-                        "FL007",
-                        f,
-                        span,
-                        format!("`read {}` states its pin twice", r.source.name),
-                    )
-                    .help("keep one of `pinned P` and `unpinned`"),
-                );
-                continue;
-            }
+        let pin_span = |p: &ast::PinClause| match p {
+            ast::PinClause::Pinned(id) => id.span,
+            ast::PinClause::Unpinned(s) => *s,
+        };
+        let what = format!("`read {}` states its pin twice", r.source.name);
+        if let Some(p) = first_clause(
+            self.diags,
+            f,
+            &r.pins,
+            pin_span,
+            &what,
+            "keep one of `pinned P` and `unpinned`",
+        ) {
             match p {
                 ast::PinClause::Unpinned(s) => {
                     rd.pin = Some(None);
@@ -1150,19 +1146,15 @@ impl Resolver<'_> {
                 }
             }
         }
-        for (i, c) in r.commits.iter().enumerate() {
-            if i > 0 {
-                self.push(
-                    Diagnostic::new(
-                        "FL007",
-                        f,
-                        c.span,
-                        format!("`read {}` states its commit mode twice", r.source.name),
-                    )
-                    .help("keep one `commit` clause"),
-                );
-                continue;
-            }
+        let what = format!("`read {}` states its commit mode twice", r.source.name);
+        if let Some(c) = first_clause(
+            self.diags,
+            f,
+            &r.commits,
+            |c| c.span,
+            &what,
+            "keep one `commit` clause",
+        ) {
             if let Some((_, m)) = CommitMode::ALL.iter().find(|(w, _)| *w == c.name) {
                 rd.commit = Some(*m);
                 rd.commit_loc = Some(loc(f, c.span));
@@ -1234,38 +1226,26 @@ impl Resolver<'_> {
         if mode == Mode::ReplacePartition && partition.is_none() {
             return None;
         }
-        let mut key = None;
-        for (i, k) in w.keys.iter().enumerate() {
-            if i > 0 {
-                self.push(
-                    Diagnostic::new(
-                        "FL007",
-                        f,
-                        k.span,
-                        format!("`write {}` states its key twice", w.sink.name),
-                    )
-                    .help("keep one `key` clause"),
-                );
-                continue;
-            }
-            key = self.key(f, k);
-        }
-        let mut require = None;
-        for (i, r) in w.requires.iter().enumerate() {
-            if i > 0 {
-                self.push(
-                    Diagnostic::new(
-                        "FL007",
-                        f,
-                        r.span,
-                        format!("`write {}` states its requirement twice", w.sink.name),
-                    )
-                    .help("keep one `require` clause"),
-                );
-                continue;
-            }
-            require = self.guarantee_word(f, r).map(|g| (g, loc(f, r.span)));
-        }
+        let what = format!("`write {}` states its key twice", w.sink.name);
+        let key = first_clause(
+            self.diags,
+            f,
+            &w.keys,
+            |k| k.span,
+            &what,
+            "keep one `key` clause",
+        )
+        .and_then(|k| self.key(f, k));
+        let what = format!("`write {}` states its requirement twice", w.sink.name);
+        let require = first_clause(
+            self.diags,
+            f,
+            &w.requires,
+            |r| r.span,
+            &what,
+            "keep one `require` clause",
+        )
+        .and_then(|r| self.guarantee_word(f, r).map(|g| (g, loc(f, r.span))));
         let decl = decl?;
         if self.role_mismatch(f, &w.sink, decl, "write", &[Role::Sink]) {
             return None;
@@ -1814,6 +1794,21 @@ impl Seen {
         self.at.insert(key.to_string(), s.span);
         true
     }
+}
+
+/// The first of a statement's repeatable clauses; every later one is FL007.
+fn first_clause<'a, T>(
+    diags: &mut Vec<Diagnostic>,
+    f: FileId,
+    clauses: &'a [T],
+    span: impl Fn(&T) -> Span,
+    message: &str,
+    help: &str,
+) -> Option<&'a T> {
+    for extra in clauses.iter().skip(1) {
+        diags.push(Diagnostic::new("FL007", f, span(extra), message).help(help));
+    }
+    clauses.first()
 }
 
 /// For statements that may appear once in a task: report the second.
