@@ -50,10 +50,17 @@ pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
     // stops pathological inputs, never real files.
     let limit = NonZeroUsize::new(text.len().saturating_mul(64).max(1_000_000));
     pest::set_call_limit(limit);
-    pest::set_error_detail(true);
+    // Error detail (the rule stack behind each expected token) slows every
+    // parse, so it is only turned on to explain a file that failed.
+    pest::set_error_detail(false);
     let pairs = match FlowParser::parse(Rule::file, text) {
         Ok(p) => p,
-        Err(e) => return (None, vec![syntax_error(file, text, &e)]),
+        Err(first) => {
+            pest::set_error_detail(true);
+            let e = FlowParser::parse(Rule::file, text).err().unwrap_or(first);
+            pest::set_error_detail(false);
+            return (None, vec![syntax_error(file, text, &e)]);
+        }
     };
     let mut lower = Lower {
         file,
@@ -70,6 +77,15 @@ pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
         }
     }
     (Some(File { items }), lower.diags)
+}
+
+/// Bare pest parse of a whole file with the grammar's defaults, walking
+/// every pair once: the baseline that `scripts/bench` compares `check` to.
+/// Returns the number of pairs; not used by the compiler itself.
+#[doc(hidden)]
+pub fn bare_parse(text: &str) -> Result<usize, String> {
+    let pairs = FlowParser::parse(Rule::file, text).map_err(|e| e.to_string())?;
+    Ok(pairs.flatten().count())
 }
 
 fn span_of(pair: &Pair<'_, Rule>) -> Span {
@@ -595,32 +611,35 @@ fn unescape(raw: &str) -> Result<String, (usize, usize, String)> {
     Ok(out)
 }
 
-/// The characters of `text` outside strings and comments, with their offsets.
+/// The ASCII characters of `text` outside strings and comments, with their offsets.
 fn code_chars(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
     let mut in_str = false;
     let mut in_comment = false;
     let mut escaped = false;
-    text.char_indices().filter(move |&(_, c)| {
+    // Bytes, not chars: every byte that matters here is ASCII, and no byte of
+    // a multi-byte UTF-8 sequence is.
+    text.bytes().enumerate().filter_map(move |(i, b)| {
         if in_comment {
-            in_comment = c != '\n';
-            return false;
+            in_comment = b != b'\n';
+            return None;
         }
         if in_str {
             if escaped {
                 escaped = false;
-            } else if c == '\\' {
+            } else if b == b'\\' {
                 escaped = true;
-            } else if c == '"' || c == '\n' {
+            } else if b == b'"' || b == b'\n' {
                 in_str = false;
             }
-            return false;
+            return None;
         }
-        match c {
-            '#' => in_comment = true,
-            '"' => in_str = true,
-            _ => return true,
+        match b {
+            b'#' => in_comment = true,
+            b'"' => in_str = true,
+            _ if b.is_ascii() => return Some((i, char::from(b))),
+            _ => {}
         }
-        false
+        None
     })
 }
 
