@@ -30,6 +30,12 @@ impl SourceMap {
         FileId(self.files.len() - 1)
     }
 
+    /// [`SourceMap::add`] for a text whose line index is already built.
+    pub fn add_indexed(&mut self, path: String, text: String, lines: LineIndex) -> FileId {
+        self.files.push(SourceFile { path, text, lines });
+        FileId(self.files.len() - 1)
+    }
+
     pub fn get(&self, id: FileId) -> &SourceFile {
         &self.files[id.0]
     }

@@ -135,9 +135,10 @@ fn huge_and_deeply_nested_inputs_end_quickly() {
         "pipeline p {{\n  task t {{\n    key {}\n  }}\n}}\n",
         "(".repeat(100_000)
     );
-    let mut big = String::with_capacity(50 * 1024 * 1024);
+    let over = flowc::syntax::parser::MAX_FILE_BYTES + 1024;
+    let mut big = String::with_capacity(over + 64);
     let block = "source s: files {\n  path \"x\"\n}\n";
-    while big.len() < 50 * 1024 * 1024 {
+    while big.len() < over {
         big.push_str("# filler comment line to make the file large\n");
     }
     big.push_str(block);
@@ -164,6 +165,16 @@ fn huge_and_deeply_nested_inputs_end_quickly() {
         assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
         let v = json_of(&out.stdout);
         assert!(v["summary"].is_object());
+        if input.len() > flowc::syntax::parser::MAX_FILE_BYTES {
+            let first = &v["diagnostics"][0];
+            assert_eq!(first["code"], "FL001");
+            assert!(
+                first["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("too large")),
+                "{first}"
+            );
+        }
     }
 }
 

@@ -109,3 +109,93 @@ fn mutated_examples_never_panic() {
     }
     assert!(runs > 1000, "only {runs} runs");
 }
+
+/// Files shaped to stress where a large file may be cut into chunks: many
+/// pipelines and tasks, braces and `task` inside strings and comments,
+/// CRLF lines, `env` blocks, comments between tasks, settings after tasks.
+fn chunk_stress_files() -> Vec<String> {
+    let mut files = Vec::new();
+    for style in 0..4 {
+        let nl = if style == 1 { "\r\n" } else { "\n" };
+        let mut t = String::from("# header } { task\nsource s: files {\n  path \"in/{interval.start}/ } task\"\n  immutable\n  identity id\n}\nsink o: postgres_table {\n  table \"t\"\n  primary_key id\n}\n");
+        for p in 0..3 {
+            t.push_str(&format!(
+                "pipeline p{p} {{ # opens {{{nl}  schedule \"@daily\"{nl}  start 2026-01-01{nl}"
+            ));
+            for i in 0..6 {
+                t.push_str(&format!("  task t{i} {{{nl}"));
+                if i > 0 {
+                    t.push_str(&format!("    after t{}{nl}", i - 1));
+                }
+                t.push_str(&format!(
+                    "    read s pinned listing{nl}    key input.id{nl}    write o upsert{nl}"
+                ));
+                if style == 2 {
+                    t.push_str(&format!("    env {{{nl}      A \"}}\"{nl}    }}{nl}"));
+                }
+                t.push_str(&format!(
+                    "    run command [\"echo\", \"}} task {{\",{nl}      \"x\"]{nl}  }}{nl}"
+                ));
+                if style == 3 {
+                    t.push_str(&format!("{nl}  # between tasks }}{nl}{nl}"));
+                }
+            }
+            if style == 3 {
+                t.push_str(&format!(
+                    "  retries 2{nl}  allow FL301 because \"test\"{nl}"
+                ));
+            }
+            t.push_str(&format!("}}{nl}{nl}"));
+        }
+        files.push(t);
+    }
+    files
+}
+
+/// A large file is parsed in chunks on several threads. Whatever the input,
+/// that must give exactly what parsing the whole file gives, or decline
+/// (`None`) so that the whole file is parsed instead.
+#[test]
+fn chunked_parse_matches_whole_file_parse() {
+    use flowc::source::FileId;
+    use flowc::syntax::parser::{parse, parse_in_chunks};
+    let mut texts: Vec<String> = chunk_stress_files();
+    for dir in ["examples", "tests/fixtures/rules", "stdlib"] {
+        for f in common::flow_files(dir) {
+            texts.push(std::fs::read_to_string(f).expect("read"));
+        }
+    }
+    let mut rng = Lcg(0xc4a2);
+    let (mut chunked, mut compared) = (0, 0);
+    for text in &texts {
+        let mut variants = vec![text.clone()];
+        for _ in 0..30 {
+            if let Ok(t) = String::from_utf8(mutate(text.as_bytes(), &mut rng)) {
+                variants.push(t);
+            }
+        }
+        for v in &variants {
+            let whole = parse(FileId(0), v);
+            for chunks in 2..=5 {
+                compared += 1;
+                if let Some(parts) = parse_in_chunks(FileId(0), v, chunks) {
+                    chunked += 1;
+                    assert_eq!(parts, whole, "{chunks} chunks of:\n{v}");
+                }
+            }
+        }
+    }
+    // The comparison must have happened often, or it proves nothing.
+    assert!(
+        chunked * 8 > compared,
+        "only {chunked} of {compared} chunked"
+    );
+    for text in chunk_stress_files() {
+        for chunks in 2..=5 {
+            assert!(
+                parse_in_chunks(FileId(0), &text, chunks).is_some(),
+                "no chunks for:\n{text}"
+            );
+        }
+    }
+}

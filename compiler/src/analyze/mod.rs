@@ -12,10 +12,12 @@ pub mod resolve;
 pub mod suggest;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use crate::diagnostic::{self, Diagnostic};
 use crate::source::{FileId, SourceMap};
-use crate::span::Span;
+use crate::span::{LineIndex, Span};
 use crate::syntax::{self, ast};
 
 pub use guarantee::{Analysis, OutputReport, PipelineReport, TaskReport};
@@ -107,10 +109,20 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
     let mut loaded: Vec<Loaded> = Vec::new();
     let mut by_key: BTreeMap<String, FileId> = BTreeMap::new();
 
-    for (path, text) in stdlib_files() {
-        let file = sources.add(path, text);
-        let (ast, d) = syntax::parse(file, text);
-        diags.extend(d);
+    // Every file named on the command line, and the standard library, is
+    // read and parsed up front on all cores; `use` then follows from them.
+    let stdlib_count = STDLIB.len();
+    let mut all: Vec<Input> = stdlib_files()
+        .map(|(path, text)| Input {
+            key: path.clone(),
+            path,
+            bytes: text.as_bytes().to_vec(),
+        })
+        .collect();
+    all.extend(inputs);
+    let mut parsed = parse_all(all).into_iter();
+    for p in parsed.by_ref().take(stdlib_count) {
+        let (file, ast) = place(&mut sources, &mut diags, p);
         loaded.push(Loaded {
             file,
             ast,
@@ -121,7 +133,7 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
 
     let mut roots = Vec::new();
     let mut index: BTreeMap<FileId, usize> = BTreeMap::new();
-    for input in inputs {
+    for input in parsed {
         let (root, new) = ensure(
             &mut sources,
             &mut diags,
@@ -155,7 +167,7 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
                             &mut loaded,
                             &mut by_key,
                             &mut index,
-                            next,
+                            parse_input(next),
                         );
                         loaded[index[&file]].uses.push((span, target));
                         if new {
@@ -230,18 +242,25 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
     }
 }
 
-fn load_one(
-    sources: &mut SourceMap,
-    diags: &mut Vec<Diagnostic>,
+/// A file read and parsed, before it has its place (and [`FileId`]) in
+/// the source map; its findings carry [`UNPLACED`] until then.
+struct Parsed {
     path: String,
-    bytes: Vec<u8>,
-) -> (FileId, Option<ast::File>) {
-    match String::from_utf8(bytes) {
+    key: String,
+    text: String,
+    lines: LineIndex,
+    ast: Option<ast::File>,
+    diags: Vec<Diagnostic>,
+}
+
+const UNPLACED: FileId = FileId(usize::MAX);
+
+fn parse_input(input: Input) -> Parsed {
+    let Input { path, key, bytes } = input;
+    let (text, ast, diags) = match String::from_utf8(bytes) {
         Ok(text) => {
-            let file = sources.add(path, text);
-            let (ast, d) = syntax::parse(file, sources.text(file));
-            diags.extend(d);
-            (file, ast)
+            let (ast, d) = syntax::parse(UNPLACED, &text);
+            (text, ast, d)
         }
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
@@ -249,21 +268,82 @@ fn load_one(
                 .utf8_error()
                 .error_len()
                 .unwrap_or(e.as_bytes().len() - at);
-            let file = sources.add(path, String::from_utf8_lossy(e.as_bytes()).into_owned());
+            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
             // The span is in the file's bytes: the first invalid sequence.
-            let (start, end) = (at, at + bad);
-            diags.push(
-                Diagnostic::new(
-                    "FL001",
-                    file,
-                    Span::new(start, end),
-                    format!("file is not valid UTF-8 (first bad byte at offset {at})"),
-                )
-                .help("`.flow` files are UTF-8 text; check that this is the file you meant"),
-            );
-            (file, None)
+            let d = Diagnostic::new(
+                "FL001",
+                UNPLACED,
+                Span::new(at, at + bad),
+                format!("file is not valid UTF-8 (first bad byte at offset {at})"),
+            )
+            .help("`.flow` files are UTF-8 text; check that this is the file you meant");
+            (text, None, vec![d])
         }
+    };
+    let lines = LineIndex::new(&text);
+    Parsed {
+        path,
+        key,
+        text,
+        lines,
+        ast,
+        diags,
     }
+}
+
+/// Parse files on all cores; the results keep the order of `inputs`.
+fn parse_all(inputs: Vec<Input>) -> Vec<Parsed> {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let workers = cores.min(inputs.len());
+    if workers < 2 {
+        return inputs.into_iter().map(parse_input).collect();
+    }
+    let slots: Vec<Mutex<Option<Input>>> =
+        inputs.into_iter().map(|i| Mutex::new(Some(i))).collect();
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<(usize, Parsed)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(slot) = slots.get(i) else { break };
+                        let input = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+                        if let Some(input) = input {
+                            out.push((i, parse_input(input)));
+                        }
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, p)| p).collect()
+}
+
+/// Give a parsed file its place in the source map, and its findings their file.
+fn place(
+    sources: &mut SourceMap,
+    diags: &mut Vec<Diagnostic>,
+    parsed: Parsed,
+) -> (FileId, Option<ast::File>) {
+    let file = sources.add_indexed(parsed.path, parsed.text, parsed.lines);
+    for mut d in parsed.diags {
+        d.file = file;
+        for l in &mut d.labels {
+            if l.file == UNPLACED {
+                l.file = file;
+            }
+        }
+        diags.push(d);
+    }
+    (file, parsed.ast)
 }
 
 /// Load a file once; `true` when it was new.
@@ -273,13 +353,14 @@ fn ensure(
     loaded: &mut Vec<Loaded>,
     by_key: &mut BTreeMap<String, FileId>,
     index: &mut BTreeMap<FileId, usize>,
-    input: Input,
+    input: Parsed,
 ) -> (FileId, bool) {
     if let Some(&id) = by_key.get(&input.key) {
         return (id, false);
     }
-    let (file, ast) = load_one(sources, diags, input.path, input.bytes);
-    by_key.insert(input.key, file);
+    let key = input.key.clone();
+    let (file, ast) = place(sources, diags, input);
+    by_key.insert(key, file);
     index.insert(file, loaded.len());
     loaded.push(Loaded {
         file,

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::num::NonZeroUsize;
+use std::sync::{Mutex, PoisonError};
 
 use pest::iterators::Pair;
 use pest::Parser as _;
@@ -21,7 +22,8 @@ use crate::span::Span;
 struct FlowParser;
 
 /// Files larger than this are refused with a diagnostic instead of parsed.
-pub const MAX_FILE_BYTES: usize = 16 * 1024 * 1024;
+/// (100,000 generated tasks take about 24 MB.)
+pub const MAX_FILE_BYTES: usize = 64 * 1024 * 1024;
 /// Brackets and braces nested deeper than this are refused before parsing.
 pub const MAX_NESTING: usize = 64;
 
@@ -46,25 +48,27 @@ pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
     if let Some(d) = check_nesting(file, text) {
         return (None, vec![d]);
     }
-    // The grammar is linear, so a budget proportional to the input only
-    // stops pathological inputs, never real files.
-    let limit = NonZeroUsize::new(text.len().saturating_mul(64).max(1_000_000));
-    pest::set_call_limit(limit);
-    // Error detail (the rule stack behind each expected token) slows every
-    // parse, so it is only turned on to explain a file that failed.
-    pest::set_error_detail(false);
-    let pairs = match FlowParser::parse(Rule::file, text) {
-        Ok(p) => p,
-        Err(first) => {
-            pest::set_error_detail(true);
-            let e = FlowParser::parse(Rule::file, text).err().unwrap_or(first);
-            pest::set_error_detail(false);
-            return (None, vec![syntax_error(file, text, &e)]);
-        }
-    };
+    // The grammar is linear and its nesting bounded (above), so the call
+    // budget only stops pathological inputs. One value for every file, since
+    // files may be parsed on several threads at once.
+    pest::set_call_limit(NonZeroUsize::new(MAX_FILE_BYTES * 64));
+    if let Some(done) = parse_chunked(file, text) {
+        return done;
+    }
+    match lower_text(file, text, PosMap::IDENTITY) {
+        Some((items, diags)) => (Some(File { items }), diags),
+        None => explain_failure(file, text),
+    }
+}
+
+/// Parse `text` (the whole file, or one chunk of it placed by `map`) and
+/// build its items; `None` when it does not parse.
+fn lower_text(file: FileId, text: &str, map: PosMap) -> Option<(Vec<Item>, Vec<Diagnostic>)> {
+    let pairs = FlowParser::parse(Rule::file, text).ok()?;
     let mut lower = Lower {
         file,
         diags: Vec::new(),
+        map,
     };
     let mut items = Vec::new();
     for pair in pairs {
@@ -76,7 +80,204 @@ pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
             }
         }
     }
-    (Some(File { items }), lower.diags)
+    Some((items, lower.diags))
+}
+
+/// Serialises the parses that explain a failure: pest's error detail is a
+/// process-wide switch.
+static EXPLAINING: Mutex<()> = Mutex::new(());
+
+/// The FL001 finding for a file that does not parse. Error detail (the rule
+/// stack behind each expected token) slows a parse, so only this second
+/// parse of a failed file turns it on.
+fn explain_failure(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
+    let _one_at_a_time = EXPLAINING.lock().unwrap_or_else(PoisonError::into_inner);
+    pest::set_error_detail(true);
+    let result = FlowParser::parse(Rule::file, text);
+    pest::set_error_detail(false);
+    match result {
+        Err(e) => (None, vec![syntax_error(file, text, &e)]),
+        // Detail does not change what parses; should it ever, the tree stands.
+        Ok(_) => match lower_text(file, text, PosMap::IDENTITY) {
+            Some((items, diags)) => (Some(File { items }), diags),
+            None => (None, Vec::new()),
+        },
+    }
+}
+
+/// Files at least this large are parsed in chunks, one per core.
+const CHUNKED_MIN_BYTES: usize = 256 * 1024;
+/// No chunk is made smaller than this.
+const CHUNK_MIN_BYTES: usize = 128 * 1024;
+
+/// A place where the file can be cut: the start of a line that begins a
+/// top-level item after another one ended, or a line that begins a `task`
+/// right after the previous task of the same pipeline ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Cut {
+    at: usize,
+    /// For a cut inside a pipeline: the pipeline's first line (start, end),
+    /// which the chunk after the cut repeats so that it parses on its own.
+    header: Option<(usize, usize)>,
+}
+
+/// Parse a large file in chunks on several threads. A chunk is cut so that
+/// it parses as a file of its own: one cut inside a pipeline closes it with
+/// `}` before the cut and repeats its first line after. `None` (parse the
+/// whole file instead) for small files, a single core, no place to cut, or
+/// any chunk that does not parse: the whole-file parse then explains the
+/// error exactly as it would have without chunks.
+fn parse_chunked(file: FileId, text: &str) -> Option<(Option<File>, Vec<Diagnostic>)> {
+    if text.len() < CHUNKED_MIN_BYTES {
+        return None;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+    parse_in_chunks(file, text, cores.min(8).min(text.len() / CHUNK_MIN_BYTES))
+}
+
+/// [`parse_chunked`] with a given number of chunks, whatever the file's size
+/// (public for the tests that compare it with the whole-file parse).
+#[doc(hidden)]
+pub fn parse_in_chunks(
+    file: FileId,
+    text: &str,
+    chunks: usize,
+) -> Option<(Option<File>, Vec<Diagnostic>)> {
+    if chunks < 2 {
+        return None;
+    }
+    let cuts = cuts(text, chunks);
+    if cuts.is_empty() {
+        return None;
+    }
+    // (text pest sees, where it sits in the file)
+    let mut pieces: Vec<(String, PosMap)> = Vec::with_capacity(cuts.len() + 1);
+    let mut begin = Cut {
+        at: 0,
+        header: None,
+    };
+    for end in cuts.iter().copied().chain(std::iter::once(Cut {
+        at: text.len(),
+        header: None,
+    })) {
+        let mut piece = String::new();
+        let mut map = PosMap {
+            header: None,
+            base: begin.at,
+        };
+        if let Some((hs, he)) = begin.header {
+            piece.push_str(&text[hs..he]);
+            map.header = Some((hs, he - hs));
+        }
+        piece.push_str(&text[begin.at..end.at]);
+        if end.header.is_some() {
+            piece.push_str("}\n");
+        }
+        pieces.push((piece, map));
+        begin = end;
+    }
+    let results: Vec<Option<(Vec<Item>, Vec<Diagnostic>)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = pieces[1..]
+            .iter()
+            .map(|(piece, map)| scope.spawn(move || lower_text(file, piece, *map)))
+            .collect();
+        let mut results = vec![lower_text(file, &pieces[0].0, pieces[0].1)];
+        results.extend(handles.into_iter().map(|h| h.join().ok().flatten()));
+        results
+    });
+    let mut items: Vec<Item> = Vec::new();
+    let mut diags = Vec::new();
+    for (result, (_, map)) in results.into_iter().zip(&pieces) {
+        let (more, d) = result?;
+        diags.extend(d);
+        let mut more = more.into_iter();
+        if map.header.is_some() {
+            // The chunk goes on with the pipeline the previous one closed.
+            let (Some(Item::Pipeline(prev)), Some(Item::Pipeline(next))) =
+                (items.last_mut(), more.next())
+            else {
+                return None;
+            };
+            if prev.name.name != next.name.name {
+                return None;
+            }
+            prev.settings.extend(next.settings);
+            prev.allows.extend(next.allows);
+            prev.tasks.extend(next.tasks);
+            prev.span.end = next.span.end;
+        }
+        items.extend(more);
+    }
+    Some((Some(File { items }), diags))
+}
+
+/// Up to `chunks - 1` cuts that split `text` into chunks of about equal size
+/// (see [`Cut`]), found in one pass over the code outside strings and
+/// comments.
+fn cuts(text: &str, chunks: usize) -> Vec<Cut> {
+    let bytes = text.as_bytes();
+    let target = text.len() / chunks;
+    let mut out: Vec<Cut> = Vec::new();
+    let mut depth = 0usize;
+    let mut line_start = 0usize;
+    let mut line_has_code = false;
+    // The last code character that is not a blank, and the pipeline (first
+    // line) whose block is open at depth 1.
+    let mut last = '\n';
+    let mut pipeline: Option<(usize, usize)> = None;
+    let starts_word = |at: usize, word: &str| {
+        bytes[at..].starts_with(word.as_bytes())
+            && bytes
+                .get(at + word.len())
+                .is_some_and(|b| *b == b' ' || *b == b'\t')
+    };
+    for (i, c) in code_chars(text) {
+        if c == '\n' {
+            line_start = i + 1;
+            line_has_code = false;
+            continue;
+        }
+        if c == ' ' || c == '\t' || c == '\r' {
+            continue;
+        }
+        if !line_has_code {
+            line_has_code = true;
+            let wanted = (out.len() + 1) * target;
+            if line_start >= wanted && out.len() + 1 < chunks && last == '}' {
+                if depth == 0 && bytes[line_start] != 0xEF {
+                    out.push(Cut {
+                        at: line_start,
+                        header: None,
+                    });
+                } else if depth == 1 && pipeline.is_some() && starts_word(i, "task") {
+                    out.push(Cut {
+                        at: line_start,
+                        header: pipeline,
+                    });
+                }
+            }
+        }
+        match c {
+            '{' | '[' | '(' => {
+                depth += 1;
+                if depth == 1 && c == '{' {
+                    let first = line_start + text[line_start..].len()
+                        - text[line_start..].trim_start().len();
+                    let end = memchr::memchr(b'\n', &bytes[i..]).map_or(text.len(), |n| i + n + 1);
+                    pipeline = starts_word(first, "pipeline").then_some((line_start, end));
+                }
+            }
+            '}' | ']' | ')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    pipeline = None;
+                }
+            }
+            _ => {}
+        }
+        last = c;
+    }
+    out
 }
 
 /// Bare pest parse of a whole file with the grammar's defaults, walking
@@ -88,21 +289,47 @@ pub fn bare_parse(text: &str) -> Result<usize, String> {
     Ok(pairs.flatten().count())
 }
 
-fn span_of(pair: &Pair<'_, Rule>) -> Span {
-    let s = pair.as_span();
-    Span::new(s.start(), s.end())
+/// Where the text that pest saw sits in the file: a chunk of a file parsed
+/// on its own thread may start with a copy of its pipeline's first line.
+#[derive(Clone, Copy)]
+struct PosMap {
+    /// Where the copied first line starts in the file, and its length.
+    header: Option<(usize, usize)>,
+    /// Where the chunk's own text starts in the file.
+    base: usize,
+}
+
+impl PosMap {
+    const IDENTITY: PosMap = PosMap {
+        header: None,
+        base: 0,
+    };
+
+    fn pos(self, at: usize) -> usize {
+        match self.header {
+            Some((start, len)) if at < len => start + at,
+            Some((_, len)) => self.base + at - len,
+            None => self.base + at,
+        }
+    }
 }
 
 struct Lower {
     file: FileId,
     diags: Vec<Diagnostic>,
+    map: PosMap,
 }
 
 impl Lower {
-    fn ident(pair: &Pair<'_, Rule>) -> Ident {
+    fn span_of(&self, pair: &Pair<'_, Rule>) -> Span {
+        let s = pair.as_span();
+        Span::new(self.map.pos(s.start()), self.map.pos(s.end()))
+    }
+
+    fn ident(&self, pair: &Pair<'_, Rule>) -> Ident {
         Ident {
             name: pair.as_str().to_string(),
-            span: span_of(pair),
+            span: self.span_of(pair),
         }
     }
 
@@ -112,7 +339,7 @@ impl Lower {
     }
 
     fn item(&mut self, pair: Pair<'_, Rule>) -> Option<Item> {
-        let span = span_of(&pair);
+        let span = self.span_of(&pair);
         match pair.as_rule() {
             Rule::use_item => {
                 let s = Self::first(&pair, Rule::string)?;
@@ -127,9 +354,9 @@ impl Lower {
                 let mut params = Vec::new();
                 for p in pair.into_inner() {
                     match p.as_rule() {
-                        Rule::ident if name.is_none() => name = Some(Self::ident(&p)),
+                        Rule::ident if name.is_none() => name = Some(self.ident(&p)),
                         Rule::setting => lines.push(self.setting(p)),
-                        Rule::param_decl => params.push(Self::param(&p)),
+                        Rule::param_decl => params.push(self.param(&p)),
                         _ => {}
                     }
                 }
@@ -146,10 +373,10 @@ impl Lower {
                 let mut props = Vec::new();
                 for p in pair.into_inner() {
                     match p.as_rule() {
-                        Rule::kw_source => role = Some((Role::Source, span_of(&p))),
-                        Rule::kw_sink => role = Some((Role::Sink, span_of(&p))),
-                        Rule::kw_effect => role = Some((Role::Effect, span_of(&p))),
-                        Rule::ident => idents.push(Self::ident(&p)),
+                        Rule::kw_source => role = Some((Role::Source, self.span_of(&p))),
+                        Rule::kw_sink => role = Some((Role::Sink, self.span_of(&p))),
+                        Rule::kw_effect => role = Some((Role::Effect, self.span_of(&p))),
+                        Rule::ident => idents.push(self.ident(&p)),
                         Rule::setting => props.push(self.setting(p)),
                         _ => {}
                     }
@@ -172,7 +399,7 @@ impl Lower {
                 let mut tasks = Vec::new();
                 for p in pair.into_inner() {
                     match p.as_rule() {
-                        Rule::ident if name.is_none() => name = Some(Self::ident(&p)),
+                        Rule::ident if name.is_none() => name = Some(self.ident(&p)),
                         Rule::setting => settings.push(self.setting(p)),
                         Rule::allow_stmt => allows.push(self.allow(&p)),
                         Rule::task_item => {
@@ -195,35 +422,35 @@ impl Lower {
         }
     }
 
-    fn param(pair: &Pair<'_, Rule>) -> ParamDecl {
+    fn param(&self, pair: &Pair<'_, Rule>) -> ParamDecl {
         let idents: Vec<Ident> = pair
             .clone()
             .into_inner()
             .filter(|p| p.as_rule() == Rule::ident)
-            .map(|p| Self::ident(&p))
+            .map(|p| self.ident(&p))
             .collect();
         let optional = Self::first(pair, Rule::optional_mark).is_some();
         let mut it = idents.into_iter();
         let name = it.next().unwrap_or_else(|| Ident {
             name: String::new(),
-            span: span_of(pair),
+            span: self.span_of(pair),
         });
         let ty = it.next().unwrap_or_else(|| name.clone());
         ParamDecl {
             name,
             ty,
             optional,
-            span: span_of(pair),
+            span: self.span_of(pair),
         }
     }
 
     fn setting(&mut self, pair: Pair<'_, Rule>) -> Setting {
-        let span = span_of(&pair);
+        let span = self.span_of(&pair);
         let mut name = None;
         let mut args = Vec::new();
         for p in pair.into_inner() {
             match p.as_rule() {
-                Rule::ident => name = Some(Self::ident(&p)),
+                Rule::ident => name = Some(self.ident(&p)),
                 Rule::args => {
                     for v in p.into_inner() {
                         if let Some(v) = self.value(v) {
@@ -245,11 +472,11 @@ impl Lower {
     }
 
     fn value(&mut self, pair: Pair<'_, Rule>) -> Option<Value> {
-        let span = span_of(&pair);
+        let span = self.span_of(&pair);
         Some(match pair.as_rule() {
             Rule::string => Value::Str(self.string(&pair)),
-            Rule::number => Value::Number(Self::ident(&pair)),
-            Rule::ident => Value::Ident(Self::ident(&pair)),
+            Rule::number => Value::Number(self.ident(&pair)),
+            Rule::ident => Value::Ident(self.ident(&pair)),
             Rule::list => Value::List(
                 pair.into_inner().filter_map(|p| self.value(p)).collect(),
                 span,
@@ -269,11 +496,11 @@ impl Lower {
     }
 
     fn string(&mut self, pair: &Pair<'_, Rule>) -> Str {
-        let span = span_of(pair);
+        let span = self.span_of(pair);
         let body = Self::first(pair, Rule::string_body);
-        let (raw, body_start) = body
-            .as_ref()
-            .map_or(("", span.start + 1), |b| (b.as_str(), b.as_span().start()));
+        let (raw, body_start) = body.as_ref().map_or(("", span.start + 1), |b| {
+            (b.as_str(), self.map.pos(b.as_span().start()))
+        });
         match unescape(raw) {
             Ok(value) => Str { value, span },
             Err((at, len, msg)) => {
@@ -295,43 +522,43 @@ impl Lower {
     }
 
     fn allow(&mut self, pair: &Pair<'_, Rule>) -> Allow {
-        let span = span_of(pair);
+        let span = self.span_of(pair);
         let code = Self::first(pair, Rule::ident).map_or_else(
             || Ident {
                 name: String::new(),
                 span,
             },
-            |p| Self::ident(&p),
+            |p| self.ident(&p),
         );
         let reason = Self::first(pair, Rule::string).map(|s| self.string(&s));
         Allow { code, reason, span }
     }
 
     fn task(&mut self, pair: Pair<'_, Rule>) -> Option<Task> {
-        let span = span_of(&pair);
+        let span = self.span_of(&pair);
         let mut name = None;
         let mut stmts = Vec::new();
         for p in pair.into_inner() {
-            let s = span_of(&p);
+            let s = self.span_of(&p);
             let stmt = match p.as_rule() {
                 Rule::ident if name.is_none() => {
-                    name = Some(Self::ident(&p));
+                    name = Some(self.ident(&p));
                     continue;
                 }
                 Rule::after_stmt => TaskStmt::After(After {
                     tasks: p
                         .into_inner()
                         .filter(|q| q.as_rule() == Rule::ident)
-                        .map(|q| Self::ident(&q))
+                        .map(|q| self.ident(&q))
                         .collect(),
                     span: s,
                 }),
-                Rule::read_stmt => TaskStmt::Read(Self::read(p)),
+                Rule::read_stmt => TaskStmt::Read(self.read(p)),
                 Rule::key_stmt => TaskStmt::Key(KeyStmt {
-                    key: Self::key_expr(&Self::first(&p, Rule::key_expr)?),
+                    key: self.key_expr(&Self::first(&p, Rule::key_expr)?),
                     span: s,
                 }),
-                Rule::write_stmt => TaskStmt::Write(Self::write(p)?),
+                Rule::write_stmt => TaskStmt::Write(self.write(p)?),
                 Rule::emit_stmt => TaskStmt::Emit(self.emit(p)?),
                 Rule::run_stmt => TaskStmt::Run(self.run(p)),
                 Rule::env_stmt => TaskStmt::Env(Env {
@@ -341,7 +568,7 @@ impl Lower {
                         .filter_map(|q| {
                             let n = Self::first(&q, Rule::ident)?;
                             let v = Self::first(&q, Rule::string)?;
-                            Some((Self::ident(&n), self.string(&v)))
+                            Some((self.ident(&n), self.string(&v)))
                         })
                         .collect(),
                     span: s,
@@ -359,23 +586,23 @@ impl Lower {
         })
     }
 
-    fn read(pair: Pair<'_, Rule>) -> Read {
-        let span = span_of(&pair);
+    fn read(&self, pair: Pair<'_, Rule>) -> Read {
+        let span = self.span_of(&pair);
         let mut source = None;
         let mut pins = Vec::new();
         let mut commits = Vec::new();
         for p in pair.into_inner() {
             match p.as_rule() {
-                Rule::ident if source.is_none() => source = Some(Self::ident(&p)),
+                Rule::ident if source.is_none() => source = Some(self.ident(&p)),
                 Rule::pinned_clause => {
                     if let Some(i) = Self::first(&p, Rule::ident) {
-                        pins.push(PinClause::Pinned(Self::ident(&i)));
+                        pins.push(PinClause::Pinned(self.ident(&i)));
                     }
                 }
-                Rule::unpinned_clause => pins.push(PinClause::Unpinned(span_of(&p))),
+                Rule::unpinned_clause => pins.push(PinClause::Unpinned(self.span_of(&p))),
                 Rule::commit_clause => {
                     if let Some(i) = Self::first(&p, Rule::ident) {
-                        commits.push(Self::ident(&i));
+                        commits.push(self.ident(&i));
                     }
                 }
                 _ => {}
@@ -392,36 +619,36 @@ impl Lower {
         }
     }
 
-    fn key_expr(pair: &Pair<'_, Rule>) -> KeyExpr {
+    fn key_expr(&self, pair: &Pair<'_, Rule>) -> KeyExpr {
         KeyExpr {
             parts: pair
                 .clone()
                 .into_inner()
                 .filter(|p| p.as_rule() == Rule::key_part)
-                .map(|p| Self::key_part(&p))
+                .map(|p| self.key_part(&p))
                 .collect(),
-            span: span_of(pair),
+            span: self.span_of(pair),
         }
     }
 
-    fn key_part(pair: &Pair<'_, Rule>) -> KeyPart {
+    fn key_part(&self, pair: &Pair<'_, Rule>) -> KeyPart {
         let column = Self::first(pair, Rule::key_column)
             .and_then(|c| Self::first(&c, Rule::ident))
-            .map(|c| Self::ident(&c));
+            .map(|c| self.ident(&c));
         let term = Self::first(pair, Rule::key_term).map_or_else(
             || TermExpr {
                 path: Vec::new(),
                 call: None,
-                span: span_of(pair),
+                span: self.span_of(pair),
             },
             |t| {
                 let mut path = Vec::new();
                 let mut call = None;
                 for p in t.clone().into_inner() {
                     match p.as_rule() {
-                        Rule::ident => path.push(Self::ident(&p)),
+                        Rule::ident => path.push(self.ident(&p)),
                         Rule::call_args => {
-                            call = Some(Self::first(&p, Rule::ident).map(|i| Self::ident(&i)));
+                            call = Some(Self::first(&p, Rule::ident).map(|i| self.ident(&i)));
                         }
                         _ => {}
                     }
@@ -429,40 +656,40 @@ impl Lower {
                 TermExpr {
                     path,
                     call,
-                    span: span_of(&t),
+                    span: self.span_of(&t),
                 }
             },
         );
         KeyPart {
             column,
             term,
-            span: span_of(pair),
+            span: self.span_of(pair),
         }
     }
 
-    fn write(pair: Pair<'_, Rule>) -> Option<Write> {
-        let span = span_of(&pair);
+    fn write(&self, pair: Pair<'_, Rule>) -> Option<Write> {
+        let span = self.span_of(&pair);
         let mut sink = None;
         let mut mode = None;
         let mut keys = Vec::new();
         let mut requires = Vec::new();
         for p in pair.into_inner() {
             match p.as_rule() {
-                Rule::ident if sink.is_none() => sink = Some(Self::ident(&p)),
+                Rule::ident if sink.is_none() => sink = Some(self.ident(&p)),
                 Rule::write_mode => {
-                    let ms = span_of(&p);
+                    let ms = self.span_of(&p);
                     let inner = p.into_inner().next()?;
                     mode = Some(match inner.as_rule() {
                         Rule::replace_mode => WriteModeExpr::ReplacePartition(
-                            Self::key_part(&Self::first(&inner, Rule::key_part)?),
+                            self.key_part(&Self::first(&inner, Rule::key_part)?),
                             ms,
                         ),
                         Rule::ledger_mode => WriteModeExpr::AppendLedger(ms),
-                        _ => WriteModeExpr::Word(Self::ident(&inner)),
+                        _ => WriteModeExpr::Word(self.ident(&inner)),
                     });
                 }
-                Rule::key_clause => keys.push(Self::key_expr(&Self::first(&p, Rule::key_expr)?)),
-                Rule::require_clause => requires.push(Self::ident(&Self::first(&p, Rule::ident)?)),
+                Rule::key_clause => keys.push(self.key_expr(&Self::first(&p, Rule::key_expr)?)),
+                Rule::require_clause => requires.push(self.ident(&Self::first(&p, Rule::ident)?)),
                 _ => {}
             }
         }
@@ -476,15 +703,15 @@ impl Lower {
     }
 
     fn emit(&mut self, pair: Pair<'_, Rule>) -> Option<Emit> {
-        let span = span_of(&pair);
+        let span = self.span_of(&pair);
         let mut effect = None;
         let mut via = None;
         let mut require = None;
         for p in pair.into_inner() {
             match p.as_rule() {
-                Rule::ident if effect.is_none() => effect = Some(Self::ident(&p)),
+                Rule::ident if effect.is_none() => effect = Some(self.ident(&p)),
                 Rule::via_clause => {
-                    let vs = span_of(&p);
+                    let vs = self.span_of(&p);
                     let inner = p
                         .into_inner()
                         .find(|q| matches!(q.as_rule(), Rule::outbox_via | Rule::idem_via))?;
@@ -493,7 +720,7 @@ impl Lower {
                             Diagnostic::new(
                                 "FL001",
                                 self.file,
-                                span_of(&word),
+                                self.span_of(&word),
                                 format!(
                                     "`{}` starts a clause, so it cannot name the outbox sink here",
                                     word.as_str()
@@ -504,17 +731,17 @@ impl Lower {
                     }
                     via = Some(if inner.as_rule() == Rule::outbox_via {
                         Via::Outbox(
-                            Self::first(&inner, Rule::clause_free_name).map(|n| Self::ident(&n)),
+                            Self::first(&inner, Rule::clause_free_name).map(|n| self.ident(&n)),
                             vs,
                         )
                     } else {
                         Via::IdempotencyKey(
-                            Self::key_expr(&Self::first(&inner, Rule::key_expr)?),
+                            self.key_expr(&Self::first(&inner, Rule::key_expr)?),
                             vs,
                         )
                     });
                 }
-                Rule::require_clause => require = Some(Self::ident(&Self::first(&p, Rule::ident)?)),
+                Rule::require_clause => require = Some(self.ident(&Self::first(&p, Rule::ident)?)),
                 _ => {}
             }
         }
@@ -527,7 +754,7 @@ impl Lower {
     }
 
     fn run(&mut self, pair: Pair<'_, Rule>) -> Run {
-        let span = span_of(&pair);
+        let span = self.span_of(&pair);
         let mut image = None;
         let mut command = Vec::new();
         let mut command_span = span;
@@ -539,7 +766,7 @@ impl Lower {
                     }
                 }
                 Rule::command_list => {
-                    command_span = span_of(&p);
+                    command_span = self.span_of(&p);
                     for s in p.into_inner().filter(|q| q.as_rule() == Rule::string) {
                         command.push(self.string(&s));
                     }
