@@ -4,6 +4,8 @@
 
 mod common;
 
+use std::fmt::Write as _;
+
 use flowc::analyze::{self, Input, NoImports};
 
 /// A small deterministic generator, so failures reproduce.
@@ -119,33 +121,34 @@ fn chunk_stress_files() -> Vec<String> {
         let nl = if style == 1 { "\r\n" } else { "\n" };
         let mut t = String::from("# header } { task\nsource s: files {\n  path \"in/{interval.start}/ } task\"\n  immutable\n  identity id\n}\nsink o: postgres_table {\n  table \"t\"\n  primary_key id\n}\n");
         for p in 0..3 {
-            t.push_str(&format!(
+            let _ =
+                write!(t, 
                 "pipeline p{p} {{ # opens {{{nl}  schedule \"@daily\"{nl}  start 2026-01-01{nl}"
-            ));
+            );
             for i in 0..6 {
-                t.push_str(&format!("  task t{i} {{{nl}"));
+                let _ = write!(t, "  task t{i} {{{nl}");
                 if i > 0 {
-                    t.push_str(&format!("    after t{}{nl}", i - 1));
+                    let _ = write!(t, "    after t{}{nl}", i - 1);
                 }
-                t.push_str(&format!(
+                let _ = write!(
+                    t,
                     "    read s pinned listing{nl}    key input.id{nl}    write o upsert{nl}"
-                ));
+                );
                 if style == 2 {
-                    t.push_str(&format!("    env {{{nl}      A \"}}\"{nl}    }}{nl}"));
+                    let _ = write!(t, "    env {{{nl}      A \"}}\"{nl}    }}{nl}");
                 }
-                t.push_str(&format!(
+                let _ = write!(
+                    t,
                     "    run command [\"echo\", \"}} task {{\",{nl}      \"x\"]{nl}  }}{nl}"
-                ));
+                );
                 if style == 3 {
-                    t.push_str(&format!("{nl}  # between tasks }}{nl}{nl}"));
+                    let _ = write!(t, "{nl}  # between tasks }}{nl}{nl}");
                 }
             }
             if style == 3 {
-                t.push_str(&format!(
-                    "  retries 2{nl}  allow FL301 because \"test\"{nl}"
-                ));
+                let _ = write!(t, "  retries 2{nl}  allow FL301 because \"test\"{nl}");
             }
-            t.push_str(&format!("}}{nl}{nl}"));
+            let _ = write!(t, "}}{nl}{nl}");
         }
         files.push(t);
     }
