@@ -119,12 +119,14 @@ fn chunk_stress_files() -> Vec<String> {
     let mut files = Vec::new();
     for style in 0..4 {
         let nl = if style == 1 { "\r\n" } else { "\n" };
-        let mut t = String::from("# header } { task\nsource s: files {\n  path \"in/{interval.start}/ } task\"\n  immutable\n  identity id\n}\nsink o: postgres_table {\n  table \"t\"\n  primary_key id\n}\n");
+        let mut t = String::from(concat!(
+            "# header } { task\nsource s: files {\n  path \"in/{interval.start}/ } task\"\n",
+            "  immutable\n  identity id\n}\n",
+            "sink o: postgres_table {\n  table \"t\"\n  primary_key id\n}\n",
+        ));
         for p in 0..3 {
-            let _ =
-                write!(t, 
-                "pipeline p{p} {{ # opens {{{nl}  schedule \"@daily\"{nl}  start 2026-01-01{nl}"
-            );
+            let _ = write!(t, "pipeline p{p} {{ # opens {{{nl}");
+            let _ = write!(t, "  schedule \"@daily\"{nl}  start 2026-01-01{nl}");
             for i in 0..6 {
                 let _ = write!(t, "  task t{i} {{{nl}");
                 if i > 0 {
