@@ -18,6 +18,17 @@ pub fn confined(out: &Path, rel: &str) -> Result<PathBuf, String> {
         return Err(format!("output path `{rel}` would leave the output folder"));
     }
     let target = out.join(p);
+    // A link where the file goes (the case FL804's page describes): the
+    // rename would silently replace the link, and whatever it leads to or
+    // publishes would be cut off. Refused instead, like a linked folder.
+    if target
+        .symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_symlink())
+    {
+        return Err(format!(
+            "output path `{rel}` is a symbolic link; flowc writes only plain files"
+        ));
+    }
     // A folder on the way that is a link to elsewhere would also lead outside.
     if let (Ok(root), Some(parent)) = (out.canonicalize(), target.parent()) {
         if let Ok(real_parent) = parent.canonicalize() {
