@@ -1,10 +1,14 @@
-//! Generated files stay inside `--out` (FL804).
+//! Generated files stay inside `--out` (FL804), and a build stopped at any
+//! moment leaves every generated file whole: the old bytes, the new bytes, or
+//! no file (each file is written to a temporary name and renamed).
 
 mod common;
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::Path;
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
 use flowc::codegen::emit;
 use flowc::codegen::GeneratedFile;
@@ -228,4 +232,154 @@ fn names_that_look_like_paths_never_become_paths() {
         .filter(|p| !p.starts_with("deep"))
         .collect();
     assert_eq!(outside, ["bad.flow"]);
+}
+
+/// A spec of `pipelines` small scheduled pipelines: one DAG file each, so a
+/// build writes many files and can be stopped between and inside writes.
+fn many_pipelines(pipelines: usize) -> String {
+    let mut out = String::new();
+    for p in 0..pipelines {
+        let _ = writeln!(
+            out,
+            "pipeline p{p} {{\n  schedule \"@daily\"\n  start 2026-01-01"
+        );
+        for t in 0..3 {
+            let after = if t > 0 {
+                format!("    after t{}\n", t - 1)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                out,
+                "  task t{t} {{\n{after}    run command [\"job\", \"{p}\", \"{t}\"]\n  }}"
+            );
+        }
+        out.push_str("}\n");
+    }
+    out
+}
+
+fn is_temp(name: &str) -> bool {
+    name.contains(".flowc-tmp-")
+}
+
+/// Build `flow` into `out` and return how long it took.
+fn full_build(flow: &Path, out: &Path) -> Duration {
+    let started = Instant::now();
+    let output = flowc(&["build", "--target", "airflow", "--out"])
+        .arg(out)
+        .arg(flow)
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stdout));
+    started.elapsed()
+}
+
+/// Every file of `out` as name to bytes (the folder is flat).
+fn flat(out: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(out)
+        .map(|entries| {
+            entries
+                .map(|e| {
+                    let e = e.expect("entry");
+                    let bytes = std::fs::read(e.path()).expect("file");
+                    (e.file_name().to_string_lossy().into_owned(), bytes)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A build killed (SIGKILL: `Child::kill` on Unix) at 30 moments spread over
+/// its run leaves, at every final path, the reference bytes, the previous
+/// file's bytes, or nothing; never a partial file. The next full build
+/// removes the temporary files the killed one left and writes the reference.
+#[test]
+fn a_build_killed_at_any_moment_leaves_no_partial_file() {
+    const KILLS: u32 = 30;
+    // A build's time is mostly the fsync of each file before its rename
+    // (a few milliseconds each here), so the pipeline count sets it.
+    const PIPELINES: usize = 20;
+    const OLD: &[u8] = b"# written by an earlier build\n";
+    let dir = tempfile::tempdir().expect("temp dir");
+    let flow = dir.path().join("many.flow");
+    write(&flow, &many_pipelines(PIPELINES));
+    let reference_dir = dir.path().join("reference");
+    full_build(&flow, &reference_dir);
+    let took = full_build(&flow, &dir.path().join("timing"));
+    let reference = flat(&reference_dir);
+    assert_eq!(
+        reference.len(),
+        PIPELINES + 1,
+        "one DAG per pipeline and the operator module"
+    );
+
+    let mut partial_sets = 0;
+    let mut temps_left = 0;
+    for kill in 0..KILLS {
+        let out = dir.path().join(format!("killed{kill}"));
+        std::fs::create_dir(&out).expect("mkdir");
+        // Every other run replaces the files of an earlier build.
+        let replacing = kill % 2 == 1;
+        if replacing {
+            for name in reference.keys() {
+                std::fs::write(out.join(name), OLD).expect("write");
+            }
+        }
+        let mut child = flowc(&["build", "--target", "airflow", "--out"])
+            .arg(&out)
+            .arg(&flow)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawns");
+        std::thread::sleep(took * kill / (KILLS - 1));
+        let _ = child.kill();
+        child.wait().expect("waits");
+
+        let mut new = 0;
+        for (name, bytes) in flat(&out) {
+            if is_temp(&name) {
+                temps_left += 1;
+                continue;
+            }
+            let expected = reference
+                .get(&name)
+                .unwrap_or_else(|| panic!("kill {kill}: unexpected file {name}"));
+            if bytes == *expected {
+                new += 1;
+            } else {
+                assert!(
+                    replacing && bytes == OLD,
+                    "kill {kill}: {name} is neither the old nor the new file ({} bytes of {})",
+                    bytes.len(),
+                    expected.len()
+                );
+            }
+        }
+        if new > 0 && new < reference.len() {
+            partial_sets += 1;
+        }
+
+        full_build(&flow, &out);
+        let after = flat(&out);
+        assert!(
+            after.keys().all(|name| !is_temp(name)),
+            "kill {kill}: the next build left temporary files: {:?}",
+            after.keys().filter(|n| is_temp(n)).collect::<Vec<_>>()
+        );
+        assert!(
+            after == reference,
+            "kill {kill}: the next build differs from the reference"
+        );
+    }
+    // The kills must have stopped builds in the middle of writing, or this
+    // test proved nothing about partial files.
+    assert!(
+        partial_sets > 0,
+        "no kill landed while files were being written (a build took {took:?})"
+    );
+    eprintln!(
+        "{KILLS} kills over {took:?}: {partial_sets} stopped among the writes, {temps_left} temporary files left and then removed"
+    );
 }
