@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -226,11 +227,48 @@ def pod_op(on_ambiguous="retry", env=None):
 def test_pod_escapes_dollars_and_does_not_template():
     op = pod_op()
     assert op.template_fields == ()
-    assert op.image == "registry.example/img:{{tag}}"
-    assert op.cmds == ["sh", "-c", "echo $$HOME $$(HOME) {{ds}}"]
-    assert op.arguments == []
-    assert [(e.name, e.value) for e in op.env_vars] == [("A", "$$(B) $$$$ x")]
-    assert op.deferrable is False
+    pod = op.pod_operator(context())
+    assert pod.template_fields == ()
+    assert pod.task_id == "in_pod"
+    assert pod.image == "registry.example/img:{{tag}}"
+    assert pod.cmds == ["sh", "-c", "echo $$HOME $$(HOME) {{ds}}"]
+    assert pod.arguments == []
+    env = [(e.name, e.value) for e in pod.env_vars]
+    assert env[0] == ("A", "$$(B) $$$$ x")
+    # The task's env, then the FLOW_* variables (which win in Kubernetes, the later entry).
+    assert [name for name, _ in env[1:]] == list(flowc.flow_env(context(), "flowc_test", "in_pod"))
+    assert pod.deferrable is False
+
+
+def test_parsing_pod_tasks_imports_no_kubernetes():
+    """A DAG file is parsed again and again: the Kubernetes provider and client
+    are imported only when a pod task runs."""
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(Path(flowc.__file__).parent)!r})\n"
+        "import _flowc_airflow as flowc\n"
+        "from airflow.sdk import DAG\n"
+        "with DAG('d', schedule=None):\n"
+        "    flowc.FlowPodOperator(task_id='t', image='i', command=['x'], on_ambiguous='fail')\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] == 'kubernetes' or m.startswith('airflow.providers.cncf.kubernetes.operators'))\n"
+        "assert not loaded, loaded\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_run_nested_passes_the_nested_operator_check(monkeypatch):
+    from airflow.sdk import BaseOperator
+    from airflow.sdk.bases.operator import ExecutorSafeguard
+
+    class Inner(BaseOperator):
+        def execute(self, context):
+            return "ran"
+
+    monkeypatch.setattr(ExecutorSafeguard, "test_mode", False)
+    inner = Inner(task_id="inner", allow_nested_operators=False)
+    with pytest.raises(RuntimeError, match="outside of the Task Runner"):
+        inner.execute({})
+    assert flowc.run_nested(inner, {}) == "ran"
 
 
 def terminated_pod(exit_code, name="base"):

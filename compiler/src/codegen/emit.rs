@@ -18,6 +18,17 @@ pub fn confined(out: &Path, rel: &str) -> Result<PathBuf, String> {
         return Err(format!("output path `{rel}` would leave the output folder"));
     }
     let target = out.join(p);
+    // A link where the file goes (the case FL804's page describes): the
+    // rename would silently replace the link, and whatever it leads to or
+    // publishes would be cut off. Refused instead, like a linked folder.
+    if target
+        .symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_symlink())
+    {
+        return Err(format!(
+            "output path `{rel}` is a symbolic link; flowc writes only plain files"
+        ));
+    }
     // A folder on the way that is a link to elsewhere would also lead outside.
     if let (Ok(root), Some(parent)) = (out.canonicalize(), target.parent()) {
         if let Ok(real_parent) = parent.canonicalize() {
@@ -31,6 +42,47 @@ pub fn confined(out: &Path, rel: &str) -> Result<PathBuf, String> {
     Ok(target)
 }
 
+/// The prefix of the temporary file [`write_atomic`] writes `name` through;
+/// the process id follows it.
+fn temp_prefix(name: &str) -> String {
+    format!(".{name}.flowc-tmp-")
+}
+
+/// Remove the temporary files that a build stopped before its rename (killed,
+/// or the machine went down) left next to `written`. Only names of the form
+/// [`write_atomic`] uses, for the files just written, are touched. Another
+/// build writing the same file into the same folder at the same moment could
+/// lose its temporary file here: its rename then fails (FL804), and still no
+/// file is ever partial.
+fn remove_stale_temps<'a>(written: impl IntoIterator<Item = &'a Path>) {
+    let mut by_dir: std::collections::BTreeMap<&Path, Vec<String>> =
+        std::collections::BTreeMap::new();
+    for path in written {
+        if let (Some(dir), Some(name)) = (path.parent(), path.file_name()) {
+            by_dir
+                .entry(dir)
+                .or_default()
+                .push(temp_prefix(&name.to_string_lossy()));
+        }
+    }
+    for (dir, prefixes) in by_dir {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let stale = prefixes.iter().any(|prefix| {
+                name.strip_prefix(prefix.as_str())
+                    .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+            });
+            if stale {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+}
+
 /// Write through a temporary file in the same folder, then rename, so a
 /// scheduler watching the folder never reads half a file. Mode 0644.
 pub fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {
@@ -39,7 +91,7 @@ pub fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {
     let name = path
         .file_name()
         .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = dir.join(format!(".{name}.flowc-tmp-{}", std::process::id()));
+    let tmp = dir.join(format!("{}{}", temp_prefix(&name), std::process::id()));
     {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(contents.as_bytes())?;
@@ -112,6 +164,7 @@ pub fn write_all(
             .help("check that the output folder is writable")]);
         }
     }
+    remove_stale_temps(targets.iter().map(|(p, _)| p.as_path()));
     Ok(targets.len())
 }
 
