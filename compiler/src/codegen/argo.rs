@@ -116,14 +116,43 @@ pub fn generate(
         .iter()
         .zip(views)
         .filter_map(|(pipeline, view)| view.map(|view| (pipeline, view)))
-        .map(|(pipeline, view)| GeneratedFile {
-            path: format!("{}.yaml", pipeline.name),
-            contents: registry
-                .render("document", &view)
-                .unwrap_or_else(|e| panic!("argo templates must render every document: {e}")),
+        .map(|(pipeline, mut view)| {
+            view.containers = render_containers(&registry, &view.task_views);
+            GeneratedFile {
+                path: format!("{}.yaml", pipeline.name),
+                contents: registry
+                    .render("document", &view)
+                    .unwrap_or_else(|e| panic!("argo templates must render every document: {e}")),
+            }
         })
         .collect();
     Ok(files)
+}
+
+/// Render each task's container template with the task alone as its
+/// context, spread over the cores: one document with every task in its
+/// context makes handlebars walk and copy far more than each task needs.
+fn render_containers(registry: &Handlebars<'static>, tasks: &[TaskView]) -> Vec<String> {
+    let render = |t: &TaskView| {
+        registry
+            .render("container_template", t)
+            .unwrap_or_else(|e| panic!("argo templates must render every task: {e}"))
+    };
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    if cores < 2 || tasks.len() < 64 {
+        return tasks.iter().map(render).collect();
+    }
+    let per = tasks.len().div_ceil(cores);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = tasks
+            .chunks(per)
+            .map(|chunk| scope.spawn(move || chunk.iter().map(render).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
 }
 
 /// The handlebars registry of this target: strict, no HTML escaping, and the
@@ -137,7 +166,7 @@ fn registry() -> Handlebars<'static> {
         .expect("document.yaml.hbs parses");
     hb.register_partial("workflow_spec", WORKFLOW_SPEC)
         .expect("workflow_spec.yaml.hbs parses");
-    hb.register_partial("container_template", CONTAINER_TEMPLATE)
+    hb.register_template_string("container_template", CONTAINER_TEMPLATE)
         .expect("container_template.yaml.hbs parses");
     hb
 }
@@ -150,7 +179,20 @@ struct DocumentView {
     annotations: Vec<Annotation>,
     cron: Option<CronView>,
     entrypoint: &'static str,
-    tasks: Vec<TaskView>,
+    /// The DAG's entries, one per task.
+    tasks: Vec<DagTaskView>,
+    /// One container template per task, each rendered on its own (see
+    /// [`render_containers`]).
+    containers: Vec<String>,
+    #[serde(skip)]
+    task_views: Vec<TaskView>,
+}
+
+#[derive(Debug, Serialize)]
+struct DagTaskView {
+    dag_name: String,
+    template_name: String,
+    depends: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -329,7 +371,16 @@ fn document(
         annotations,
         cron,
         entrypoint: ENTRYPOINT,
-        tasks,
+        tasks: tasks
+            .iter()
+            .map(|t: &TaskView| DagTaskView {
+                dag_name: t.dag_name.clone(),
+                template_name: t.template_name.clone(),
+                depends: t.depends.clone(),
+            })
+            .collect(),
+        containers: Vec::new(),
+        task_views: tasks,
     })
 }
 

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use pest::iterators::Pair;
@@ -61,9 +62,12 @@ pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
     }
 }
 
+/// The items of a file or chunk, and the findings made while building them.
+type Lowered = (Vec<Item>, Vec<Diagnostic>);
+
 /// Parse `text` (the whole file, or one chunk of it placed by `map`) and
 /// build its items; `None` when it does not parse.
-fn lower_text(file: FileId, text: &str, map: PosMap) -> Option<(Vec<Item>, Vec<Diagnostic>)> {
+fn lower_text(file: FileId, text: &str, map: PosMap) -> Option<Lowered> {
     let pairs = FlowParser::parse(Rule::file, text).ok()?;
     let mut lower = Lower {
         file,
@@ -105,10 +109,11 @@ fn explain_failure(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) 
     }
 }
 
-/// Files at least this large are parsed in chunks, one per core.
+/// Files at least this large are parsed in chunks on all cores.
 const CHUNKED_MIN_BYTES: usize = 256 * 1024;
-/// No chunk is made smaller than this.
-const CHUNK_MIN_BYTES: usize = 128 * 1024;
+/// About the size of a chunk: small enough that the token queues pest
+/// builds for the chunks being parsed at one time stay small.
+const CHUNK_BYTES: usize = 192 * 1024;
 
 /// A place where the file can be cut: the start of a line that begins a
 /// top-level item after another one ended, or a line that begins a `task`
@@ -121,18 +126,21 @@ struct Cut {
     header: Option<(usize, usize)>,
 }
 
-/// Parse a large file in chunks on several threads. A chunk is cut so that
-/// it parses as a file of its own: one cut inside a pipeline closes it with
-/// `}` before the cut and repeats its first line after. `None` (parse the
-/// whole file instead) for small files, a single core, no place to cut, or
-/// any chunk that does not parse: the whole-file parse then explains the
-/// error exactly as it would have without chunks.
+/// Parse a large file in chunks on all cores. A chunk is cut so that it
+/// parses as a file of its own: a cut inside a pipeline closes it with `}`
+/// before the cut and repeats its first line after. `None` (parse the whole
+/// file instead) for small files, a single core, no place to cut, or any
+/// chunk that does not parse: the whole-file parse then explains the error
+/// exactly as it would have without chunks.
 fn parse_chunked(file: FileId, text: &str) -> Option<(Option<File>, Vec<Diagnostic>)> {
     if text.len() < CHUNKED_MIN_BYTES {
         return None;
     }
     let cores = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
-    parse_in_chunks(file, text, cores.min(8).min(text.len() / CHUNK_MIN_BYTES))
+    if cores < 2 {
+        return None;
+    }
+    parse_in_chunks(file, text, (text.len() / CHUNK_BYTES).max(cores))
 }
 
 /// [`parse_chunked`] with a given number of chunks, whatever the file's size
@@ -150,16 +158,19 @@ pub fn parse_in_chunks(
     if cuts.is_empty() {
         return None;
     }
-    // (text pest sees, where it sits in the file)
-    let mut pieces: Vec<(String, PosMap)> = Vec::with_capacity(cuts.len() + 1);
-    let mut begin = Cut {
-        at: 0,
-        header: None,
-    };
-    for end in cuts.iter().copied().chain(std::iter::once(Cut {
+    let end = Cut {
         at: text.len(),
         header: None,
-    })) {
+    };
+    let bounds: Vec<(Cut, Cut)> = std::iter::once(Cut {
+        at: 0,
+        header: None,
+    })
+    .chain(cuts.iter().copied())
+    .zip(cuts.iter().copied().chain(std::iter::once(end)))
+    .collect();
+    // The text pest sees for a chunk, and where it sits in the file.
+    let piece = |(begin, end): (Cut, Cut)| {
         let mut piece = String::new();
         let mut map = PosMap {
             header: None,
@@ -173,25 +184,46 @@ pub fn parse_in_chunks(
         if end.header.is_some() {
             piece.push_str("}\n");
         }
-        pieces.push((piece, map));
-        begin = end;
-    }
-    let results: Vec<Option<(Vec<Item>, Vec<Diagnostic>)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = pieces[1..]
-            .iter()
-            .map(|(piece, map)| scope.spawn(move || lower_text(file, piece, *map)))
+        lower_text(file, &piece, map)
+    };
+    // A pool of one thread per core takes the chunks in order, so only a
+    // few chunks' token queues exist at any time.
+    let cores = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let mut done: Vec<(usize, Option<Lowered>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..cores.clamp(1, bounds.len()))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    while !failed.load(Ordering::Relaxed) {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&b) = bounds.get(i) else { break };
+                        let r = piece(b);
+                        // No use parsing the rest: the whole file will be.
+                        failed.fetch_or(r.is_none(), Ordering::Relaxed);
+                        out.push((i, r));
+                    }
+                    out
+                })
+            })
             .collect();
-        let mut results = vec![lower_text(file, &pieces[0].0, pieces[0].1)];
-        results.extend(handles.into_iter().map(|h| h.join().ok().flatten()));
-        results
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
     });
+    if failed.load(Ordering::Relaxed) || done.len() != bounds.len() {
+        return None;
+    }
+    done.sort_by_key(|(i, _)| *i);
     let mut items: Vec<Item> = Vec::new();
     let mut diags = Vec::new();
-    for (result, (_, map)) in results.into_iter().zip(&pieces) {
+    for ((_, result), (begin, _)) in done.into_iter().zip(&bounds) {
         let (more, d) = result?;
         diags.extend(d);
         let mut more = more.into_iter();
-        if map.header.is_some() {
+        if begin.header.is_some() {
             // The chunk goes on with the pipeline the previous one closed.
             let (Some(Item::Pipeline(prev)), Some(Item::Pipeline(next))) =
                 (items.last_mut(), more.next())
