@@ -277,16 +277,26 @@ fn generate_into(
     // Shared support files are written once per .flow file; count them once.
     let mut written = std::collections::BTreeSet::new();
     let mut extra = Vec::new();
-    for &file in &outcome.roots.clone() {
-        // Nothing is written for a file with errors.
-        if outcome.file_has_errors(file) || outcome.broken.contains(&file) {
-            continue;
-        }
-        let pipelines = lower::pipelines_of(&outcome, file);
-        if pipelines.is_empty() {
-            continue;
-        }
-        match generate(&pipelines).map_err(|p| emit::problems_to_diagnostics(&outcome, file, p)) {
+    // Nothing is written for a file with errors.
+    let lowered: Vec<_> = outcome
+        .roots
+        .iter()
+        .filter(|&&file| !outcome.file_has_errors(file) && !outcome.broken.contains(&file))
+        .map(|&file| {
+            let places = emit::Places::of(&outcome, file);
+            (file, places, lower::pipelines_of(&outcome, file))
+        })
+        .filter(|(_, _, pipelines)| !pipelines.is_empty())
+        .collect();
+    // The model and the analysis are in the pipelines now: free them (on
+    // the other core) before the output takes their memory.
+    let model = (
+        std::mem::take(&mut outcome.program),
+        std::mem::take(&mut outcome.analysis),
+    );
+    std::thread::spawn(move || drop(model));
+    for (file, places, pipelines) in lowered {
+        match generate(&pipelines).map_err(|p| emit::problems_to_diagnostics(&places, p)) {
             Ok(files) => match emit::write_all(out, &files, file) {
                 Ok(_) => written.extend(files.into_iter().map(|f| f.path)),
                 Err(d) => extra.extend(d),

@@ -222,16 +222,16 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
             broken.insert(d.file);
         }
     }
+    // The syntax trees are not needed any more: free them now, before the
+    // analysis allocates its own, on the other core.
+    drop(units);
+    std::thread::spawn(move || drop(loaded));
     let analysis = guarantee::analyze(&program, &broken, &mut diags);
     crate::rules::run(&program, &analysis, &broken, &mut diags);
     suppress(&program, &mut diags);
     diags.retain(|d| !sources.path(d.file).starts_with("<stdlib>") || d.is_error());
     diagnostic::sort(&mut diags, &sources);
     dedup(&mut diags);
-    // The syntax trees are not needed any more; freeing a large one takes a
-    // few milliseconds that the other core can spend instead.
-    drop(units);
-    std::thread::spawn(move || drop(loaded));
     Outcome {
         sources,
         diagnostics: diags,

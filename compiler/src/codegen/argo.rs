@@ -132,25 +132,32 @@ pub fn generate(
 /// Render each task's container template with the task alone as its
 /// context, spread over the cores: one document with every task in its
 /// context makes handlebars walk and copy far more than each task needs.
+/// Each core's run of tasks comes back as one string, in task order.
 fn render_containers(registry: &Handlebars<'static>, tasks: &[TaskView]) -> Vec<String> {
-    let render = |t: &TaskView| {
-        registry
-            .render("container_template", t)
-            .unwrap_or_else(|e| panic!("argo templates must render every task: {e}"))
+    let render = |run: &[TaskView]| {
+        let mut out = String::new();
+        for t in run {
+            out.push_str(
+                &registry
+                    .render("container_template", t)
+                    .unwrap_or_else(|e| panic!("argo templates must render every task: {e}")),
+            );
+        }
+        out
     };
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     if cores < 2 || tasks.len() < 64 {
-        return tasks.iter().map(render).collect();
+        return vec![render(tasks)];
     }
     let per = tasks.len().div_ceil(cores);
     std::thread::scope(|scope| {
         let handles: Vec<_> = tasks
             .chunks(per)
-            .map(|chunk| scope.spawn(move || chunk.iter().map(render).collect::<Vec<_>>()))
+            .map(|run| scope.spawn(move || render(run)))
             .collect();
         handles
             .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
     })
 }
@@ -181,7 +188,7 @@ struct DocumentView {
     entrypoint: &'static str,
     /// The DAG's entries, one per task.
     tasks: Vec<DagTaskView>,
-    /// One container template per task, each rendered on its own (see
+    /// The container templates of the tasks, each rendered on its own (see
     /// [`render_containers`]).
     containers: Vec<String>,
     #[serde(skip)]

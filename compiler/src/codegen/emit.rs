@@ -4,6 +4,9 @@ use std::io::Write as _;
 use std::path::{Component, Path, PathBuf};
 
 use super::{GeneratedFile, TargetProblem};
+use std::collections::BTreeMap;
+
+use crate::analyze::model::Loc;
 use crate::analyze::Outcome;
 use crate::diagnostic::Diagnostic;
 use crate::source::FileId;
@@ -107,27 +110,48 @@ pub fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {
     })
 }
 
-/// Target problems as findings, at the task (or pipeline) they name.
-pub fn problems_to_diagnostics(
-    outcome: &Outcome,
+/// Where the pipelines and tasks of one file are named: enough to place
+/// target problems once the model itself is gone.
+pub struct Places {
     file: FileId,
-    problems: Vec<TargetProblem>,
-) -> Vec<Diagnostic> {
+    pipelines: BTreeMap<String, (Loc, BTreeMap<String, Loc>)>,
+}
+
+impl Places {
+    pub fn of(outcome: &Outcome, file: FileId) -> Places {
+        let pipelines = outcome
+            .program
+            .pipelines
+            .iter()
+            .filter(|p| p.loc.file == file)
+            .map(|p| {
+                let tasks = p
+                    .tasks
+                    .iter()
+                    .map(|t| (t.name.clone(), t.name_loc))
+                    .collect();
+                (p.name.clone(), (p.name_loc, tasks))
+            })
+            .collect();
+        Places { file, pipelines }
+    }
+}
+
+/// Target problems as findings, at the task (or pipeline) they name.
+pub fn problems_to_diagnostics(places: &Places, problems: Vec<TargetProblem>) -> Vec<Diagnostic> {
     problems
         .into_iter()
         .map(|p| {
-            let pipeline = outcome
-                .program
-                .pipelines
-                .iter()
-                .find(|q| q.name == p.pipeline && q.loc.file == file);
-            let loc = pipeline.and_then(|q| {
+            let loc = places.pipelines.get(&p.pipeline).map(|(at, tasks)| {
                 p.task
                     .as_ref()
-                    .and_then(|t| q.tasks.iter().find(|x| &x.name == t))
-                    .map_or(Some(q.name_loc), |t| Some(t.name_loc))
+                    .and_then(|t| tasks.get(t))
+                    .copied()
+                    .unwrap_or(*at)
             });
-            let (f, span) = loc.map_or((file, crate::span::Span::new(0, 0)), |l| (l.file, l.span));
+            let (f, span) = loc.map_or((places.file, crate::span::Span::new(0, 0)), |l| {
+                (l.file, l.span)
+            });
             Diagnostic::new(p.code, f, span, p.message).help(p.help)
         })
         .collect()
