@@ -23,6 +23,7 @@ use super::{GeneratedFile, TargetProblem};
 pub const OPERATOR_MODULE: &str = "_flowc_airflow";
 
 const DAG_TEMPLATE: &str = include_str!("../../../templates/airflow/dag.py.hbs");
+const TASK_TEMPLATE: &str = include_str!("../../../templates/airflow/task.py.hbs");
 const OPERATOR_SOURCE: &str = include_str!("../../../templates/airflow/_flowc_airflow.py");
 
 /// Python keywords: never usable as a variable name.
@@ -88,8 +89,12 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
 
     let registry = registry();
     let mut files = Vec::with_capacity(views.len() + 1);
-    for (pipeline, view) in views {
-        match registry.render("dag", &view) {
+    for (pipeline, mut view) in views {
+        let rendered = super::render_each(&registry, "task", &view.task_views).and_then(|tasks| {
+            view.tasks = tasks;
+            registry.render("dag", &view)
+        });
+        match rendered {
             Ok(contents) => files.push(GeneratedFile {
                 path: format!("{}.py", pipeline.name),
                 contents,
@@ -206,7 +211,11 @@ struct DagView<'a> {
     timezone: &'a str,
     start: Option<StartView>,
     catchup: bool,
-    tasks: Vec<TaskView<'a>>,
+    /// The operators of the tasks, each rendered on its own (see
+    /// [`super::render_each`]).
+    tasks: Vec<String>,
+    #[serde(skip)]
+    task_views: Vec<TaskView<'a>>,
     edges: Vec<EdgeView>,
 }
 
@@ -365,7 +374,8 @@ impl<'a> DagView<'a> {
             timezone: &pipeline.timezone,
             start,
             catchup: pipeline.catchup,
-            tasks,
+            tasks: Vec::new(),
+            task_views: tasks,
             edges,
         }
     }
@@ -418,6 +428,9 @@ fn registry() -> Handlebars<'static> {
     registry
         .register_template_string("dag", DAG_TEMPLATE)
         .expect("the embedded Airflow DAG template is valid handlebars");
+    registry
+        .register_template_string("task", TASK_TEMPLATE)
+        .expect("the embedded Airflow task template is valid handlebars");
     registry
 }
 

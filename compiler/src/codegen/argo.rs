@@ -117,7 +117,8 @@ pub fn generate(
         .zip(views)
         .filter_map(|(pipeline, view)| view.map(|view| (pipeline, view)))
         .map(|(pipeline, mut view)| {
-            view.containers = render_containers(&registry, &view.task_views);
+            view.containers = super::render_each(&registry, "container_template", &view.task_views)
+                .unwrap_or_else(|e| panic!("argo templates must render every task: {e}"));
             GeneratedFile {
                 path: format!("{}.yaml", pipeline.name),
                 contents: registry
@@ -127,39 +128,6 @@ pub fn generate(
         })
         .collect();
     Ok(files)
-}
-
-/// Render each task's container template with the task alone as its
-/// context, spread over the cores: one document with every task in its
-/// context makes handlebars walk and copy far more than each task needs.
-/// Each core's run of tasks comes back as one string, in task order.
-fn render_containers(registry: &Handlebars<'static>, tasks: &[TaskView]) -> Vec<String> {
-    let render = |run: &[TaskView]| {
-        let mut out = String::new();
-        for t in run {
-            out.push_str(
-                &registry
-                    .render("container_template", t)
-                    .unwrap_or_else(|e| panic!("argo templates must render every task: {e}")),
-            );
-        }
-        out
-    };
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    if cores < 2 || tasks.len() < 64 {
-        return vec![render(tasks)];
-    }
-    let per = tasks.len().div_ceil(cores);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = tasks
-            .chunks(per)
-            .map(|run| scope.spawn(move || render(run)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    })
 }
 
 /// The handlebars registry of this target: strict, no HTML escaping, and the
@@ -189,7 +157,7 @@ struct DocumentView {
     /// The DAG's entries, one per task.
     tasks: Vec<DagTaskView>,
     /// The container templates of the tasks, each rendered on its own (see
-    /// [`render_containers`]).
+    /// [`super::render_each`]).
     containers: Vec<String>,
     #[serde(skip)]
     task_views: Vec<TaskView>,

@@ -8,6 +8,42 @@ pub mod lower;
 pub mod python;
 pub mod quote;
 
+/// Render `template` once per item, with the item alone as its context, on
+/// all cores: one context holding every task makes handlebars walk and copy
+/// far more than each task needs. Each core's run of items comes back as one
+/// string, in item order.
+pub(crate) fn render_each<T: serde::Serialize + Sync>(
+    registry: &handlebars::Handlebars<'static>,
+    template: &str,
+    items: &[T],
+) -> Result<Vec<String>, handlebars::RenderError> {
+    let render = |run: &[T]| {
+        let mut out = String::new();
+        for item in run {
+            out.push_str(&registry.render(template, item)?);
+        }
+        Ok(out)
+    };
+    if items.is_empty() {
+        return Ok(Vec::new());
+    }
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    if cores < 2 || items.len() < 64 {
+        return render(items).map(|one| vec![one]);
+    }
+    let per = items.len().div_ceil(cores);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(per)
+            .map(|run| scope.spawn(move || render(run)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
+
 /// One file a generator wants written, relative to the output folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GeneratedFile {
