@@ -26,7 +26,7 @@ fn sink(name: &str) -> Endpoint {
 
 fn upsert(sink_name: &str) -> Write {
     Write {
-        sink: sink(sink_name),
+        sink: sink(sink_name).into(),
         mode: Mode::Upsert,
         partition: None,
         key: Some(vec![KeyPart {

@@ -63,8 +63,10 @@ fn output_is_byte_identical_across_runs() {
 #[test]
 fn kinds_without_a_runtime_are_fl805_naming_the_kind() {
     let mut pipelines = fixture("sqlite_modes");
-    "kafka_topic".clone_into(&mut pipelines[0].tasks[0].writes[0].sink.kind);
-    "iceberg_table".clone_into(&mut pipelines[0].tasks[1].reads[0].source.kind);
+    "kafka_topic"
+        .clone_into(&mut std::sync::Arc::make_mut(&mut pipelines[0].tasks[0].writes[0].sink).kind);
+    "iceberg_table"
+        .clone_into(&mut std::sync::Arc::make_mut(&mut pipelines[0].tasks[1].reads[0].source).kind);
     let problems = python::generate(&pipelines).expect_err("no runtime");
     assert!(problems.iter().all(|p| p.code == "FL805"));
     assert!(problems.iter().any(|p| p.message.contains("`kafka_topic`")));

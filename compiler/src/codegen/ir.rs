@@ -4,6 +4,7 @@
 //! JSON; generators may add their own escaped fields next to it.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -100,7 +101,8 @@ pub enum Pin {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Read {
-    pub source: Endpoint,
+    /// Shared by every task that uses the declaration.
+    pub source: Arc<Endpoint>,
     pub immutable: bool,
     /// The effective pin (the read's, else the source's default); `None` = unpinned.
     pub pin: Option<Pin>,
@@ -161,7 +163,8 @@ pub struct KeyPart {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Write {
-    pub sink: Endpoint,
+    /// Shared by every task that uses the declaration.
+    pub sink: Arc<Endpoint>,
     pub mode: Mode,
     /// `replace partition`: the partition column and term.
     pub partition: Option<KeyPart>,
@@ -183,7 +186,8 @@ pub enum Tracking {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Emit {
-    pub effect: Endpoint,
+    /// Shared by every task that uses the declaration.
+    pub effect: Arc<Endpoint>,
     pub tracking: Tracking,
     /// `via outbox`: the sink holding the outbox.
     pub outbox: Option<String>,

@@ -1,8 +1,12 @@
 //! From the analysed program to the target-neutral IR.
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
 use super::ir;
 use crate::analyze::guarantee::{outbox_write, TaskFacts};
-use crate::analyze::model::{DeclDef, KeyDef, KeyPartDef, PipelineDef, Program, ViaDef};
+use crate::analyze::model::{DeclDef, KeyDef, KeyPartDef, Loc, PipelineDef, Program, ViaDef};
 use crate::analyze::{Outcome, PipelineReport};
 use crate::source::FileId;
 
@@ -17,18 +21,29 @@ fn part(p: &KeyPartDef) -> ir::KeyPart {
     }
 }
 
-fn endpoint(program: &Program, d: &DeclDef) -> ir::Endpoint {
-    ir::Endpoint {
-        name: d.name.clone(),
-        kind: program.kind_of(d).name.clone(),
-        params: d.params.clone(),
-        fields: d.fields.clone(),
-        coordinator: d.coordinator.clone(),
+/// Each declaration becomes one endpoint, shared by every read, write and
+/// emit that names it (a large pipeline would otherwise copy its parameters
+/// once per task).
+#[derive(Default)]
+struct Endpoints(RefCell<BTreeMap<Loc, Arc<ir::Endpoint>>>);
+
+impl Endpoints {
+    fn of(&self, program: &Program, d: &DeclDef) -> Arc<ir::Endpoint> {
+        Arc::clone(self.0.borrow_mut().entry(d.loc).or_insert_with(|| {
+            Arc::new(ir::Endpoint {
+                name: d.name.clone(),
+                kind: program.kind_of(d).name.clone(),
+                params: d.params.clone(),
+                fields: d.fields.clone(),
+                coordinator: d.coordinator.clone(),
+            })
+        }))
     }
 }
 
 fn pipeline(outcome: &Outcome, p: &PipelineDef, report: &PipelineReport) -> ir::Pipeline {
     let program = &outcome.program;
+    let endpoints = Endpoints::default();
     let tasks = report
         .graph
         .order
@@ -44,7 +59,7 @@ fn pipeline(outcome: &Outcome, p: &PipelineDef, report: &PipelineReport) -> ir::
                 .map(|(w, o)| {
                     let sink = f.decl(w.decl);
                     ir::Write {
-                        sink: endpoint(program, sink),
+                        sink: endpoints.of(program, sink),
                         mode: w.mode,
                         partition: w.partition.as_ref().map(part),
                         key: key(f.write_key(w)),
@@ -75,7 +90,7 @@ fn pipeline(outcome: &Outcome, p: &PipelineDef, report: &PipelineReport) -> ir::
                         }
                     };
                     ir::Emit {
-                        effect: endpoint(program, effect),
+                        effect: endpoints.of(program, effect),
                         tracking,
                         outbox,
                         key: k,
@@ -121,7 +136,7 @@ fn pipeline(outcome: &Outcome, p: &PipelineDef, report: &PipelineReport) -> ir::
                     .map(|r| {
                         let d = f.decl(r.decl);
                         ir::Read {
-                            source: endpoint(program, d),
+                            source: endpoints.of(program, d),
                             immutable: d.immutable,
                             pin: f.effective_pin(r),
                             commit: f.effective_commit(r).map(|c| c.word().to_string()),
