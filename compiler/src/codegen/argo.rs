@@ -76,6 +76,7 @@ const DOCUMENT: &str = include_str!("../../../templates/argo/document.yaml.hbs")
 const WORKFLOW_SPEC: &str = include_str!("../../../templates/argo/workflow_spec.yaml.hbs");
 const CONTAINER_TEMPLATE: &str =
     include_str!("../../../templates/argo/container_template.yaml.hbs");
+const TASK_TEMPLATE: &str = include_str!("../../../templates/argo/task_template.yaml.hbs");
 
 handlebars_helper!(yaml: |s: str| yaml_str(s));
 
@@ -116,14 +117,23 @@ pub fn generate(
         .iter()
         .zip(views)
         .filter_map(|(pipeline, view)| view.map(|view| (pipeline, view)))
-        .map(|(pipeline, mut view)| {
-            view.containers = super::render_each(&registry, "container_template", &view.task_views)
+        .map(|(pipeline, view)| {
+            // The container templates end the document. They are rendered
+            // apart, on all cores: a context holding every task makes
+            // handlebars walk and copy far more than each task needs.
+            let mut contents = registry
+                .render("document", &view)
+                .unwrap_or_else(|e| panic!("argo templates must render every document: {e}"));
+            let containers = super::render_each(&registry, "task_template", &view.task_views)
                 .unwrap_or_else(|e| panic!("argo templates must render every task: {e}"));
+            drop(view);
+            contents.reserve_exact(containers.iter().map(String::len).sum());
+            for run in containers {
+                contents.push_str(&run);
+            }
             GeneratedFile {
                 path: format!("{}.yaml", pipeline.name),
-                contents: registry
-                    .render("document", &view)
-                    .unwrap_or_else(|e| panic!("argo templates must render every document: {e}")),
+                contents,
             }
         })
         .collect();
@@ -141,8 +151,10 @@ fn registry() -> Handlebars<'static> {
         .expect("document.yaml.hbs parses");
     hb.register_partial("workflow_spec", WORKFLOW_SPEC)
         .expect("workflow_spec.yaml.hbs parses");
-    hb.register_template_string("container_template", CONTAINER_TEMPLATE)
+    hb.register_partial("container_template", CONTAINER_TEMPLATE)
         .expect("container_template.yaml.hbs parses");
+    hb.register_template_string("task_template", TASK_TEMPLATE)
+        .expect("task_template.yaml.hbs parses");
     hb
 }
 
@@ -156,9 +168,8 @@ struct DocumentView {
     entrypoint: &'static str,
     /// The DAG's entries, one per task.
     tasks: Vec<DagTaskView>,
-    /// The container templates of the tasks, each rendered on its own (see
-    /// [`super::render_each`]).
-    containers: Vec<String>,
+    /// The tasks' container templates: rendered on their own, each with its
+    /// task alone as context, and appended to the document (see [`generate`]).
     #[serde(skip)]
     task_views: Vec<TaskView>,
 }
@@ -185,6 +196,8 @@ struct CronView {
 
 #[derive(Debug, Serialize)]
 struct TaskView {
+    /// The document is a `CronWorkflow`, so the task sits deeper.
+    in_cron: bool,
     dag_name: String,
     template_name: String,
     depends: Option<String>,
@@ -354,7 +367,6 @@ fn document(
                 depends: t.depends.clone(),
             })
             .collect(),
-        containers: Vec::new(),
         task_views: tasks,
     })
 }
@@ -486,6 +498,7 @@ fn task_view(
         },
     );
     TaskView {
+        in_cron: cron_job,
         dag_name: dag_name.to_owned(),
         template_name: format!("{TASK_TEMPLATE_PREFIX}{dag_name}"),
         depends: (!depends.is_empty()).then(|| depends.join(" && ")),
