@@ -204,3 +204,45 @@ fn chunked_parse_matches_whole_file_parse() {
         }
     }
 }
+
+/// Rules run on several threads for large programs. Over every rule's
+/// trigger fixture checked together, several threads must find exactly what
+/// one finds, in the same order.
+#[test]
+fn rules_on_several_threads_find_what_one_thread_finds() {
+    // Pipelines renamed apart, so the files do not clash (FL703).
+    let inputs: Vec<Input> = common::flow_files("tests/fixtures/rules")
+        .into_iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let text = std::fs::read_to_string(&f).expect("read");
+            let text: String = text
+                .lines()
+                .map(|l| match l.strip_prefix("pipeline ") {
+                    Some(rest) => format!("pipeline f{i}_{rest}\n"),
+                    None => format!("{l}\n"),
+                })
+                .collect();
+            Input {
+                key: f.clone(),
+                bytes: text.into_bytes(),
+                path: f,
+            }
+        })
+        .collect();
+    let outcome = analyze::check(inputs, &NoImports);
+    let ctx = flowc::rules::Ctx {
+        program: &outcome.program,
+        analysis: &outcome.analysis,
+        broken: &outcome.broken,
+    };
+    let mut one = Vec::new();
+    flowc::rules::run_on(1, &ctx, &mut one);
+    let codes: std::collections::BTreeSet<&str> = one.iter().map(|d| d.code).collect();
+    assert!(codes.len() > 30, "only {codes:?}");
+    for threads in [2, 3, 8] {
+        let mut many = Vec::new();
+        flowc::rules::run_on(threads, &ctx, &mut many);
+        assert_eq!(one, many, "{threads} threads");
+    }
+}

@@ -60,6 +60,7 @@ mod fl805_no_runtime;
 mod fl900_guarantee_below_requirement;
 
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::analyze::guarantee::{TaskFacts, TaskReport};
 use crate::analyze::model::{PipelineDef, Program, TaskDef};
@@ -79,10 +80,13 @@ pub struct Rule {
     /// Markdown: what it catches, why it matters, an unsafe example, the fix.
     pub explain: &'static str,
     /// The analysis, for rules found after names resolve.
-    pub check: Option<fn(&Ctx<'_>, &mut Vec<Diagnostic>)>,
+    pub check: Option<Check>,
 }
 
 /// What rules see: the resolved program and the derived guarantees.
+/// A rule's check: findings about the whole program, pushed in order.
+pub type Check = fn(&Ctx<'_>, &mut Vec<Diagnostic>);
+
 pub struct Ctx<'a> {
     pub program: &'a Program,
     pub analysis: &'a Analysis,
@@ -130,9 +134,51 @@ pub fn run(
         analysis,
         broken,
     };
-    for rule in registry::all() {
-        if let Some(check) = rule.check {
-            check(&ctx, diags);
-        }
-    }
+    let tasks: usize = program.pipelines.iter().map(|p| p.tasks.len()).sum();
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let threads = if tasks < PARALLEL_MIN_TASKS { 1 } else { cores };
+    run_on(threads, &ctx, diags);
 }
+
+/// [`run`] on a given number of threads (public for the test that compares
+/// one thread with several).
+#[doc(hidden)]
+pub fn run_on(threads: usize, ctx: &Ctx<'_>, diags: &mut Vec<Diagnostic>) {
+    let checks: Vec<Check> = registry::all().iter().filter_map(|r| r.check).collect();
+    if threads < 2 {
+        for check in checks {
+            check(ctx, diags);
+        }
+        return;
+    }
+    // Rules are independent: run them on all cores, each into its own list,
+    // and keep the findings in rule order, exactly as one core would.
+    let next = AtomicUsize::new(0);
+    let mut found: Vec<(usize, Vec<Diagnostic>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads.min(checks.len()))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(check) = checks.get(i) else { break };
+                        let mut d = Vec::new();
+                        check(ctx, &mut d);
+                        out.push((i, d));
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    found.sort_by_key(|(i, _)| *i);
+    diags.extend(found.into_iter().flat_map(|(_, d)| d));
+}
+
+/// Below this many tasks the rules run on one core: a thread costs more
+/// than it saves.
+const PARALLEL_MIN_TASKS: usize = 1000;
