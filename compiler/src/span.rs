@@ -56,6 +56,19 @@ impl LineIndex {
         LineIndex { starts }
     }
 
+    /// The 0-based line that holds byte `offset`.
+    pub fn line_of(&self, offset: usize) -> usize {
+        match self.starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        }
+    }
+
+    /// Where 0-based `line` starts; `None` past the last line.
+    pub fn line_start(&self, line: usize) -> Option<usize> {
+        self.starts.get(line).copied()
+    }
+
     pub fn locate(&self, text: &str, span: Span) -> Location {
         let offset = span.start.min(text.len());
         let line = match self.starts.binary_search(&offset) {
