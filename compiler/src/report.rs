@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use crate::analyze::guarantee::{Clauses, OutputReport};
 use crate::analyze::model::{guarantee_word, mode_word, Role, Tracking};
@@ -25,18 +25,77 @@ fn on_ambiguous_word(o: OnAmbiguous) -> &'static str {
     }
 }
 
-fn clauses_json(c: &Clauses) -> Value {
-    json!({
-        "input_stable": c.input_stable,
-        "deterministic": c.deterministic,
-        "key_stable": c.key_stable,
-        "key_unique": c.key_unique,
-        "idempotent": c.idempotent,
-        "no_loss": c.no_loss,
-        "lease": c.lease,
-        "shared_coordinator": c.shared_coordinator,
-        "versioned": c.versioned,
-    })
+// The JSON of RULES.md, written straight from these structs. Their fields
+// are in alphabetical order: the order the format has always had.
+
+#[derive(Serialize)]
+struct ReportJson<'a> {
+    pipelines: Vec<PipelineJson<'a>>,
+    version: u32,
+}
+
+#[derive(Serialize)]
+struct PipelineJson<'a> {
+    file: &'a str,
+    name: &'a str,
+    tasks: Vec<TaskJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct TaskJson<'a> {
+    achieved: Option<&'static str>,
+    attempts_per_write: u64,
+    name: &'a str,
+    on_ambiguous: &'static str,
+    outputs: Vec<OutputJson<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum OutputJson<'a> {
+    Effect {
+        guarantee: &'static str,
+        required: &'static str,
+        role: &'static str,
+        target: &'a str,
+        tracking: Option<&'static str>,
+        via: Option<&'a str>,
+    },
+    Sink {
+        clauses: ClausesJson,
+        guarantee: &'static str,
+        mode: Option<&'static str>,
+        required: &'static str,
+        role: &'static str,
+        target: &'a str,
+    },
+}
+
+#[derive(Serialize)]
+struct ClausesJson {
+    deterministic: Option<bool>,
+    idempotent: Option<bool>,
+    input_stable: Option<bool>,
+    key_stable: Option<bool>,
+    key_unique: Option<bool>,
+    lease: Option<bool>,
+    no_loss: Option<bool>,
+    shared_coordinator: Option<bool>,
+    versioned: Option<bool>,
+}
+
+fn clauses_json(c: &Clauses) -> ClausesJson {
+    ClausesJson {
+        deterministic: c.deterministic,
+        idempotent: c.idempotent,
+        input_stable: c.input_stable,
+        key_stable: c.key_stable,
+        key_unique: c.key_unique,
+        lease: c.lease,
+        no_loss: c.no_loss,
+        shared_coordinator: c.shared_coordinator,
+        versioned: c.versioned,
+    }
 }
 
 /// Names of the clauses that fail.
@@ -57,24 +116,24 @@ pub fn failing_clauses(c: &Clauses) -> Vec<&'static str> {
     .collect()
 }
 
-fn output_json(o: &OutputReport) -> Value {
+fn output_json(o: &OutputReport) -> OutputJson<'_> {
     match o.role {
-        Role::Effect => json!({
-            "target": o.target,
-            "role": "effect",
-            "tracking": o.tracking.map(tracking_word),
-            "via": o.via,
-            "required": guarantee_word(o.required),
-            "guarantee": guarantee_word(o.guarantee),
-        }),
-        _ => json!({
-            "target": o.target,
-            "role": "sink",
-            "mode": o.mode.map(mode_word),
-            "required": guarantee_word(o.required),
-            "guarantee": guarantee_word(o.guarantee),
-            "clauses": clauses_json(&o.clauses),
-        }),
+        Role::Effect => OutputJson::Effect {
+            guarantee: guarantee_word(o.guarantee),
+            required: guarantee_word(o.required),
+            role: "effect",
+            target: &o.target,
+            tracking: o.tracking.map(tracking_word),
+            via: o.via.as_deref(),
+        },
+        _ => OutputJson::Sink {
+            clauses: clauses_json(&o.clauses),
+            guarantee: guarantee_word(o.guarantee),
+            mode: o.mode.map(mode_word),
+            required: guarantee_word(o.required),
+            role: "sink",
+            target: &o.target,
+        },
     }
 }
 
@@ -93,25 +152,32 @@ fn pipelines_of(outcome: &Outcome) -> Vec<(usize, &crate::analyze::PipelineRepor
 }
 
 pub fn json(outcome: &Outcome) -> String {
-    let pipelines: Vec<Value> = pipelines_of(outcome)
+    let pipelines = pipelines_of(outcome)
         .into_iter()
         .map(|(i, pr)| {
             let p = &outcome.program.pipelines[i];
-            json!({
-                "name": p.name,
-                "file": outcome.sources.path(p.loc.file),
-                "tasks": pr.tasks.iter().map(|t| json!({
-                    "name": t.name,
-                    "attempts_per_write": t.attempts_per_write,
-                    "on_ambiguous": on_ambiguous_word(t.on_ambiguous),
-                    "achieved": t.achieved.map(guarantee_word),
-                    "outputs": t.outputs.iter().map(output_json).collect::<Vec<_>>(),
-                })).collect::<Vec<_>>(),
-            })
+            PipelineJson {
+                file: outcome.sources.path(p.loc.file),
+                name: &p.name,
+                tasks: pr
+                    .tasks
+                    .iter()
+                    .map(|t| TaskJson {
+                        achieved: t.achieved.map(guarantee_word),
+                        attempts_per_write: t.attempts_per_write,
+                        name: &t.name,
+                        on_ambiguous: on_ambiguous_word(t.on_ambiguous),
+                        outputs: t.outputs.iter().map(output_json).collect(),
+                    })
+                    .collect(),
+            }
         })
         .collect();
-    let mut s = serde_json::to_string_pretty(&json!({ "version": 1, "pipelines": pipelines }))
-        .unwrap_or_default();
+    let report = ReportJson {
+        pipelines,
+        version: 1,
+    };
+    let mut s = serde_json::to_string_pretty(&report).unwrap_or_default();
     s.push('\n');
     s
 }
