@@ -151,8 +151,9 @@ pub enum TaskStmt {
     After(After),
     Read(Read),
     Key(KeyStmt),
-    Write(Write),
-    Emit(Emit),
+    // Boxed: the largest statements, kept out of every other statement's size.
+    Write(Box<Write>),
+    Emit(Box<Emit>),
     Run(Run),
     Env(Env),
     Allow(Allow),

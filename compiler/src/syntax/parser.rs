@@ -590,8 +590,8 @@ impl Lower {
                     key: self.key_expr(&Self::first(&p, Rule::key_expr)?),
                     span: s,
                 }),
-                Rule::write_stmt => TaskStmt::Write(self.write(p)?),
-                Rule::emit_stmt => TaskStmt::Emit(self.emit(p)?),
+                Rule::write_stmt => TaskStmt::Write(Box::new(self.write(p)?)),
+                Rule::emit_stmt => TaskStmt::Emit(Box::new(self.emit(p)?)),
                 Rule::run_stmt => TaskStmt::Run(self.run(p)),
                 Rule::env_stmt => TaskStmt::Env(Env {
                     entries: p
