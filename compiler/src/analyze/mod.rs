@@ -241,13 +241,10 @@ fn load_one(
         }
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
-            let bad = e
-                .utf8_error()
-                .error_len()
-                .unwrap_or(e.as_bytes().len() - at);
             let file = sources.add(path, String::from_utf8_lossy(e.as_bytes()).into_owned());
-            // The span is in the file's bytes: the first invalid sequence.
-            let (start, end) = (at, at + bad);
+            // The span is in the text kept for the file, where the first
+            // invalid sequence became U+FFFD (the bytes before it are the same).
+            let (start, end) = (at, at + char::REPLACEMENT_CHARACTER.len_utf8());
             diags.push(
                 Diagnostic::new(
                     "FL001",
