@@ -225,9 +225,11 @@ pub(crate) fn lex(source: &str) -> Result<Vec<Token<'_>>, FormatError> {
                 i = j + 1;
             }
             b'0'..=b'9' => {
+                // As the grammar's `number`: one token up to the first other byte.
                 let mut j = i + 1;
                 while j < len
-                    && (bytes[j].is_ascii_alphanumeric() || bytes[j] == b'_' || bytes[j] == b'-')
+                    && (bytes[j].is_ascii_alphanumeric()
+                        || matches!(bytes[j], b'_' | b'-' | b':' | b'.'))
                 {
                     j += 1;
                 }
