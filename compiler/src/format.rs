@@ -350,7 +350,11 @@ impl Stmt<'_> {
         let Node::Tok(first) = self.nodes.first()? else {
             return None;
         };
-        let second = self.nodes.get(1)?.first_token()?;
+        // A newline kept after a comma renders as nothing.
+        let second = self.nodes[1..]
+            .iter()
+            .find(|n| !matches!(n, Node::Nl))?
+            .first_token()?;
         space_between(first, second).then(|| first.text.chars().count())
     }
 }
