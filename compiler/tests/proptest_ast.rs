@@ -473,16 +473,24 @@ fn v_word(s: &str) -> Value {
     Value::Ident(ident(s))
 }
 
-fn part(column: Option<&str>, path: &[&str], call: Option<Option<&str>>) -> KeyPart {
+/// `[column =] a.b.c`
+fn part(column: Option<&str>, path: &[&str]) -> KeyPart {
     KeyPart {
         column: column.map(ident),
         term: TermExpr {
             path: path.iter().map(|p| ident(*p)).collect(),
-            call: call.map(|a| a.map(ident)),
+            call: None,
             span: S,
         },
         span: S,
     }
+}
+
+/// `f()` or `f(arg)`
+fn call(f: &str, arg: Option<&str>) -> KeyPart {
+    let mut p = part(None, &[f]);
+    p.term.call = Some(arg.map(ident));
+    p
 }
 
 /// A mostly meaningful program: declarations of the stdlib's kinds with
@@ -613,7 +621,7 @@ fn program() -> impl Strategy<Value = File> {
             let mut settings = vec![
                 set("schedule", vec![v_str("@daily")]),
                 set("start", vec![Value::Number(ident("2026-01-01"))]),
-                set("retries", vec![Value::Number(ident(&retries.to_string()))]),
+                set("retries", vec![Value::Number(ident(retries.to_string()))]),
             ];
             if !require.is_empty() {
                 settings.push(set("require", vec![v_word(require)]));
@@ -623,22 +631,22 @@ fn program() -> impl Strategy<Value = File> {
             }
             let keys = [
                 KeyExpr {
-                    parts: vec![part(None, &["input", "id"], None)],
+                    parts: vec![part(None, &["input", "id"])],
                     span: S,
                 },
                 KeyExpr {
-                    parts: vec![part(None, &["hash"], Some(Some("input")))],
+                    parts: vec![call("hash", Some("input"))],
                     span: S,
                 },
                 KeyExpr {
                     parts: vec![
-                        part(None, &["input", "id"], None),
-                        part(Some("day"), &["interval", "start"], None),
+                        part(None, &["input", "id"]),
+                        part(Some("day"), &["interval", "start"]),
                     ],
                     span: S,
                 },
                 KeyExpr {
-                    parts: vec![part(None, &["now"], Some(None))],
+                    parts: vec![call("now", None)],
                     span: S,
                 },
             ];
@@ -680,7 +688,7 @@ fn program() -> impl Strategy<Value = File> {
                             5 => WriteModeExpr::Word(ident("conditional_commit")),
                             6 => WriteModeExpr::AppendLedger(S),
                             7 => WriteModeExpr::ReplacePartition(
-                                part(Some("day"), &["interval", "start"], None),
+                                part(Some("day"), &["interval", "start"]),
                                 S,
                             ),
                             _ => WriteModeExpr::Word(ident("replace")),
