@@ -169,7 +169,14 @@ pub(crate) fn lex(source: &str) -> Result<Vec<Token<'_>>, FormatError> {
     let bytes = source.as_bytes();
     let len = bytes.len();
     let mut tokens = Vec::new();
-    let mut i = if source.starts_with('\u{feff}') { 3 } else { 0 };
+    // The grammar takes one byte order mark at the start, after any spaces
+    // or tabs; the output drops it.
+    let lead = len - source.trim_start_matches([' ', '\t']).len();
+    let mut i = if source[lead..].starts_with('\u{feff}') {
+        lead + 3
+    } else {
+        0
+    };
     let token = |kind, start: usize, end: usize| Token {
         kind,
         text: &source[start..end],
@@ -225,9 +232,11 @@ pub(crate) fn lex(source: &str) -> Result<Vec<Token<'_>>, FormatError> {
                 i = j + 1;
             }
             b'0'..=b'9' => {
+                // As the grammar's `number`: one token up to the first other byte.
                 let mut j = i + 1;
                 while j < len
-                    && (bytes[j].is_ascii_alphanumeric() || bytes[j] == b'_' || bytes[j] == b'-')
+                    && (bytes[j].is_ascii_alphanumeric()
+                        || matches!(bytes[j], b'_' | b'-' | b':' | b'.'))
                 {
                     j += 1;
                 }
@@ -348,7 +357,11 @@ impl Stmt<'_> {
         let Node::Tok(first) = self.nodes.first()? else {
             return None;
         };
-        let second = self.nodes.get(1)?.first_token()?;
+        // A newline kept after a comma renders as nothing.
+        let second = self.nodes[1..]
+            .iter()
+            .find(|n| !matches!(n, Node::Nl))?
+            .first_token()?;
         space_between(first, second).then(|| first.text.chars().count())
     }
 }
@@ -524,6 +537,8 @@ fn build<'a>(source: &str, tokens: &[Token<'a>]) -> Result<Vec<Entry<'a>>, Forma
 /// Whether one space separates two tokens written on one line.
 fn space_between(prev: &Token<'_>, next: &Token<'_>) -> bool {
     match (prev.kind, next.kind) {
+        // Joined, they would lex as one number.
+        (Kind::Number, Kind::Punct(b':' | b'.')) => true,
         (_, Kind::Punct(b',' | b')' | b']' | b':' | b'?' | b'.'))
         | (Kind::Punct(b'(' | b'[' | b'.'), _) => false,
         (Kind::Word, Kind::Punct(b'(')) => prev.end != next.start,

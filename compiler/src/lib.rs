@@ -9,6 +9,7 @@
 //! - [`diagnostic`]: findings and their human, JSON, SARIF and GitHub forms.
 //! - [`codegen`]: Airflow, Argo and Python scaffolding.
 //! - [`format`], [`graph`], [`init`]: `flowc fmt`, `flowc graph`, `flowc init`.
+//! - [`invariants`]: what holds for every input; shared by the tests and fuzzers.
 
 pub mod analyze;
 pub mod cli;
@@ -18,6 +19,7 @@ pub mod files;
 pub mod format;
 pub mod graph;
 pub mod init;
+pub mod invariants;
 pub mod report;
 pub mod rules;
 pub mod source;

@@ -4,35 +4,8 @@
 
 mod common;
 
-use flowc::analyze::{self, Input, NoImports};
+use flowc::invariants::{findings, strip_spans};
 use flowc::source::FileId;
-
-fn strip_spans(debug: &str) -> String {
-    let mut out = String::with_capacity(debug.len());
-    let mut rest = debug;
-    while let Some(i) = rest.find("Span {") {
-        out.push_str(&rest[..i]);
-        let end = rest[i..].find('}').map_or(rest.len(), |e| i + e + 1);
-        rest = &rest[end..];
-    }
-    out.push_str(rest);
-    out
-}
-
-fn findings(text: &str) -> Vec<(String, String)> {
-    let o = analyze::check(
-        vec![Input {
-            path: "f.flow".into(),
-            key: "f.flow".into(),
-            bytes: text.as_bytes().to_vec(),
-        }],
-        &NoImports,
-    );
-    o.diagnostics
-        .iter()
-        .map(|d| (d.code.to_string(), d.message.clone()))
-        .collect()
-}
 
 #[test]
 fn formatting_keeps_meaning_and_is_idempotent() {

@@ -205,6 +205,111 @@ fn chunked_parse_matches_whole_file_parse() {
     }
 }
 
+/// Found by fuzzing (`fuzz/regressions/check/`): the finding for a file that
+/// is not UTF-8 had its span in the raw bytes, which may end inside the
+/// U+FFFD that replaces the bad sequence in the text kept for the file.
+#[test]
+fn a_non_utf8_finding_points_at_the_replacement_character() {
+    for bytes in [
+        &b"pipeline p {\x80\n}\n"[..],
+        b"a\xfe",
+        b"\xe2\x82",
+        b"ok\n\xf0\x9f\x98",
+        b"\xc3\x28 more",
+    ] {
+        let o = flowc::invariants::check_one(bytes);
+        flowc::invariants::spans_inside(&o).unwrap_or_else(|e| panic!("{bytes:?}: {e}"));
+        let d = o
+            .diagnostics
+            .iter()
+            .find(|d| d.message.contains("UTF-8"))
+            .expect("an FL001 finding");
+        assert_eq!(
+            &o.sources.text(d.file)[d.span.start..d.span.end],
+            "\u{fffd}"
+        );
+    }
+}
+
+/// Found by fuzzing (`fuzz/regressions/fmt/`): a number may hold `.` and `:`
+/// (`2.-`, `12:30`); `fmt` refused the first and split the second into two
+/// tokens, changing the tree.
+#[test]
+fn numbers_with_dots_and_colons_keep_their_meaning_through_fmt() {
+    for text in [
+        "source r: f {\nr 2.-}",
+        "source s: files {\n  at 12:30\n  v 1.5\n}\n",
+    ] {
+        let out = flowc::invariants::format_holds(text)
+            .unwrap_or_else(|e| panic!("{text:?}: {e}"))
+            .expect("formats");
+        assert!(out.contains("12:30") || out.contains("2.-"), "{out}");
+    }
+}
+
+/// Found by fuzzing (`fuzz/regressions/fmt/`): a newline kept after a comma
+/// hid a statement's value from alignment until a second pass had joined
+/// the line, so `fmt` was not idempotent on this (unparsable) input.
+#[test]
+fn a_line_joined_after_a_comma_aligns_in_the_first_pass() {
+    let once = flowc::format::format(",\ne\nsr s").expect("formats");
+    assert_eq!(once, ",   e\nsr  s\n");
+    assert_eq!(flowc::format::format(&once).as_deref(), Ok(once.as_str()));
+}
+
+/// Found by fuzzing (`fuzz/regressions/fmt/`): the grammar takes a byte
+/// order mark after leading spaces, which `fmt` refused; and once numbers
+/// could hold `.`, `2 .y` formatted as the single number `2.y`.
+#[test]
+fn fmt_takes_a_late_byte_order_mark_and_never_joins_a_number_with_a_dot() {
+    let bom = " \u{feff}source s: files {\n}\n";
+    assert!(flowc::syntax::parse(flowc::source::FileId(0), bom)
+        .0
+        .is_some());
+    assert_eq!(
+        flowc::invariants::format_holds(bom).expect("holds"),
+        Some("source s: files {\n}\n".to_string())
+    );
+    let once = flowc::format::format("2 .y 0\ny 0").expect("formats");
+    assert_eq!(once, "2 .y 0\ny 0\n");
+    assert_eq!(flowc::format::format(&once).as_deref(), Ok(once.as_str()));
+}
+
+/// The files kept by fuzzing one target: its minimized corpus
+/// (`fuzz/corpus/<target>/`) and every crash it found
+/// (`fuzz/regressions/<target>/`).
+fn fuzz_inputs(target: &str) -> Vec<std::path::PathBuf> {
+    let root = common::repo_root().join("fuzz");
+    let mut out = Vec::new();
+    for dir in ["corpus", "regressions"] {
+        if let Ok(entries) = std::fs::read_dir(root.join(dir).join(target)) {
+            out.extend(entries.flatten().map(|e| e.path()));
+        }
+    }
+    out.sort();
+    assert!(out.len() > 10, "the {target} corpus is missing: {out:?}");
+    out
+}
+
+/// What the fuzz target `check` checks holds on the inputs it kept: every
+/// regression, and one corpus file in 4 (a debug build takes about 10 ms a
+/// file; `FLOWC_FUZZ_REPLAY=all` replays them all, and `scripts/fuzz-smoke`
+/// replays them all in a release build before it fuzzes).
+#[test]
+fn the_check_fuzz_corpus_replays() {
+    let all = std::env::var("FLOWC_FUZZ_REPLAY").is_ok_and(|v| v == "all");
+    let inputs = fuzz_inputs("check");
+    let kept = inputs.iter().enumerate().filter(|(i, f)| {
+        all || i % 4 == 0 || f.components().any(|c| c.as_os_str() == "regressions")
+    });
+    for (_, f) in kept {
+        let bytes = std::fs::read(f).expect("readable");
+        if let Err(e) = flowc::invariants::check_holds(&bytes) {
+            panic!("{}: {e}", f.display());
+        }
+    }
+}
+
 /// Rules run on several threads for large programs. Over every rule's
 /// trigger fixture checked together, several threads must find exactly what
 /// one finds, in the same order.
@@ -244,5 +349,18 @@ fn rules_on_several_threads_find_what_one_thread_finds() {
         let mut many = Vec::new();
         flowc::rules::run_on(threads, &ctx, &mut many);
         assert_eq!(one, many, "{threads} threads");
+    }
+}
+
+/// What the fuzz target `fmt` checks holds on every input it kept.
+#[test]
+fn the_fmt_fuzz_corpus_replays() {
+    for f in fuzz_inputs("fmt") {
+        let bytes = std::fs::read(&f).expect("readable");
+        if let Ok(text) = std::str::from_utf8(&bytes) {
+            if let Err(e) = flowc::invariants::format_holds(text) {
+                panic!("{}: {e}", f.display());
+            }
+        }
     }
 }

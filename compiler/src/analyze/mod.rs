@@ -264,16 +264,14 @@ fn parse_input(input: Input) -> Parsed {
         }
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
-            let bad = e
-                .utf8_error()
-                .error_len()
-                .unwrap_or(e.as_bytes().len() - at);
             let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-            // The span is in the file's bytes: the first invalid sequence.
+            // The span is in the text kept for the file, where the first
+            // invalid sequence became U+FFFD (the bytes before it are the same).
+            let (start, end) = (at, at + char::REPLACEMENT_CHARACTER.len_utf8());
             let d = Diagnostic::new(
                 "FL001",
                 UNPLACED,
-                Span::new(at, at + bad),
+                Span::new(start, end),
                 format!("file is not valid UTF-8 (first bad byte at offset {at})"),
             )
             .help("`.flow` files are UTF-8 text; check that this is the file you meant");
