@@ -10,7 +10,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use handlebars::{handlebars_helper, Handlebars};
+use handlebars::{
+    Context, Handlebars, Helper, HelperResult, Output, RenderContext, RenderErrorReason,
+};
 use serde::Serialize;
 
 use super::ir::{OnAmbiguous, Pipeline, Task};
@@ -76,9 +78,22 @@ const DOCUMENT: &str = include_str!("../../../templates/argo/document.yaml.hbs")
 const WORKFLOW_SPEC: &str = include_str!("../../../templates/argo/workflow_spec.yaml.hbs");
 const CONTAINER_TEMPLATE: &str =
     include_str!("../../../templates/argo/container_template.yaml.hbs");
-const TASK_TEMPLATE: &str = include_str!("../../../templates/argo/task_template.yaml.hbs");
 
-handlebars_helper!(yaml: |s: str| yaml_str(s));
+/// `{{yaml x}}`: the string as a double-quoted YAML scalar, written straight
+/// to the output.
+fn yaml(
+    helper: &Helper<'_>,
+    _: &Handlebars<'_>,
+    _: &Context,
+    _: &mut RenderContext<'_, '_>,
+    out: &mut dyn Output,
+) -> HelperResult {
+    let value = helper.param(0).and_then(|p| p.value().as_str()).ok_or(
+        RenderErrorReason::ParamTypeMismatchForName("yaml", "0".to_owned(), "string".to_owned()),
+    )?;
+    out.write(&yaml_str(value))?;
+    Ok(())
+}
 
 /// Renders every pipeline, or returns every problem found in any of them.
 pub fn generate(
@@ -124,12 +139,20 @@ pub fn generate(
             let mut contents = registry
                 .render("document", &view)
                 .unwrap_or_else(|e| panic!("argo templates must render every document: {e}"));
-            let containers = super::render_each(&registry, "task_template", &view.task_views)
+            let containers = super::render_each(&registry, "container_template", &view.task_views)
                 .unwrap_or_else(|e| panic!("argo templates must render every task: {e}"));
+            // Each container template goes under `templates:`, which the
+            // document puts under `spec:`, or under `spec.workflowSpec:` in a
+            // CronWorkflow.
+            let indent = if view.cron.is_some() {
+                "      "
+            } else {
+                "    "
+            };
             drop(view);
-            contents.reserve_exact(containers.iter().map(String::len).sum());
-            for run in containers {
-                contents.push_str(&run);
+            contents.reserve(containers.iter().map(|c| c.len() * 5 / 4).sum());
+            for run in &containers {
+                push_indented(&mut contents, run, indent);
             }
             GeneratedFile {
                 path: format!("{}.yaml", pipeline.name),
@@ -138,6 +161,16 @@ pub fn generate(
         })
         .collect();
     Ok(files)
+}
+
+/// Append `text` with `indent` before every line that has text.
+fn push_indented(out: &mut String, text: &str, indent: &str) {
+    for line in text.split_inclusive('\n') {
+        if line != "\n" {
+            out.push_str(indent);
+        }
+        out.push_str(line);
+    }
 }
 
 /// The handlebars registry of this target: strict, no HTML escaping, and the
@@ -151,10 +184,8 @@ fn registry() -> Handlebars<'static> {
         .expect("document.yaml.hbs parses");
     hb.register_partial("workflow_spec", WORKFLOW_SPEC)
         .expect("workflow_spec.yaml.hbs parses");
-    hb.register_partial("container_template", CONTAINER_TEMPLATE)
+    hb.register_template_string("container_template", CONTAINER_TEMPLATE)
         .expect("container_template.yaml.hbs parses");
-    hb.register_template_string("task_template", TASK_TEMPLATE)
-        .expect("task_template.yaml.hbs parses");
     hb
 }
 
@@ -196,8 +227,6 @@ struct CronView {
 
 #[derive(Debug, Serialize)]
 struct TaskView {
-    /// The document is a `CronWorkflow`, so the task sits deeper.
-    in_cron: bool,
     dag_name: String,
     template_name: String,
     depends: Option<String>,
@@ -498,7 +527,6 @@ fn task_view(
         },
     );
     TaskView {
-        in_cron: cron_job,
         dag_name: dag_name.to_owned(),
         template_name: format!("{TASK_TEMPLATE_PREFIX}{dag_name}"),
         depends: (!depends.is_empty()).then(|| depends.join(" && ")),
