@@ -20,6 +20,7 @@ pub mod format;
 pub mod graph;
 pub mod init;
 pub mod invariants;
+pub mod par;
 pub mod report;
 pub mod rules;
 pub mod source;

@@ -85,7 +85,15 @@ pub fn analyze(
         .filter(|(_, p)| !broken.contains(&p.loc.file))
         .map(|(i, p)| {
             let graph = TaskGraph::build(p);
-            let tasks = p.tasks.iter().map(|t| task_report(program, p, t)).collect();
+            // Each task's report stands alone: large pipelines use all cores.
+            let tasks = crate::par::map_runs(&p.tasks, 1000, |run| {
+                run.iter()
+                    .map(|t| task_report(program, p, t))
+                    .collect::<Vec<_>>()
+            })
+            .into_iter()
+            .flatten()
+            .collect();
             PipelineReport {
                 pipeline: i,
                 graph,

@@ -291,7 +291,7 @@ fn parse_input(input: Input) -> Parsed {
 
 /// Parse files on all cores; the results keep the order of `inputs`.
 fn parse_all(inputs: Vec<Input>) -> Vec<Parsed> {
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let cores = crate::par::cores();
     let workers = cores.min(inputs.len());
     if workers < 2 {
         return inputs.into_iter().map(parse_input).collect();

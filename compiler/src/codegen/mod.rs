@@ -27,21 +27,9 @@ pub(crate) fn render_each<T: serde::Serialize + Sync>(
     if items.is_empty() {
         return Ok(Vec::new());
     }
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    if cores < 2 || items.len() < 64 {
-        return render(items).map(|one| vec![one]);
-    }
-    let per = items.len().div_ceil(cores);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(per)
-            .map(|run| scope.spawn(move || render(run)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    })
+    crate::par::map_runs(items, 64, render)
+        .into_iter()
+        .collect()
 }
 
 /// One file a generator wants written, relative to the output folder.

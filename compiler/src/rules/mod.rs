@@ -135,7 +135,7 @@ pub fn run(
         broken,
     };
     let tasks: usize = program.pipelines.iter().map(|p| p.tasks.len()).sum();
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let cores = crate::par::cores();
     let threads = if tasks < PARALLEL_MIN_TASKS { 1 } else { cores };
     run_on(threads, &ctx, diags);
 }

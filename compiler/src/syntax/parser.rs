@@ -136,7 +136,7 @@ fn parse_chunked(file: FileId, text: &str) -> Option<(Option<File>, Vec<Diagnost
     if text.len() < CHUNKED_MIN_BYTES {
         return None;
     }
-    let cores = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+    let cores = crate::par::cores();
     if cores < 2 {
         return None;
     }
@@ -188,7 +188,7 @@ pub fn parse_in_chunks(
     };
     // A pool of one thread per core takes the chunks in order, so only a
     // few chunks' token queues exist at any time.
-    let cores = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+    let cores = crate::par::cores();
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let mut done: Vec<(usize, Option<Lowered>)> = std::thread::scope(|scope| {

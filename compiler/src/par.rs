@@ -1,0 +1,28 @@
+//! Work spread over the cores, with results in input order, so output never
+//! depends on how threads were scheduled.
+
+/// The number of cores to use.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
+/// `f` over `items` cut into one run per core (on the calling thread alone
+/// when there is one core or fewer than `min` items); the results in order.
+pub fn map_runs<T: Sync, R: Send>(items: &[T], min: usize, f: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
+    let cores = cores();
+    if cores < 2 || items.len() < min.max(2) {
+        return vec![f(items)];
+    }
+    let per = items.len().div_ceil(cores);
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(per)
+            .map(|run| scope.spawn(move || f(run)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
