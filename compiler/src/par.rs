@@ -26,3 +26,19 @@ pub fn map_runs<T: Sync, R: Send>(items: &[T], min: usize, f: impl Fn(&[T]) -> R
             .collect()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::map_runs;
+
+    #[test]
+    fn runs_come_back_in_order_and_cover_every_item() {
+        let items: Vec<u32> = (0..10_007).collect();
+        for min in [0, 2, 64, 20_000] {
+            let runs = map_runs(&items, min, <[u32]>::to_vec);
+            let joined: Vec<u32> = runs.into_iter().flatten().collect();
+            assert_eq!(joined, items, "min {min}");
+        }
+        assert_eq!(map_runs(&[] as &[u32], 0, <[u32]>::len), vec![0]);
+    }
+}
