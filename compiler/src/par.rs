@@ -1,6 +1,8 @@
 //! Work spread over the cores, with results in input order, so output never
 //! depends on how threads were scheduled.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 /// The number of cores to use.
 pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
@@ -27,9 +29,58 @@ pub fn map_runs<T: Sync, R: Send>(items: &[T], min: usize, f: impl Fn(&[T]) -> R
     })
 }
 
+/// `f` on every item, `threads` at a time, each thread taking the next item
+/// as it finishes one (for items of uneven cost); the results in order.
+pub fn map_each<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let threads = threads.min(items.len());
+    if threads < 2 {
+        return items.iter().map(f).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let (next, f) = (&next, &f);
+    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(move || {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        out.push((i, f(item)));
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::map_runs;
+    use super::{map_each, map_runs};
+
+    #[test]
+    fn each_result_comes_back_in_order() {
+        let items: Vec<u64> = (0..1_003).collect();
+        for threads in [1, 2, 3, 16] {
+            let out = map_each(&items, threads, |x| x * x);
+            assert_eq!(
+                out,
+                items.iter().map(|x| x * x).collect::<Vec<_>>(),
+                "{threads}"
+            );
+        }
+    }
 
     #[test]
     fn runs_come_back_in_order_and_cover_every_item() {

@@ -12,7 +12,6 @@ pub mod resolve;
 pub mod suggest;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use crate::diagnostic::{self, Diagnostic};
@@ -291,38 +290,16 @@ fn parse_input(input: Input) -> Parsed {
 
 /// Parse files on all cores; the results keep the order of `inputs`.
 fn parse_all(inputs: Vec<Input>) -> Vec<Parsed> {
-    let cores = crate::par::cores();
-    let workers = cores.min(inputs.len());
-    if workers < 2 {
-        return inputs.into_iter().map(parse_input).collect();
-    }
+    // Each input is taken out of its slot by the thread that parses it.
     let slots: Vec<Mutex<Option<Input>>> =
         inputs.into_iter().map(|i| Mutex::new(Some(i))).collect();
-    let next = AtomicUsize::new(0);
-    let mut done: Vec<(usize, Parsed)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut out = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(slot) = slots.get(i) else { break };
-                        let input = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
-                        if let Some(input) = input {
-                            out.push((i, parse_input(input)));
-                        }
-                    }
-                    out
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    });
-    done.sort_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, p)| p).collect()
+    crate::par::map_each(&slots, crate::par::cores(), |slot| {
+        let input = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+        input.map(parse_input)
+    })
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// Give a parsed file its place in the source map, and its findings their file.

@@ -60,7 +60,6 @@ mod fl805_no_runtime;
 mod fl900_guarantee_below_requirement;
 
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::analyze::guarantee::{TaskFacts, TaskReport};
 use crate::analyze::model::{PipelineDef, Program, TaskDef};
@@ -145,38 +144,14 @@ pub fn run(
 #[doc(hidden)]
 pub fn run_on(threads: usize, ctx: &Ctx<'_>, diags: &mut Vec<Diagnostic>) {
     let checks: Vec<Check> = registry::all().iter().filter_map(|r| r.check).collect();
-    if threads < 2 {
-        for check in checks {
-            check(ctx, diags);
-        }
-        return;
-    }
-    // Rules are independent: run them on all cores, each into its own list,
-    // and keep the findings in rule order, exactly as one core would.
-    let next = AtomicUsize::new(0);
-    let mut found: Vec<(usize, Vec<Diagnostic>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads.min(checks.len()))
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut out = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(check) = checks.get(i) else { break };
-                        let mut d = Vec::new();
-                        check(ctx, &mut d);
-                        out.push((i, d));
-                    }
-                    out
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
+    // Rules are independent: each runs into its own list, and the lists are
+    // kept in rule order, exactly as one thread would push them.
+    let found = crate::par::map_each(&checks, threads, |check| {
+        let mut d = Vec::new();
+        check(ctx, &mut d);
+        d
     });
-    found.sort_by_key(|(i, _)| *i);
-    diags.extend(found.into_iter().flat_map(|(_, d)| d));
+    diags.extend(found.into_iter().flatten());
 }
 
 /// Below this many tasks the rules run on one core: a thread costs more

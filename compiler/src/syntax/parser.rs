@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::num::NonZeroUsize;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use pest::iterators::Pair;
@@ -188,38 +188,22 @@ pub fn parse_in_chunks(
     };
     // A pool of one thread per core takes the chunks in order, so only a
     // few chunks' token queues exist at any time.
-    let cores = crate::par::cores();
-    let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
-    let mut done: Vec<(usize, Option<Lowered>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..cores.clamp(1, bounds.len()))
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut out = Vec::new();
-                    while !failed.load(Ordering::Relaxed) {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(&b) = bounds.get(i) else { break };
-                        let r = piece(b);
-                        // No use parsing the rest: the whole file will be.
-                        failed.fetch_or(r.is_none(), Ordering::Relaxed);
-                        out.push((i, r));
-                    }
-                    out
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
+    let done = crate::par::map_each(&bounds, crate::par::cores(), |&b| {
+        if failed.load(Ordering::Relaxed) {
+            // No use parsing the rest: the whole file will be.
+            return None;
+        }
+        let r = piece(b);
+        failed.fetch_or(r.is_none(), Ordering::Relaxed);
+        r
     });
-    if failed.load(Ordering::Relaxed) || done.len() != bounds.len() {
+    if failed.load(Ordering::Relaxed) {
         return None;
     }
-    done.sort_by_key(|(i, _)| *i);
     let mut items: Vec<Item> = Vec::new();
     let mut diags = Vec::new();
-    for ((_, result), (begin, _)) in done.into_iter().zip(&bounds) {
+    for (result, (begin, _)) in done.into_iter().zip(&bounds) {
         let (more, d) = result?;
         diags.extend(d);
         let mut more = more.into_iter();
