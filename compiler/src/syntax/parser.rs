@@ -553,8 +553,10 @@ impl Lower {
     fn task(&mut self, pair: Pair<'_, Rule>) -> Option<Task> {
         let span = self.span_of(&pair);
         let mut name = None;
-        let mut stmts = Vec::new();
-        for p in pair.into_inner() {
+        let inner = pair.into_inner();
+        // Sized once: the task's name and its statements.
+        let mut stmts = Vec::with_capacity(inner.len().saturating_sub(1));
+        for p in inner {
             let s = self.span_of(&p);
             let stmt = match p.as_rule() {
                 Rule::ident if name.is_none() => {
@@ -636,13 +638,15 @@ impl Lower {
     }
 
     fn key_expr(&self, pair: &Pair<'_, Rule>) -> KeyExpr {
-        KeyExpr {
-            parts: pair
-                .clone()
-                .into_inner()
+        let inner = pair.clone().into_inner();
+        let mut parts = Vec::with_capacity(inner.len());
+        parts.extend(
+            inner
                 .filter(|p| p.as_rule() == Rule::key_part)
-                .map(|p| self.key_part(&p))
-                .collect(),
+                .map(|p| self.key_part(&p)),
+        );
+        KeyExpr {
+            parts,
             span: self.span_of(pair),
         }
     }
@@ -783,7 +787,9 @@ impl Lower {
                 }
                 Rule::command_list => {
                     command_span = self.span_of(&p);
-                    for s in p.into_inner().filter(|q| q.as_rule() == Rule::string) {
+                    let inner = p.into_inner();
+                    command.reserve_exact(inner.len());
+                    for s in inner.filter(|q| q.as_rule() == Rule::string) {
                         command.push(self.string(&s));
                     }
                 }
