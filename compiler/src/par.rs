@@ -8,14 +8,19 @@ pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
-/// `f` over `items` cut into one run per core (on the calling thread alone
-/// when there is one core or fewer than `min` items); the results in order.
-pub fn map_runs<T: Sync, R: Send>(items: &[T], min: usize, f: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
-    let cores = cores();
-    if cores < 2 || items.len() < min.max(2) {
+/// `f` over `items` cut into one run per thread, `threads` of them (on the
+/// calling thread alone when `threads` is 1 or there are fewer than `min`
+/// items); the results in order.
+pub fn map_runs<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    min: usize,
+    f: impl Fn(&[T]) -> R + Sync,
+) -> Vec<R> {
+    if threads < 2 || items.len() < min.max(2) {
         return vec![f(items)];
     }
-    let per = items.len().div_ceil(cores);
+    let per = items.len().div_ceil(threads);
     let f = &f;
     std::thread::scope(|scope| {
         let handles: Vec<_> = items
@@ -85,11 +90,19 @@ mod tests {
     #[test]
     fn runs_come_back_in_order_and_cover_every_item() {
         let items: Vec<u32> = (0..10_007).collect();
-        for min in [0, 2, 64, 20_000] {
-            let runs = map_runs(&items, min, <[u32]>::to_vec);
-            let joined: Vec<u32> = runs.into_iter().flatten().collect();
-            assert_eq!(joined, items, "min {min}");
+        for threads in [1, 2, 3, 16] {
+            for min in [0, 2, 64, 20_000] {
+                let runs = map_runs(&items, threads, min, <[u32]>::to_vec);
+                let expected = if threads == 1 || min == 20_000 {
+                    1
+                } else {
+                    threads
+                };
+                assert_eq!(runs.len(), expected, "{threads} threads, min {min}");
+                let joined: Vec<u32> = runs.into_iter().flatten().collect();
+                assert_eq!(joined, items, "{threads} threads, min {min}");
+            }
         }
-        assert_eq!(map_runs(&[] as &[u32], 0, <[u32]>::len), vec![0]);
+        assert_eq!(map_runs(&[] as &[u32], 2, 0, <[u32]>::len), vec![0]);
     }
 }

@@ -86,7 +86,7 @@ pub fn analyze(
         .map(|(i, p)| {
             let graph = TaskGraph::build(p);
             // Each task's report stands alone: large pipelines use all cores.
-            let tasks = crate::par::map_runs(&p.tasks, 1000, |run| {
+            let tasks = crate::par::map_runs(&p.tasks, crate::par::cores(), 1000, |run| {
                 run.iter()
                     .map(|t| task_report(program, p, t))
                     .collect::<Vec<_>>()

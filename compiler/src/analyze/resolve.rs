@@ -30,25 +30,50 @@ pub struct Unit<'a> {
 }
 
 pub fn resolve(units: &[Unit<'_>], diags: &mut Vec<Diagnostic>) -> Program {
+    resolve_on(crate::par::cores(), units, diags)
+}
+
+/// [`resolve`] with the tasks of large pipelines on `threads` threads.
+fn resolve_on(threads: usize, units: &[Unit<'_>], diags: &mut Vec<Diagnostic>) -> Program {
     let mut r = Resolver {
         diags,
-        program: Program::default(),
-        kind_scope: HashMap::new(),
-        decl_scope: HashMap::new(),
+        names: Names::default(),
+        referenced: BTreeSet::new(),
+        threads,
     };
     r.kinds(units);
     r.decls(units);
-    r.pipelines(units);
-    r.program
+    let (pipelines, files_with_pipelines) = r.pipelines(units);
+    Program {
+        kinds: r.names.kinds,
+        decls: r.names.decls,
+        pipelines,
+        files_with_pipelines,
+        referenced: r.referenced,
+    }
 }
 
-struct Resolver<'d> {
-    diags: &'d mut Vec<Diagnostic>,
-    program: Program,
+/// The kinds and declarations of a run, and which names each file sees.
+/// Built first, then only read: tasks are resolved against it on all cores.
+#[derive(Default)]
+struct Names {
+    kinds: Vec<KindDef>,
+    decls: Vec<DeclDef>,
     /// Per file: kind name -> index.
     kind_scope: HashMap<FileId, BTreeMap<String, usize>>,
     /// Per file: declaration name -> index.
     decl_scope: HashMap<FileId, BTreeMap<String, usize>>,
+}
+
+/// `N` is [`Names`] while kinds and declarations are resolved, and `&Names`
+/// on the threads that resolve tasks.
+struct Resolver<'d, N = Names> {
+    diags: &'d mut Vec<Diagnostic>,
+    names: N,
+    /// Declarations some statement names (even one that is otherwise wrong).
+    referenced: BTreeSet<usize>,
+    /// Threads for the tasks of a large pipeline.
+    threads: usize,
 }
 
 fn loc(file: FileId, span: Span) -> Loc {
@@ -123,11 +148,17 @@ fn scope_for(
     scope.into_iter().map(|(k, (i, _))| (k, i)).collect()
 }
 
-impl Resolver<'_> {
+impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
     fn push(&mut self, d: Diagnostic) {
         self.diags.push(d);
     }
 
+    fn names(&self) -> &Names {
+        self.names.borrow()
+    }
+}
+
+impl Resolver<'_> {
     // ---- kinds ----------------------------------------------------------------
 
     fn kinds(&mut self, units: &[Unit<'_>]) {
@@ -140,8 +171,8 @@ impl Resolver<'_> {
             });
             for (k, at) in first_of_each(self.diags, u.file, kinds, "kind ", "rename one of them") {
                 let def = self.kind(u, k);
-                self.program.kinds.push(def);
-                let idx = self.program.kinds.len() - 1;
+                self.names.kinds.push(def);
+                let idx = self.names.kinds.len() - 1;
                 if u.stdlib {
                     stdlib_names.push((k.name.name.clone(), idx, at));
                 } else {
@@ -177,7 +208,7 @@ impl Resolver<'_> {
                 for (n, i, l) in own.get(used).into_iter().flatten() {
                     match scope.get(n) {
                         Some(prev) if prev != i => {
-                            let pl = self.program.kinds[*prev].loc;
+                            let pl = self.names.kinds[*prev].loc;
                             self.push(duplicate(
                                 format!("kind `{n}` is declared twice"),
                                 pl,
@@ -192,14 +223,14 @@ impl Resolver<'_> {
                     }
                 }
             }
-            self.kind_scope.insert(u.file, scope);
+            self.names.kind_scope.insert(u.file, scope);
         }
         for u in units.iter().filter(|u| u.stdlib) {
             let scope = stdlib_names
                 .iter()
                 .map(|(n, i, _)| (n.clone(), *i))
                 .collect();
-            self.kind_scope.insert(u.file, scope);
+            self.names.kind_scope.insert(u.file, scope);
         }
     }
 
@@ -352,10 +383,10 @@ impl Resolver<'_> {
             let help = "rename one of them: sources, sinks and effects share one namespace";
             for (d, at) in first_of_each(self.diags, u.file, decls, "", help) {
                 if let Some(def) = self.decl(u, d) {
-                    self.program.decls.push(def);
+                    self.names.decls.push(def);
                     own.entry(u.file).or_default().push((
                         d.name.name.clone(),
-                        self.program.decls.len() - 1,
+                        self.names.decls.len() - 1,
                         at,
                     ));
                 }
@@ -363,13 +394,13 @@ impl Resolver<'_> {
         }
         for u in units {
             let scope = scope_for(u, &own, self.diags);
-            self.decl_scope.insert(u.file, scope);
+            self.names.decl_scope.insert(u.file, scope);
         }
     }
 
     fn decl(&mut self, u: &Unit<'_>, d: &ast::Decl) -> Option<DeclDef> {
         let f = u.file;
-        let scope = self.kind_scope.get(&f).cloned().unwrap_or_default();
+        let scope = self.names.kind_scope.get(&f).cloned().unwrap_or_default();
         let Some(&kind_idx) = scope.get(&d.kind.name) else {
             self.push(
                 Diagnostic::new(
@@ -388,7 +419,7 @@ impl Resolver<'_> {
             );
             return None;
         };
-        let kind = self.program.kinds[kind_idx].clone();
+        let kind = self.names.kinds[kind_idx].clone();
         if !kind.roles.contains(&d.role) {
             let roles: Vec<&str> = kind.roles.iter().map(|r| r.word()).collect();
             self.push(
@@ -635,17 +666,21 @@ impl Resolver<'_> {
             ParamType::Key => self.fields_arg(f, p, false).map(ParamValue::Fields),
         }
     }
+}
 
+impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
     // ---- pipelines ----------------------------------------------------------------
 
-    fn pipelines(&mut self, units: &[Unit<'_>]) {
+    fn pipelines(&mut self, units: &[Unit<'_>]) -> (Vec<PipelineDef>, BTreeSet<FileId>) {
+        let mut pipelines = Vec::new();
+        let mut files = BTreeSet::new();
         let mut names: BTreeMap<String, Loc> = BTreeMap::new();
         for u in units.iter().filter(|u| u.root) {
             for item in &u.ast.items {
                 let ast::Item::Pipeline(p) = item else {
                     continue;
                 };
-                self.program.files_with_pipelines.insert(u.file);
+                files.insert(u.file);
                 if let Some(prev) = names.get(&p.name.name) {
                     self.push(duplicate(
                         format!("pipeline `{}` is declared twice", p.name.name),
@@ -657,9 +692,10 @@ impl Resolver<'_> {
                 }
                 names.insert(p.name.name.clone(), loc(u.file, p.name.span));
                 let def = self.pipeline(u.file, p);
-                self.program.pipelines.push(def);
+                pipelines.push(def);
             }
         }
+        (pipelines, files)
     }
 
     fn pipeline(&mut self, f: FileId, p: &ast::Pipeline) -> PipelineDef {
@@ -775,10 +811,14 @@ impl Resolver<'_> {
             .iter()
             .filter_map(|a| self.allow(f, a, p.span))
             .collect();
-        let mut task_names: BTreeMap<String, Span> = BTreeMap::new();
+        // A task declared twice is FL703 where it stands, and only its first
+        // declaration is resolved.
+        let mut task_names: BTreeMap<&str, Span> = BTreeMap::new();
+        let mut again: Vec<Option<Diagnostic>> = Vec::with_capacity(p.tasks.len());
+        let mut first: Vec<&ast::Task> = Vec::with_capacity(p.tasks.len());
         for t in &p.tasks {
-            if let Some(prev) = task_names.get(&t.name.name) {
-                self.push(duplicate(
+            if let Some(prev) = task_names.get(t.name.name.as_str()) {
+                again.push(Some(duplicate(
                     format!(
                         "task `{}` is declared twice in pipeline `{}`",
                         t.name.name, p.name.name
@@ -786,12 +826,57 @@ impl Resolver<'_> {
                     loc(f, *prev),
                     loc(f, t.name.span),
                     "rename one of the tasks",
-                ));
+                )));
                 continue;
             }
-            task_names.insert(t.name.name.clone(), t.name.span);
-            let task = self.task(f, t);
-            def.tasks.push(task);
+            task_names.insert(&t.name.name, t.name.span);
+            again.push(None);
+            first.push(t);
+        }
+        // Each task is resolved on its own, so a large pipeline's are spread
+        // over the cores; every task's findings are then added in the order
+        // of the file, as one thread would have.
+        let names = self.names();
+        let runs = crate::par::map_runs(&first, self.threads, 1000, |run| {
+            let mut found = Vec::new();
+            let mut r = Resolver {
+                diags: &mut found,
+                names,
+                referenced: BTreeSet::new(),
+                threads: 1,
+            };
+            // Each task with the number of findings so far, after it.
+            let tasks: Vec<(TaskDef, usize)> = run
+                .iter()
+                .map(|t| {
+                    let task = r.task(f, t);
+                    (task, r.diags.len())
+                })
+                .collect();
+            let referenced = r.referenced;
+            (tasks, found, referenced)
+        });
+        let mut resolved = Vec::with_capacity(first.len());
+        for (tasks, found, referenced) in runs {
+            let mut found = found.into_iter();
+            let mut taken = 0;
+            for (task, upto) in tasks {
+                resolved.push((task, found.by_ref().take(upto - taken).collect::<Vec<_>>()));
+                taken = upto;
+            }
+            self.referenced.extend(referenced);
+        }
+        let mut resolved = resolved.into_iter();
+        for dup in again {
+            match dup {
+                Some(d) => self.push(d),
+                None => {
+                    if let Some((task, found)) = resolved.next() {
+                        self.diags.extend(found);
+                        def.tasks.push(task);
+                    }
+                }
+            }
         }
         // `after` names tasks of this pipeline.
         let known: BTreeSet<String> = def.tasks.iter().map(|t| t.name.clone()).collect();
@@ -866,9 +951,9 @@ impl Resolver<'_> {
     }
 
     fn lookup_decl(&mut self, f: FileId, name: &ast::Ident, what: &str) -> Option<usize> {
-        let scope = self.decl_scope.get(&f)?;
+        let scope = self.names().decl_scope.get(&f)?;
         if let Some(&i) = scope.get(&name.name) {
-            self.program.referenced.insert(i);
+            self.referenced.insert(i);
             return Some(i);
         }
         let suggestion = did_you_mean(&name.name, scope.keys().map(String::as_str));
@@ -887,8 +972,8 @@ impl Resolver<'_> {
         stmt: &str,
         allowed: &[Role],
     ) -> bool {
-        let d = &self.program.decls[decl];
-        let kind = &self.program.kinds[d.kind_idx];
+        let d = &self.names().decls[decl];
+        let kind = &self.names().kinds[d.kind_idx];
         // A sink can also be read through its kind's read capabilities, and a
         // source written through its kind's write capabilities: only effects,
         // and kinds without the role, are mismatches (RULES.md, FL009).
@@ -1170,8 +1255,8 @@ impl Resolver<'_> {
             return None;
         }
         if let Some(at) = rd.commit_loc {
-            let d = &self.program.decls[decl];
-            if !self.program.kinds[d.kind_idx].offsets {
+            let d = &self.names().decls[decl];
+            if !self.names().kinds[d.kind_idx].offsets {
                 let kind = d.kind.clone();
                 self.push(
                     Diagnostic::new(
@@ -1836,4 +1921,84 @@ fn dup_statement(
     }
     *first = Some(at);
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write as _;
+
+    use super::{resolve_on, Unit};
+    use crate::source::FileId;
+
+    /// The tasks of a large pipeline are resolved on several threads.
+    /// Whatever the number of threads, the program and the findings, in
+    /// their order, are those of one thread.
+    #[test]
+    fn several_threads_resolve_what_one_thread_resolves() {
+        let mut text = String::from(
+            "source lake: files {\n  path \"s3://l/{interval.start}/\"\n  immutable\n  pin listing\n}\n\
+             sink tbl: postgres_table {\n  table \"s.t\"\n  primary_key id\n}\n\
+             effect hook: webhook {\n  url \"https://h.example.com\"\n}\n\
+             pipeline big {\n  schedule \"@daily\"\n  start 2026-01-01\n",
+        );
+        // Every task is different, and most have something wrong: unknown
+        // names, a role mismatch, bad settings and terms, duplicates.
+        let variants = [
+            "read lake pinned listing\n    key input.id\n    write tbl upsert",
+            "after t{prev}\n    read nowhere\n    write tbl upsert",
+            "read hook\n    write lake append\n    emit tbl via outbox",
+            "read lake commit auto\n    key attempt.id\n    write tbl insert",
+            "after ghost\n    retries \"three\"\n    timeout 5\n    write tbl upsert",
+            "read lake unpinned\n    key (output.x, h = hash(input), run.id)\n    emit hook via idempotency_key input.id",
+            "key now()\n    write nosuch upsert\n    emit hook",
+            "frobnicate 3\n    on_ambiguous maybe\n    run command []",
+        ];
+        for i in 0..1_203 {
+            let name = if i % 97 == 5 { i - 1 } else { i };
+            let body = variants[i % variants.len()].replace("{prev}", &(i.max(1) - 1).to_string());
+            writeln!(text, "  task t{name} {{\n    {body}\n  }}").expect("a String takes any text");
+        }
+        text.push_str("}\n");
+
+        let mut texts: Vec<String> = crate::analyze::stdlib_files()
+            .map(|(_, t)| t.to_string())
+            .collect();
+        texts.push(text);
+        let asts: Vec<crate::syntax::ast::File> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let (ast, d) = crate::syntax::parse(FileId(i), t);
+                assert!(d.is_empty(), "{d:?}");
+                ast.expect("parses")
+            })
+            .collect();
+        let last = asts.len() - 1;
+        let units: Vec<Unit<'_>> = asts
+            .iter()
+            .enumerate()
+            .map(|(i, ast)| Unit {
+                file: FileId(i),
+                ast,
+                stdlib: i < last,
+                root: i == last,
+                uses: Vec::new(),
+            })
+            .collect();
+        let mut one = Vec::new();
+        let program = format!("{:?}", resolve_on(1, &units, &mut one));
+        let codes: std::collections::BTreeSet<&str> = one.iter().map(|d| d.code).collect();
+        for code in ["FL002", "FL003", "FL009", "FL702", "FL703"] {
+            assert!(codes.contains(code), "{code} not in {codes:?}");
+        }
+        assert!(one.len() > 1_000, "{}", one.len());
+        for threads in [2, 3, 8] {
+            let mut many = Vec::new();
+            assert_eq!(
+                program,
+                format!("{:?}", resolve_on(threads, &units, &mut many))
+            );
+            assert_eq!(one, many, "{threads} threads");
+        }
+    }
 }

@@ -27,7 +27,7 @@ pub(crate) fn render_each<T: serde::Serialize + Sync>(
     if items.is_empty() {
         return Ok(Vec::new());
     }
-    crate::par::map_runs(items, 64, render)
+    crate::par::map_runs(items, crate::par::cores(), 64, render)
         .into_iter()
         .collect()
 }
