@@ -46,15 +46,15 @@ pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
         .help("split the declarations and pipelines over several files joined with `use`");
         return (None, vec![d]);
     }
-    if let Some(d) = check_nesting(file, text) {
-        return (None, vec![d]);
-    }
-    // The grammar is linear and its nesting bounded (above), so the call
-    // budget only stops pathological inputs. One value for every file, since
-    // files may be parsed on several threads at once.
+    // The grammar is linear and its nesting bounded (by the chunked parse's
+    // scan, or below), so the call budget only stops pathological inputs. One
+    // value for every file, since files may be parsed on several threads at once.
     pest::set_call_limit(NonZeroUsize::new(MAX_FILE_BYTES * 64));
     if let Some(done) = parse_chunked(file, text) {
         return done;
+    }
+    if let Some(d) = check_nesting(file, text) {
+        return (None, vec![d]);
     }
     match lower_text(file, text, PosMap::IDENTITY) {
         Some((items, diags)) => (Some(File { items }), diags),
@@ -154,7 +154,7 @@ pub fn parse_in_chunks(
     if chunks < 2 {
         return None;
     }
-    let cuts = cuts(text, chunks);
+    let cuts = cuts(text, chunks)?;
     if cuts.is_empty() {
         return None;
     }
@@ -229,8 +229,9 @@ pub fn parse_in_chunks(
 
 /// Up to `chunks - 1` cuts that split `text` into chunks of about equal size
 /// (see [`Cut`]), found in one pass over the code outside strings and
-/// comments.
-fn cuts(text: &str, chunks: usize) -> Vec<Cut> {
+/// comments; `None` for brackets nested deeper than [`MAX_NESTING`], which
+/// pest must not see (the whole-file path reports them).
+fn cuts(text: &str, chunks: usize) -> Option<Vec<Cut>> {
     let bytes = text.as_bytes();
     let target = text.len() / chunks;
     let mut out: Vec<Cut> = Vec::new();
@@ -247,7 +248,8 @@ fn cuts(text: &str, chunks: usize) -> Vec<Cut> {
                 .get(at + word.len())
                 .is_some_and(|b| *b == b' ' || *b == b'\t')
     };
-    for (i, c) in code_chars(text) {
+    let mut chars = code_chars(text);
+    while let Some((i, c)) = chars.next() {
         if c == '\n' {
             line_start = i + 1;
             line_has_code = false;
@@ -276,6 +278,9 @@ fn cuts(text: &str, chunks: usize) -> Vec<Cut> {
         match c {
             '{' | '[' | '(' => {
                 depth += 1;
+                if depth > MAX_NESTING {
+                    return None;
+                }
                 if depth == 1 && c == '{' {
                     let first = line_start + text[line_start..].len()
                         - text[line_start..].trim_start().len();
@@ -289,11 +294,13 @@ fn cuts(text: &str, chunks: usize) -> Vec<Cut> {
                     pipeline = None;
                 }
             }
-            _ => {}
+            // Up to the next line break, bracket, string or comment, nothing
+            // changes what is known: `last` is not `}`, the line has code.
+            _ => chars.skip_plain(),
         }
         last = c;
     }
-    out
+    Some(out)
 }
 
 /// Bare pest parse of a whole file with the grammar's defaults, walking
@@ -860,36 +867,77 @@ fn unescape(raw: &str) -> Result<String, (usize, usize, String)> {
     Ok(out)
 }
 
-/// The ASCII characters of `text` outside strings and comments, with their offsets.
-fn code_chars(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
-    let mut in_str = false;
-    let mut in_comment = false;
-    let mut escaped = false;
-    // Bytes, not chars: every byte that matters here is ASCII, and no byte of
-    // a multi-byte UTF-8 sequence is.
-    text.bytes().enumerate().filter_map(move |(i, b)| {
-        if in_comment {
-            in_comment = b != b'\n';
-            return None;
-        }
-        if in_str {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' || b == b'\n' {
-                in_str = false;
+/// The ASCII characters of `text` outside strings and comments, with their
+/// offsets. A comment runs to the end of its line; a string to its closing
+/// quote or the end of its line (a backslash escapes the next byte, a line
+/// break included).
+fn code_chars(text: &str) -> CodeChars<'_> {
+    CodeChars {
+        bytes: text.as_bytes(),
+        at: 0,
+    }
+}
+
+/// See [`code_chars`]. Bytes, not chars: every byte that matters here is
+/// ASCII, and no byte of a multi-byte UTF-8 sequence is. Comments and
+/// strings are skipped with `memchr`, not a byte at a time.
+struct CodeChars<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl CodeChars<'_> {
+    /// Skip the bytes up to the next line break, bracket, quote or `#`.
+    fn skip_plain(&mut self) {
+        const PLAIN: [bool; 256] = {
+            let mut t = [true; 256];
+            let structure = b"\n\"#{}[]()";
+            let mut i = 0;
+            while i < structure.len() {
+                t[structure[i] as usize] = false;
+                i += 1;
             }
-            return None;
+            t
+        };
+        while self.bytes.get(self.at).is_some_and(|&b| PLAIN[b as usize]) {
+            self.at += 1;
         }
-        match b {
-            b'#' => in_comment = true,
-            b'"' => in_str = true,
-            _ if b.is_ascii() => return Some((i, char::from(b))),
-            _ => {}
+    }
+}
+
+impl Iterator for CodeChars<'_> {
+    type Item = (usize, char);
+
+    fn next(&mut self) -> Option<(usize, char)> {
+        let bytes = self.bytes;
+        while let Some(&b) = bytes.get(self.at) {
+            let i = self.at;
+            self.at += 1;
+            match b {
+                b'#' => {
+                    // To the line break, which is code again.
+                    self.at = memchr::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |n| i + n);
+                }
+                b'"' => loop {
+                    let rest = &bytes[self.at.min(bytes.len())..];
+                    match memchr::memchr3(b'"', b'\\', b'\n', rest) {
+                        None => {
+                            self.at = bytes.len();
+                            break;
+                        }
+                        Some(n) if rest[n] == b'\\' => self.at += n + 2,
+                        Some(n) => {
+                            self.at += n + 1;
+                            break;
+                        }
+                    }
+                },
+                _ if b.is_ascii() => return Some((i, char::from(b))),
+                _ => {}
+            }
         }
         None
-    })
+    }
 }
 
 /// Refuse input nested deeper than [`MAX_NESTING`] before pest sees it.
