@@ -113,7 +113,7 @@ fn explain_failure(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) 
 const CHUNKED_MIN_BYTES: usize = 256 * 1024;
 /// About the size of a chunk: small enough that the token queues pest
 /// builds for the chunks being parsed at one time stay small.
-const CHUNK_BYTES: usize = 192 * 1024;
+const CHUNK_BYTES: usize = 64 * 1024;
 
 /// A place where the file can be cut: the start of a line that begins a
 /// top-level item after another one ended, or a line that begins a `task`
