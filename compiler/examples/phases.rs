@@ -1,27 +1,80 @@
 //! Times the phases of `flowc check` in one process, for profiling:
-//! `cargo run --release --example phases -- FILE.flow`.
+//! `cargo run --release --example phases -- FILE.flow [RUNS]`. Resolution,
+//! analysis and rules are timed over the file and the standard library
+//! (without `use`), as the mean of RUNS runs (default 10).
 // The same allocator as the flowc binary, so the comparison is fair.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::time::Instant;
 
+use flowc::analyze::resolve::{resolve, Unit};
 use flowc::analyze::{self, Input, NoImports};
+use flowc::source::FileId;
 
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: phases FILE.flow");
+    let mut args = std::env::args().skip(1);
+    let path = args.next().expect("usage: phases FILE.flow [RUNS]");
+    let runs: u32 = args
+        .next()
+        .map_or(10, |r| r.parse().expect("RUNS is a number"));
     let bytes = std::fs::read(&path).expect("readable file");
     let text = String::from_utf8(bytes.clone()).expect("UTF-8");
-    let t = Instant::now();
+    let start = Instant::now();
     let pairs = flowc::syntax::parser::bare_parse(&text).expect("parses");
-    println!("bare pest parse  {:>8.1} ms ({pairs} pairs)", ms(t));
-    let t = Instant::now();
-    let (ast, _) = flowc::syntax::parse(flowc::source::FileId(0), &text);
-    println!("parse + lower    {:>8.1} ms", ms(t));
-    let t = Instant::now();
+    println!("bare pest parse  {:>8.1} ms ({pairs} pairs)", ms(start));
+    let start = Instant::now();
+    let (ast, _) = flowc::syntax::parse(FileId(0), &text);
+    println!("parse + lower    {:>8.1} ms", ms(start));
+    let start = Instant::now();
     drop(ast);
-    println!("drop ast         {:>8.1} ms", ms(t));
-    let t = Instant::now();
+    println!("drop ast         {:>8.1} ms", ms(start));
+
+    let mut texts: Vec<String> = analyze::stdlib_files()
+        .map(|(_, t)| t.to_string())
+        .collect();
+    texts.push(text);
+    let asts: Vec<_> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| flowc::syntax::parse(FileId(i), t).0.expect("parses"))
+        .collect();
+    let last = asts.len() - 1;
+    let units: Vec<Unit<'_>> = asts
+        .iter()
+        .enumerate()
+        .map(|(i, ast)| Unit {
+            file: FileId(i),
+            ast,
+            stdlib: i < last,
+            root: i == last,
+            uses: Vec::new(),
+        })
+        .collect();
+    let mut found = Vec::new();
+    let start = Instant::now();
+    for _ in 0..runs {
+        found.clear();
+        std::hint::black_box(resolve(&units, &mut found));
+    }
+    println!("resolve          {:>8.1} ms", ms(start) / f64::from(runs));
+    let program = resolve(&units, &mut found);
+    let broken = std::collections::BTreeSet::new();
+    let start = Instant::now();
+    for _ in 0..runs {
+        std::hint::black_box(analyze::guarantee::analyze(&program, &broken, &mut found));
+    }
+    println!("analyze          {:>8.1} ms", ms(start) / f64::from(runs));
+    let analysis = analyze::guarantee::analyze(&program, &broken, &mut found);
+    let start = Instant::now();
+    for _ in 0..runs {
+        let mut diags = Vec::new();
+        flowc::rules::run(&program, &analysis, &broken, &mut diags);
+        std::hint::black_box(diags);
+    }
+    println!("rules            {:>8.1} ms", ms(start) / f64::from(runs));
+
+    let start = Instant::now();
     let outcome = analyze::check(
         vec![Input {
             path: path.clone(),
@@ -30,17 +83,21 @@ fn main() {
         }],
         &NoImports,
     );
-    println!("check (all)      {:>8.1} ms", ms(t));
-    let t = Instant::now();
+    println!("check (all)      {:>8.1} ms", ms(start));
+    let start = Instant::now();
     let out = flowc::diagnostic::human::render(
         &outcome.sources,
         &outcome.diagnostics,
         flowc::diagnostic::Summary::default(),
         false,
     );
-    println!("render           {:>8.1} ms ({} bytes)", ms(t), out.len());
+    println!(
+        "render           {:>8.1} ms ({} bytes)",
+        ms(start),
+        out.len()
+    );
 }
 
-fn ms(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1000.0
+fn ms(start: Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1000.0
 }

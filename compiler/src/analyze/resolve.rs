@@ -400,18 +400,20 @@ impl Resolver<'_> {
 
     fn decl(&mut self, u: &Unit<'_>, d: &ast::Decl) -> Option<DeclDef> {
         let f = u.file;
-        let scope = self.names.kind_scope.get(&f).cloned().unwrap_or_default();
-        let Some(&kind_idx) = scope.get(&d.kind.name) else {
+        let known = self.names.kind_scope.get(&f);
+        let Some(&kind_idx) = known.and_then(|scope| scope.get(&d.kind.name)) else {
+            let suggestion = did_you_mean(
+                &d.kind.name,
+                known
+                    .into_iter()
+                    .flat_map(|scope| scope.keys().map(String::as_str)),
+            );
             self.push(
                 Diagnostic::new(
                     "FL702",
                     f,
                     d.kind.span,
-                    format!(
-                        "unknown kind `{}`{}",
-                        d.kind.name,
-                        did_you_mean(&d.kind.name, scope.keys().map(String::as_str))
-                    ),
+                    format!("unknown kind `{}`{suggestion}", d.kind.name),
                 )
                 .help(
                     "declare it with `kind NAME { ... }`, or import the file that does with `use`",
@@ -813,7 +815,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             .collect();
         // A task declared twice is FL703 where it stands, and only its first
         // declaration is resolved.
-        let mut task_names: BTreeMap<&str, Span> = BTreeMap::new();
+        let mut task_names: HashMap<&str, Span> = HashMap::with_capacity(p.tasks.len());
         let mut again: Vec<Option<Diagnostic>> = Vec::with_capacity(p.tasks.len());
         let mut first: Vec<&ast::Task> = Vec::with_capacity(p.tasks.len());
         for t in &p.tasks {
@@ -856,17 +858,21 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             let referenced = r.referenced;
             (tasks, found, referenced)
         });
-        let mut resolved = Vec::with_capacity(first.len());
+        let mut per_run = Vec::with_capacity(runs.len());
         for (tasks, found, referenced) in runs {
+            self.referenced.extend(referenced);
+            per_run.push((tasks, found));
+        }
+        // Every task resolved, in order, with its own findings.
+        let mut resolved = per_run.into_iter().flat_map(|(tasks, found)| {
             let mut found = found.into_iter();
             let mut taken = 0;
-            for (task, upto) in tasks {
-                resolved.push((task, found.by_ref().take(upto - taken).collect::<Vec<_>>()));
+            tasks.into_iter().map(move |(task, upto)| {
+                let own: Vec<Diagnostic> = found.by_ref().take(upto - taken).collect();
                 taken = upto;
-            }
-            self.referenced.extend(referenced);
-        }
-        let mut resolved = resolved.into_iter();
+                (task, own)
+            })
+        });
         for dup in again {
             match dup {
                 Some(d) => self.push(d),
@@ -878,13 +884,15 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 }
             }
         }
-        // `after` names tasks of this pipeline.
-        let known: BTreeSet<String> = def.tasks.iter().map(|t| t.name.clone()).collect();
+        // `after` names tasks of this pipeline. The names in order, for the
+        // suggestions, only once one is unknown.
+        let mut sorted: Option<BTreeSet<&str>> = None;
         for t in &mut def.tasks {
             t.after.retain(|(name, at)| {
-                if known.contains(name) {
+                if task_names.contains_key(name.as_str()) {
                     return true;
                 }
+                let known = sorted.get_or_insert_with(|| task_names.keys().copied().collect());
                 self.diags.push(
                     Diagnostic::new(
                         "FL702",
@@ -893,7 +901,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                         format!(
                             "unknown task `{name}` in pipeline `{}`{}",
                             p.name.name,
-                            did_you_mean(name, known.iter().map(String::as_str))
+                            did_you_mean(name, known.iter().copied())
                         ),
                     )
                     .help("`after` names tasks of the same pipeline"),
