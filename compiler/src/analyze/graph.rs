@@ -2,7 +2,7 @@
 //! (a task that reads what another writes runs after it).
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 
 use petgraph::graph::{DiGraph, NodeIndex};
 
@@ -45,13 +45,13 @@ impl TaskGraph {
         for i in 0..n {
             graph.add_node(i);
         }
-        let by_name: BTreeMap<&str, usize> = p
+        let by_name: HashMap<&str, usize> = p
             .tasks
             .iter()
             .enumerate()
             .map(|(i, t)| (t.name.as_str(), i))
             .collect();
-        let mut writers: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        let mut writers: HashMap<usize, Vec<usize>> = HashMap::new();
         for (i, t) in p.tasks.iter().enumerate() {
             for w in &t.writes {
                 let list = writers.entry(w.decl).or_default();
@@ -60,11 +60,13 @@ impl TaskGraph {
                 }
             }
         }
-        let mut seen: BTreeSet<(usize, usize)> = BTreeSet::new();
+        // One edge from each earlier task: `linked[j] == i + 1` once j -> i is in.
+        let mut linked = vec![0usize; n];
         for (i, t) in p.tasks.iter().enumerate() {
+            let mut first_link = |j: usize| j != i && std::mem::replace(&mut linked[j], i + 1) != i + 1;
             for (name, at) in &t.after {
                 if let Some(&j) = by_name.get(name.as_str()) {
-                    if j != i && seen.insert((j, i)) {
+                    if first_link(j) {
                         graph.add_edge(
                             NodeIndex::new(j),
                             NodeIndex::new(i),
@@ -75,7 +77,7 @@ impl TaskGraph {
             }
             for r in &t.reads {
                 for &j in writers.get(&r.decl).map_or(&[][..], Vec::as_slice) {
-                    if j != i && seen.insert((j, i)) {
+                    if first_link(j) {
                         graph.add_edge(
                             NodeIndex::new(j),
                             NodeIndex::new(i),
