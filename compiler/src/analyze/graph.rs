@@ -63,7 +63,8 @@ impl TaskGraph {
         // One edge from each earlier task: `linked[j] == i + 1` once j -> i is in.
         let mut linked = vec![0usize; n];
         for (i, t) in p.tasks.iter().enumerate() {
-            let mut first_link = |j: usize| j != i && std::mem::replace(&mut linked[j], i + 1) != i + 1;
+            let mut first_link =
+                |j: usize| j != i && std::mem::replace(&mut linked[j], i + 1) != i + 1;
             for (name, at) in &t.after {
                 if let Some(&j) = by_name.get(name.as_str()) {
                     if first_link(j) {
