@@ -90,10 +90,11 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
     let registry = registry();
     let mut files = Vec::with_capacity(views.len() + 1);
     for (pipeline, mut view) in views {
-        let rendered = super::render_each(&registry, "task", &view.task_views).and_then(|tasks| {
-            view.tasks = tasks;
-            registry.render("dag", &view)
-        });
+        let rendered =
+            super::render_each(&registry, "task", &view.task_views, "").and_then(|tasks| {
+                view.tasks = tasks;
+                registry.render("dag", &view)
+            });
         match rendered {
             Ok(contents) => files.push(GeneratedFile {
                 path: format!("{}.py", pipeline.name),

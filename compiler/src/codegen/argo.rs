@@ -8,7 +8,7 @@
 //! carry (FL801, FL802, FL803) are collected for every pipeline and task and
 //! returned together; a run with any problem emits nothing.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use handlebars::{
     Context, Handlebars, Helper, HelperResult, Output, RenderContext, RenderErrorReason,
@@ -76,6 +76,7 @@ const FLOW_ENV: [&str; 8] = [
 
 const DOCUMENT: &str = include_str!("../../../templates/argo/document.yaml.hbs");
 const WORKFLOW_SPEC: &str = include_str!("../../../templates/argo/workflow_spec.yaml.hbs");
+const DAG_TASK: &str = include_str!("../../../templates/argo/dag_task.yaml.hbs");
 const CONTAINER_TEMPLATE: &str =
     include_str!("../../../templates/argo/container_template.yaml.hbs");
 
@@ -139,20 +140,24 @@ pub fn generate(
             let mut contents = registry
                 .render("document", &view)
                 .unwrap_or_else(|e| panic!("argo templates must render every document: {e}"));
-            let containers = super::render_each(&registry, "container_template", &view.task_views)
-                .unwrap_or_else(|e| panic!("argo templates must render every task: {e}"));
-            // Each container template goes under `templates:`, which the
-            // document puts under `spec:`, or under `spec.workflowSpec:` in a
-            // CronWorkflow.
-            let indent = if view.cron.is_some() {
-                "      "
+            // The DAG's entries go under `templates[0].dag.tasks`, and each
+            // container template under `templates:`, which the document puts
+            // under `spec:`, or under `spec.workflowSpec:` in a CronWorkflow.
+            let (dag_indent, indent) = if view.cron.is_some() {
+                ("            ", "      ")
             } else {
-                "    "
+                ("          ", "    ")
             };
+            let render = |template: &str, indent: &str| {
+                super::render_each(&registry, template, &view.task_views, indent)
+                    .unwrap_or_else(|e| panic!("argo templates must render every task: {e}"))
+            };
+            let dag = render("dag_task", dag_indent);
+            let containers = render("container_template", indent);
             drop(view);
-            contents.reserve(containers.iter().map(|c| c.len() * 5 / 4).sum());
-            for run in &containers {
-                push_indented(&mut contents, run, indent);
+            contents.reserve(dag.iter().chain(&containers).map(String::len).sum());
+            for run in dag.iter().chain(&containers) {
+                contents.push_str(run);
             }
             GeneratedFile {
                 path: format!("{}.yaml", pipeline.name),
@@ -161,16 +166,6 @@ pub fn generate(
         })
         .collect();
     Ok(files)
-}
-
-/// Append `text` with `indent` before every line that has text.
-fn push_indented(out: &mut String, text: &str, indent: &str) {
-    for line in text.split_inclusive('\n') {
-        if line != "\n" {
-            out.push_str(indent);
-        }
-        out.push_str(line);
-    }
 }
 
 /// The handlebars registry of this target: strict, no HTML escaping, and the
@@ -184,6 +179,8 @@ fn registry() -> Handlebars<'static> {
         .expect("document.yaml.hbs parses");
     hb.register_partial("workflow_spec", WORKFLOW_SPEC)
         .expect("workflow_spec.yaml.hbs parses");
+    hb.register_template_string("dag_task", DAG_TASK)
+        .expect("dag_task.yaml.hbs parses");
     hb.register_template_string("container_template", CONTAINER_TEMPLATE)
         .expect("container_template.yaml.hbs parses");
     hb
@@ -197,19 +194,12 @@ struct DocumentView {
     annotations: Vec<Annotation>,
     cron: Option<CronView>,
     entrypoint: &'static str,
-    /// The DAG's entries, one per task.
-    tasks: Vec<DagTaskView>,
-    /// The tasks' container templates: rendered on their own, each with its
-    /// task alone as context, and appended to the document (see [`generate`]).
+    has_tasks: bool,
+    /// The tasks: their DAG entries and container templates end the document,
+    /// rendered on their own, each with its task alone as context, and
+    /// appended to it (see [`generate`]).
     #[serde(skip)]
     task_views: Vec<TaskView>,
-}
-
-#[derive(Debug, Serialize)]
-struct DagTaskView {
-    dag_name: String,
-    template_name: String,
-    depends: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -317,8 +307,8 @@ fn document(
     }
 
     // Task names: lowercase, `_` to `-`; collisions and unconvertible names are FL803.
-    let mut task_names: BTreeMap<&str, String> = BTreeMap::new();
-    let mut seen: BTreeMap<String, &str> = BTreeMap::new();
+    let mut task_names: HashMap<&str, String> = HashMap::with_capacity(pipeline.tasks.len());
+    let mut seen: HashMap<String, &str> = HashMap::with_capacity(pipeline.tasks.len());
     for task in &pipeline.tasks {
         match task_name(&task.name) {
             Ok(converted) => {
@@ -348,15 +338,22 @@ fn document(
         }
     }
 
-    let mut tasks = Vec::new();
-    for task in &pipeline.tasks {
-        for p in task_problems(pipeline, task) {
-            problems.push(p);
-        }
-        let Some(dag_name) = task_names.get(task.name.as_str()) else {
-            continue;
-        };
-        tasks.push(task_view(pipeline, task, dag_name, &task_names, cron_job));
+    // Each task on its own, so a large pipeline's are spread over the cores;
+    // problems stay in task order.
+    let per_run = crate::par::map_runs(&pipeline.tasks, crate::par::cores(), 1000, |run| {
+        run.iter()
+            .map(|task| {
+                let view = task_names
+                    .get(task.name.as_str())
+                    .map(|dag_name| task_view(pipeline, task, dag_name, &task_names, cron_job));
+                (task_problems(pipeline, task), view)
+            })
+            .collect::<Vec<_>>()
+    });
+    let mut tasks = Vec::with_capacity(pipeline.tasks.len());
+    for (found, view) in per_run.into_iter().flatten() {
+        problems.extend(found);
+        tasks.extend(view);
     }
 
     let mut annotations = Vec::new();
@@ -388,16 +385,28 @@ fn document(
         annotations,
         cron,
         entrypoint: ENTRYPOINT,
-        tasks: tasks
-            .iter()
-            .map(|t: &TaskView| DagTaskView {
-                dag_name: t.dag_name.clone(),
-                template_name: t.template_name.clone(),
-                depends: t.depends.clone(),
-            })
-            .collect(),
+        has_tasks: !tasks.is_empty(),
         task_views: tasks,
     })
+}
+
+/// What a string of a task is, in an FL802 message.
+enum Label<'a> {
+    Image,
+    Argument(usize),
+    EnvName,
+    EnvValue(&'a str),
+}
+
+impl std::fmt::Display for Label<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Label::Image => f.write_str("image"),
+            Label::Argument(n) => write!(f, "command argument {n}"),
+            Label::EnvName => f.write_str("env name"),
+            Label::EnvValue(name) => write!(f, "env `{name}`"),
+        }
+    }
 }
 
 /// FL801 and FL802 for one task.
@@ -420,18 +429,19 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
             "add `run image \"REF\" command [..]` to the task, or `image \"REF\"` to the pipeline",
         ));
     }
-    let mut strings: Vec<(String, &str)> = Vec::new();
-    if let Some(image) = &task.image {
-        strings.push(("image".to_owned(), image));
-    }
-    for (i, arg) in task.command.iter().enumerate() {
-        strings.push((format!("command argument {}", i + 1), arg));
-    }
-    for var in &task.env {
-        strings.push(("env name".to_owned(), &var.name));
-        strings.push((format!("env `{}`", var.name), &var.value));
-    }
-    for (what, value) in strings {
+    // Every string Argo substitutes in, in the order they are written; what
+    // each is called is only spelled out for one that holds `{{`.
+    let image = task.image.iter().map(|i| (Label::Image, i.as_str()));
+    let command = (1..)
+        .zip(&task.command)
+        .map(|(n, arg)| (Label::Argument(n), arg.as_str()));
+    let env = task.env.iter().flat_map(|var| {
+        [
+            (Label::EnvName, var.name.as_str()),
+            (Label::EnvValue(&var.name), var.value.as_str()),
+        ]
+    });
+    for (what, value) in image.chain(command).chain(env) {
         if value.contains("{{") {
             out.push(problem(
                 "FL802",
@@ -467,7 +477,7 @@ fn task_view(
     pipeline: &Pipeline,
     task: &Task,
     dag_name: &str,
-    names: &BTreeMap<&str, String>,
+    names: &HashMap<&str, String>,
     cron_job: bool,
 ) -> TaskView {
     let depends = task

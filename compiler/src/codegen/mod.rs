@@ -10,17 +10,23 @@ pub mod quote;
 
 /// Render `template` once per item, with the item alone as its context, on
 /// all cores: one context holding every task makes handlebars walk and copy
-/// far more than each task needs. Each core's run of items comes back as one
-/// string, in item order.
+/// far more than each task needs. Every line with text gets `indent` before
+/// it. Each core's run of items comes back as one string, in item order.
 pub(crate) fn render_each<T: serde::Serialize + Sync>(
     registry: &handlebars::Handlebars<'static>,
     template: &str,
     items: &[T],
+    indent: &str,
 ) -> Result<Vec<String>, handlebars::RenderError> {
     let render = |run: &[T]| {
         let mut out = String::new();
         for item in run {
-            out.push_str(&registry.render(template, item)?);
+            let text = registry.render(template, item)?;
+            if indent.is_empty() {
+                out.push_str(&text);
+            } else {
+                push_indented(&mut out, &text, indent);
+            }
         }
         Ok(out)
     };
@@ -30,6 +36,16 @@ pub(crate) fn render_each<T: serde::Serialize + Sync>(
     crate::par::map_runs(items, crate::par::cores(), 64, render)
         .into_iter()
         .collect()
+}
+
+/// Append `text` with `indent` before every line that has text.
+fn push_indented(out: &mut String, text: &str, indent: &str) {
+    for line in text.split_inclusive('\n') {
+        if line != "\n" {
+            out.push_str(indent);
+        }
+        out.push_str(line);
+    }
 }
 
 /// One file a generator wants written, relative to the output folder.
