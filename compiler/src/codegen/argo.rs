@@ -148,12 +148,23 @@ pub fn generate(
             } else {
                 ("          ", "    ")
             };
-            let render = |template: &str, indent: &str| {
-                super::render_each(&registry, template, &view.task_views, indent)
-                    .unwrap_or_else(|e| panic!("argo templates must render every task: {e}"))
-            };
-            let dag = render("dag_task", dag_indent);
-            let containers = render("container_template", indent);
+            let failed = |e| panic!("argo templates must render every task: {e}");
+            // A DAG entry needs three of the task's fields: its context is
+            // only those, not the whole task.
+            let entries: Vec<DagTaskView<'_>> = view
+                .task_views
+                .iter()
+                .map(|t| DagTaskView {
+                    dag_name: &t.dag_name,
+                    template_name: &t.template_name,
+                    depends: t.depends.as_deref(),
+                })
+                .collect();
+            let dag = super::render_each(&registry, "dag_task", &entries, dag_indent)
+                .unwrap_or_else(failed);
+            let containers =
+                super::render_each(&registry, "container_template", &view.task_views, indent)
+                    .unwrap_or_else(failed);
             drop(view);
             contents.reserve(dag.iter().chain(&containers).map(String::len).sum());
             for run in dag.iter().chain(&containers) {
@@ -200,6 +211,13 @@ struct DocumentView {
     /// appended to it (see [`generate`]).
     #[serde(skip)]
     task_views: Vec<TaskView>,
+}
+
+#[derive(Debug, Serialize)]
+struct DagTaskView<'a> {
+    dag_name: &'a str,
+    template_name: &'a str,
+    depends: Option<&'a str>,
 }
 
 #[derive(Debug, Serialize)]
