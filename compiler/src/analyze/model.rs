@@ -326,7 +326,7 @@ pub struct PipelineDef {
     pub image: Option<String>,
     pub require: Option<(Guarantee, Loc)>,
     pub allows: Vec<AllowDef>,
-    pub tasks: Vec<TaskDef>,
+    pub tasks: Vec<Box<TaskDef>>,
 }
 
 /// Everything of a run, resolved.

@@ -847,11 +847,12 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 referenced: BTreeSet::new(),
                 threads: 1,
             };
-            // Each task with the number of findings so far, after it.
-            let tasks: Vec<(TaskDef, usize)> = run
+            // Each task with the number of findings so far, after it. Boxed,
+            // so that gathering the runs moves pointers, not whole tasks.
+            let tasks: Vec<(Box<TaskDef>, usize)> = run
                 .iter()
                 .map(|t| {
-                    let task = r.task(f, t);
+                    let task = Box::new(r.task(f, t));
                     (task, r.diags.len())
                 })
                 .collect();

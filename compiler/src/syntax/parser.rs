@@ -201,9 +201,25 @@ pub fn parse_in_chunks(
     if failed.load(Ordering::Relaxed) {
         return None;
     }
+    // Tasks still to join to a pipeline the chunk before left open, from
+    // each chunk on: the joined task lists are sized once, not grown.
+    let mut joining: Vec<usize> = done
+        .iter()
+        .zip(&bounds)
+        .map(|(result, (begin, _))| match (begin.header, result) {
+            (Some(_), Some((items, _))) => match items.first() {
+                Some(Item::Pipeline(p)) => p.tasks.len(),
+                _ => 0,
+            },
+            _ => 0,
+        })
+        .collect();
+    for k in (1..joining.len()).rev() {
+        joining[k - 1] += joining[k];
+    }
     let mut items: Vec<Item> = Vec::new();
     let mut diags = Vec::new();
-    for (result, (begin, _)) in done.into_iter().zip(&bounds) {
+    for ((result, (begin, _)), still) in done.into_iter().zip(&bounds).zip(joining) {
         let (more, d) = result?;
         diags.extend(d);
         let mut more = more.into_iter();
@@ -219,6 +235,7 @@ pub fn parse_in_chunks(
             }
             prev.settings.extend(next.settings);
             prev.allows.extend(next.allows);
+            prev.tasks.reserve(still);
             prev.tasks.extend(next.tasks);
             prev.span.end = next.span.end;
         }
