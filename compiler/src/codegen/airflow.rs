@@ -24,6 +24,7 @@ pub const OPERATOR_MODULE: &str = "_flowc_airflow";
 
 const DAG_TEMPLATE: &str = include_str!("../../../templates/airflow/dag.py.hbs");
 const TASK_TEMPLATE: &str = include_str!("../../../templates/airflow/task.py.hbs");
+const EDGE_TEMPLATE: &str = include_str!("../../../templates/airflow/edge.py.hbs");
 const OPERATOR_SOURCE: &str = include_str!("../../../templates/airflow/_flowc_airflow.py");
 
 /// Python keywords: never usable as a variable name.
@@ -89,12 +90,19 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
 
     let registry = registry();
     let mut files = Vec::with_capacity(views.len() + 1);
-    for (pipeline, mut view) in views {
-        let rendered =
-            super::render_each(&registry, "task", &view.task_views, "").and_then(|tasks| {
-                view.tasks = tasks;
-                registry.render("dag", &view)
-            });
+    for (pipeline, view) in views {
+        // The module's head, then every task's operator and every task's
+        // upstream edges, each rendered on its own (see [`super::render_each`]).
+        let rendered = registry.render("dag", &view).and_then(|head| {
+            let tasks = super::render_each(&registry, "task", &view.task_views, "")?;
+            let edges = super::render_each(&registry, "edge", &view.edges, "")?;
+            let mut contents = head;
+            contents.reserve(tasks.iter().chain(&edges).map(String::len).sum());
+            for part in tasks.iter().chain(&edges) {
+                contents.push_str(part);
+            }
+            Ok(contents)
+        });
         match rendered {
             Ok(contents) => files.push(GeneratedFile {
                 path: format!("{}.py", pipeline.name),
@@ -212,11 +220,12 @@ struct DagView<'a> {
     timezone: &'a str,
     start: Option<StartView>,
     catchup: bool,
-    /// The operators of the tasks, each rendered on its own (see
-    /// [`super::render_each`]).
-    tasks: Vec<String>,
+    has_tasks: bool,
+    /// The tasks' operators and edges end the module: each is rendered on
+    /// its own (see [`super::render_each`]) and appended.
     #[serde(skip)]
     task_views: Vec<TaskView<'a>>,
+    #[serde(skip)]
     edges: Vec<EdgeView>,
 }
 
@@ -250,6 +259,8 @@ struct EnvView<'a> {
 
 #[derive(Serialize)]
 struct EdgeView {
+    /// The first edge of the module, after a blank line.
+    first: bool,
     upstream: Vec<String>,
     downstream: String,
 }
@@ -328,13 +339,14 @@ impl<'a> DagView<'a> {
             }
             if !upstream.is_empty() {
                 edges.push(EdgeView {
+                    first: edges.is_empty(),
                     upstream,
                     downstream: var.clone(),
                 });
             }
         }
 
-        let tasks = pipeline
+        let tasks: Vec<TaskView<'a>> = pipeline
             .tasks
             .iter()
             .zip(vars)
@@ -375,7 +387,7 @@ impl<'a> DagView<'a> {
             timezone: &pipeline.timezone,
             start,
             catchup: pipeline.catchup,
-            tasks: Vec::new(),
+            has_tasks: !tasks.is_empty(),
             task_views: tasks,
             edges,
         }
@@ -432,6 +444,9 @@ fn registry() -> Handlebars<'static> {
     registry
         .register_template_string("task", TASK_TEMPLATE)
         .expect("the embedded Airflow task template is valid handlebars");
+    registry
+        .register_template_string("edge", EDGE_TEMPLATE)
+        .expect("the embedded Airflow edge template is valid handlebars");
     registry
 }
 
