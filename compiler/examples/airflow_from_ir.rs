@@ -43,7 +43,8 @@ fn run() -> Result<(), String> {
     for file in files {
         let target = out.join(&file.path);
         let temp = out.join(format!(".{}.tmp", file.path));
-        std::fs::write(&temp, &file.contents).map_err(|e| format!("{}: {e}", temp.display()))?;
+        std::fs::write(&temp, file.text().as_bytes())
+            .map_err(|e| format!("{}: {e}", temp.display()))?;
         std::fs::rename(&temp, &target).map_err(|e| format!("{}: {e}", target.display()))?;
     }
     Ok(())

@@ -80,7 +80,7 @@ fn main() -> ExitCode {
         if only_if_absent && target.exists() {
             continue;
         }
-        if let Err(err) = write_atomically(&target, &file.contents) {
+        if let Err(err) = write_atomically(&target, &file.text()) {
             eprintln!("error: cannot write {}: {err}", target.display());
             return ExitCode::from(2);
         }

@@ -170,12 +170,13 @@ fn generate(pipelines: &[Pipeline]) -> Vec<GeneratedFile> {
     airflow::generate(pipelines).expect("the pipelines are valid for Airflow")
 }
 
-fn contents<'a>(files: &'a [GeneratedFile], path: &str) -> &'a str {
-    &files
+fn contents(files: &[GeneratedFile], path: &str) -> String {
+    files
         .iter()
         .find(|f| f.path == path)
         .unwrap_or_else(|| panic!("no file {path}"))
-        .contents
+        .text()
+        .into_owned()
 }
 
 #[test]
@@ -323,7 +324,7 @@ json.dump(out, sys.stdout, ensure_ascii=True)
 fn python_read_back(dir: &Path, files: &[GeneratedFile]) -> serde_json::Value {
     let mut args = vec!["-c".to_owned(), READ_BACK.to_owned()];
     for file in files {
-        std::fs::write(dir.join(&file.path), &file.contents).expect("write generated file");
+        std::fs::write(dir.join(&file.path), file.text().as_bytes()).expect("write generated file");
         if file.path != format!("{}.py", airflow::OPERATOR_MODULE) {
             args.push(dir.join(&file.path).to_string_lossy().into_owned());
         }

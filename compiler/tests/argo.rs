@@ -154,7 +154,7 @@ fn render_one(p: &Pipeline, kind: ArgoKind) -> String {
         generate(std::slice::from_ref(p), kind).unwrap_or_else(|e| panic!("problems: {e:#?}"));
     assert_eq!(files.len(), 1);
     assert_eq!(files[0].path, format!("{}.yaml", p.name));
-    files[0].contents.clone()
+    files[0].text().into_owned()
 }
 
 fn problems(pipelines: &[Pipeline], kind: ArgoKind) -> Vec<TargetProblem> {
@@ -524,7 +524,7 @@ fn generated_documents_validate_against_the_strict_schema() {
             hostile_pipeline(),
         ];
         for file in generate(&all, kind).expect("no problems") {
-            let doc = parse(&file.contents);
+            let doc = parse(&file.text());
             let errs = errors(&doc);
             assert!(errs.is_empty(), "{} ({kind:?}): {errs:#?}", file.path);
         }
@@ -748,7 +748,7 @@ fn every_example_compiles_to_a_valid_document() {
                     Err(p) => panic!("{}: {p:#?}", outcome.sources.path(file)),
                 };
                 for f in files {
-                    let doc = parse(&f.contents);
+                    let doc = parse(&f.text());
                     let errs = errors(&doc);
                     assert!(errs.is_empty(), "{} ({kind:?}): {errs:#?}", f.path);
                     count += 1;

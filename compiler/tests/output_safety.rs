@@ -176,14 +176,8 @@ fn paths_that_leave_the_folder_are_refused_before_anything_is_written() {
         absolute.as_str(),
     ] {
         let files = [
-            GeneratedFile {
-                path: "fine.py".into(),
-                contents: "ok\n".into(),
-            },
-            GeneratedFile {
-                path: bad.into(),
-                contents: "escaped\n".into(),
-            },
+            GeneratedFile::new("fine.py".into(), "ok\n".into()),
+            GeneratedFile::new(bad.into(), "escaped\n".into()),
         ];
         let Err(found) = emit::write_all(&out, &files, flowc::source::FileId(0)) else {
             panic!("`{bad}` was written");

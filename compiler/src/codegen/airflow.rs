@@ -96,17 +96,13 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
         let rendered = registry.render("dag", &view).and_then(|head| {
             let tasks = super::render_each(&registry, "task", &view.task_views, "")?;
             let edges = super::render_each(&registry, "edge", &view.edges, "")?;
-            let mut contents = head;
-            contents.reserve(tasks.iter().chain(&edges).map(String::len).sum());
-            for part in tasks.iter().chain(&edges) {
-                contents.push_str(part);
-            }
-            Ok(contents)
+            Ok((head, tasks.into_iter().chain(edges).collect()))
         });
         match rendered {
-            Ok(contents) => files.push(GeneratedFile {
+            Ok((contents, more)) => files.push(GeneratedFile {
                 path: format!("{}.py", pipeline.name),
                 contents,
+                more,
             }),
             Err(err) => problems.push(problem(
                 "FL802",
@@ -121,10 +117,10 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
         return Err(problems);
     }
     if !files.is_empty() {
-        files.push(GeneratedFile {
-            path: format!("{OPERATOR_MODULE}.py"),
-            contents: OPERATOR_SOURCE.to_owned(),
-        });
+        files.push(GeneratedFile::new(
+            format!("{OPERATOR_MODULE}.py"),
+            OPERATOR_SOURCE.to_owned(),
+        ));
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)

@@ -137,7 +137,7 @@ pub fn generate(
             // The container templates end the document. They are rendered
             // apart, on all cores: a context holding every task makes
             // handlebars walk and copy far more than each task needs.
-            let mut contents = registry
+            let contents = registry
                 .render("document", &view)
                 .unwrap_or_else(|e| panic!("argo templates must render every document: {e}"));
             // The DAG's entries go under `templates[0].dag.tasks`, and each
@@ -166,13 +166,10 @@ pub fn generate(
                 super::render_each(&registry, "container_template", &view.task_views, indent)
                     .unwrap_or_else(failed);
             drop(view);
-            contents.reserve(dag.iter().chain(&containers).map(String::len).sum());
-            for run in dag.iter().chain(&containers) {
-                contents.push_str(run);
-            }
             GeneratedFile {
                 path: format!("{}.yaml", pipeline.name),
                 contents,
+                more: dag.into_iter().chain(containers).collect(),
             }
         })
         .collect();

@@ -89,6 +89,14 @@ fn remove_stale_temps<'a>(written: impl IntoIterator<Item = &'a Path>) {
 /// Write through a temporary file in the same folder, then rename, so a
 /// scheduler watching the folder never reads half a file. Mode 0644.
 pub fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {
+    write_pieces_atomic(path, std::iter::once(contents))
+}
+
+/// [`write_atomic`] of a text given in pieces, written one after the other.
+pub fn write_pieces_atomic<'a>(
+    path: &Path,
+    pieces: impl IntoIterator<Item = &'a str>,
+) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let name = path
@@ -97,7 +105,9 @@ pub fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {
     let tmp = dir.join(format!("{}{}", temp_prefix(&name), std::process::id()));
     {
         let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(contents.as_bytes())?;
+        for piece in pieces {
+            f.write_all(piece.as_bytes())?;
+        }
         f.sync_all()?;
     }
     #[cfg(unix)]
@@ -167,7 +177,7 @@ pub fn write_all(
     let mut errors = Vec::new();
     for g in files {
         match confined(out, &g.path) {
-            Ok(p) => targets.push((p, &g.contents)),
+            Ok(p) => targets.push((p, g)),
             Err(msg) => errors.push(
                 Diagnostic::new("FL804", file, crate::span::Span::new(0, 0), msg)
                     .help("output file names come from pipeline names; keep `--out` free of links that lead elsewhere"),
@@ -177,8 +187,8 @@ pub fn write_all(
     if !errors.is_empty() {
         return Err(errors);
     }
-    for (p, contents) in &targets {
-        if let Err(e) = write_atomic(p, contents) {
+    for (p, generated) in &targets {
+        if let Err(e) = write_pieces_atomic(p, generated.pieces()) {
             return Err(vec![Diagnostic::new(
                 "FL804",
                 file,
@@ -219,6 +229,20 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().contains("flowc-tmp"))
             .collect();
         assert!(leftovers.is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A file generated in pieces is written whole, in order, and reads back
+    /// as its text.
+    #[test]
+    fn a_file_in_pieces_is_written_whole() {
+        let dir = tempfile_dir().join("pieces");
+        let mut file = GeneratedFile::new("p.yaml".into(), "head\n".into());
+        file.more = vec!["one\n".into(), String::new(), "two\n".into()];
+        assert_eq!(file.text(), "head\none\ntwo\n");
+        write_all(&dir, std::slice::from_ref(&file), FileId(0)).expect("written");
+        let written = std::fs::read_to_string(dir.join("p.yaml")).expect("read");
+        assert_eq!(written, file.text());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

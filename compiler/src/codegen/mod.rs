@@ -53,7 +53,35 @@ fn push_indented(out: &mut String, text: &str, indent: &str) {
 pub struct GeneratedFile {
     /// A relative path using `/`; checked to stay inside `--out` before writing.
     pub path: String,
+    /// The text, or its first piece (see [`GeneratedFile::text`]).
     pub contents: String,
+    /// The rest of the text, in order: a large file rendered in pieces on
+    /// several cores is written piece by piece, never joined in memory.
+    pub more: Vec<String>,
+}
+
+impl GeneratedFile {
+    pub fn new(path: String, contents: String) -> Self {
+        GeneratedFile {
+            path,
+            contents,
+            more: Vec::new(),
+        }
+    }
+
+    /// The whole text.
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        if self.more.is_empty() {
+            std::borrow::Cow::Borrowed(&self.contents)
+        } else {
+            std::borrow::Cow::Owned(self.pieces().collect())
+        }
+    }
+
+    /// The text's pieces, in order.
+    pub fn pieces(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.contents.as_str()).chain(self.more.iter().map(String::as_str))
+    }
 }
 
 /// A problem a generator found that makes a pipeline impossible to emit

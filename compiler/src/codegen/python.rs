@@ -136,7 +136,7 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Scaffold, Vec<TargetProblem>> 
     }
     let files = |map: BTreeMap<String, String>| {
         map.into_iter()
-            .map(|(path, contents)| GeneratedFile { path, contents })
+            .map(|(path, contents)| GeneratedFile::new(path, contents))
             .collect()
     };
     Ok(Scaffold {
