@@ -4,7 +4,7 @@ use std::io::Write as _;
 use std::path::{Component, Path, PathBuf};
 
 use super::{GeneratedFile, TargetProblem};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::analyze::model::Loc;
 use crate::analyze::Outcome;
@@ -124,7 +124,7 @@ pub fn write_pieces_atomic<'a>(
 /// target problems once the model itself is gone.
 pub struct Places {
     file: FileId,
-    pipelines: BTreeMap<String, (Loc, BTreeMap<String, Loc>)>,
+    pipelines: BTreeMap<String, (Loc, HashMap<String, Loc>)>,
 }
 
 impl Places {

@@ -43,112 +43,15 @@ impl Endpoints {
 
 fn pipeline(outcome: &Outcome, p: &PipelineDef, report: &PipelineReport) -> ir::Pipeline {
     let program = &outcome.program;
-    let endpoints = Endpoints::default();
-    let tasks = report
-        .graph
-        .order
-        .iter()
-        .map(|&i| {
-            let t = &p.tasks[i];
-            let derived = &report.tasks[i];
-            let f = TaskFacts::new(program, p, t);
-            let writes: Vec<ir::Write> = t
-                .writes
-                .iter()
-                .zip(&derived.outputs)
-                .map(|(w, o)| {
-                    let sink = f.decl(w.decl);
-                    ir::Write {
-                        sink: endpoints.of(program, sink),
-                        mode: w.mode,
-                        partition: w.partition.as_ref().map(part),
-                        key: key(f.write_key(w)),
-                        primary_key: sink.primary_key.clone(),
-                        guarantee: o.guarantee,
-                        required: o.required,
-                    }
-                })
-                .collect();
-            let emits = t
-                .emits
-                .iter()
-                .zip(derived.outputs.iter().skip(t.writes.len()))
-                .map(|(e, o)| {
-                    let effect = f.decl(e.decl);
-                    let (tracking, outbox, k) = match &e.via {
-                        ViaDef::Untracked => (ir::Tracking::Untracked, None, None),
-                        ViaDef::IdempotencyKey(k) => {
-                            (ir::Tracking::IdempotencyKey, None, key(Some(k)))
-                        }
-                        ViaDef::Outbox(_) => {
-                            let w = outbox_write(&f, e);
-                            (
-                                ir::Tracking::Outbox,
-                                w.map(|w| f.decl(w.decl).name.clone()),
-                                w.and_then(|w| key(f.write_key(w))),
-                            )
-                        }
-                    };
-                    ir::Emit {
-                        effect: endpoints.of(program, effect),
-                        tracking,
-                        outbox,
-                        key: k,
-                        kind_has_idempotency_key: program.kind_of(effect).idempotency_key,
-                        guarantee: o.guarantee,
-                        required: o.required,
-                    }
-                })
-                .collect();
-            ir::Task {
-                name: t.name.clone(),
-                upstream: report.graph.upstream[i]
-                    .iter()
-                    .map(|&u| p.tasks[u].name.clone())
-                    .collect(),
-                retries: derived.retries,
-                internal_retries: derived.internal_retries,
-                retry_delay_seconds: t.retry_delay.or(p.retry_delay).unwrap_or(300),
-                timeout_seconds: t.timeout.or(p.timeout).map(|(s, _)| s),
-                on_ambiguous: derived.on_ambiguous,
-                image: t
-                    .run
-                    .as_ref()
-                    .and_then(|r| r.image.clone())
-                    .or_else(|| p.image.clone()),
-                command: t
-                    .run
-                    .as_ref()
-                    .map(|r| r.command.clone())
-                    .unwrap_or_default(),
-                env: t
-                    .env
-                    .iter()
-                    .map(|(n, v)| ir::EnvVar {
-                        name: n.clone(),
-                        value: v.clone(),
-                    })
-                    .collect(),
-                nondeterministic: t.nondeterministic.is_some(),
-                reads: t
-                    .reads
-                    .iter()
-                    .map(|r| {
-                        let d = f.decl(r.decl);
-                        ir::Read {
-                            source: endpoints.of(program, d),
-                            immutable: d.immutable,
-                            pin: f.effective_pin(r),
-                            commit: f.effective_commit(r).map(|c| c.word().to_string()),
-                            identity: f.read_identity(r),
-                        }
-                    })
-                    .collect(),
-                writes,
-                emits,
-            }
-        })
-        .collect();
+    // The tasks of a large pipeline are lowered on all cores, each thread
+    // sharing its own endpoints; they come back in order.
+    let runs = crate::par::map_runs(&report.graph.order, crate::par::cores(), 1000, |run| {
+        let endpoints = Endpoints::default();
+        run.iter()
+            .map(|&i| lower_task(program, &endpoints, p, report, i))
+            .collect::<Vec<_>>()
+    });
+    let tasks = runs.into_iter().flatten().collect();
     ir::Pipeline {
         name: p.name.clone(),
         source_file: outcome.sources.path(p.loc.file).to_string(),
@@ -158,6 +61,112 @@ fn pipeline(outcome: &Outcome, p: &PipelineDef, report: &PipelineReport) -> ir::
         catchup: p.catchup,
         image: p.image.clone(),
         tasks,
+    }
+}
+
+/// One task of the pipeline as the targets see it.
+fn lower_task(
+    program: &Program,
+    endpoints: &Endpoints,
+    p: &PipelineDef,
+    report: &PipelineReport,
+    i: usize,
+) -> ir::Task {
+    let t = &p.tasks[i];
+    let derived = &report.tasks[i];
+    let f = TaskFacts::new(program, p, t);
+    let writes: Vec<ir::Write> = t
+        .writes
+        .iter()
+        .zip(&derived.outputs)
+        .map(|(w, o)| {
+            let sink = f.decl(w.decl);
+            ir::Write {
+                sink: endpoints.of(program, sink),
+                mode: w.mode,
+                partition: w.partition.as_ref().map(part),
+                key: key(f.write_key(w)),
+                primary_key: sink.primary_key.clone(),
+                guarantee: o.guarantee,
+                required: o.required,
+            }
+        })
+        .collect();
+    let emits = t
+        .emits
+        .iter()
+        .zip(derived.outputs.iter().skip(t.writes.len()))
+        .map(|(e, o)| {
+            let effect = f.decl(e.decl);
+            let (tracking, outbox, k) = match &e.via {
+                ViaDef::Untracked => (ir::Tracking::Untracked, None, None),
+                ViaDef::IdempotencyKey(k) => (ir::Tracking::IdempotencyKey, None, key(Some(k))),
+                ViaDef::Outbox(_) => {
+                    let w = outbox_write(&f, e);
+                    (
+                        ir::Tracking::Outbox,
+                        w.map(|w| f.decl(w.decl).name.clone()),
+                        w.and_then(|w| key(f.write_key(w))),
+                    )
+                }
+            };
+            ir::Emit {
+                effect: endpoints.of(program, effect),
+                tracking,
+                outbox,
+                key: k,
+                kind_has_idempotency_key: program.kind_of(effect).idempotency_key,
+                guarantee: o.guarantee,
+                required: o.required,
+            }
+        })
+        .collect();
+    ir::Task {
+        name: t.name.clone(),
+        upstream: report.graph.upstream[i]
+            .iter()
+            .map(|&u| p.tasks[u].name.clone())
+            .collect(),
+        retries: derived.retries,
+        internal_retries: derived.internal_retries,
+        retry_delay_seconds: t.retry_delay.or(p.retry_delay).unwrap_or(300),
+        timeout_seconds: t.timeout.or(p.timeout).map(|(s, _)| s),
+        on_ambiguous: derived.on_ambiguous,
+        image: t
+            .run
+            .as_ref()
+            .and_then(|r| r.image.clone())
+            .or_else(|| p.image.clone()),
+        command: t
+            .run
+            .as_ref()
+            .map(|r| r.command.clone())
+            .unwrap_or_default(),
+        env: t
+            .env
+            .iter()
+            .map(|(n, v)| ir::EnvVar {
+                name: n.clone(),
+                value: v.clone(),
+            })
+            .collect(),
+        nondeterministic: t.nondeterministic.is_some(),
+        reads: t
+            .reads
+            .iter()
+            .map(|r| {
+                let d = f.decl(r.decl);
+                ir::Read {
+                    source: endpoints.of(program, d),
+                    immutable: d.immutable,
+                    pin: f.effective_pin(r),
+                    commit: f.effective_commit(r).map(|c| c.word().to_string()),
+                    identity: f.read_identity(r),
+                }
+            })
+            .collect(),
+        writes,
+        emits,
     }
 }
 
