@@ -68,24 +68,24 @@ fn pipeline(outcome: &Outcome, p: &PipelineDef, report: &PipelineReport) -> ir::
 fn lower_task(
     program: &Program,
     endpoints: &Endpoints,
-    p: &PipelineDef,
+    pipeline: &PipelineDef,
     report: &PipelineReport,
-    i: usize,
+    index: usize,
 ) -> ir::Task {
-    let t = &p.tasks[i];
-    let derived = &report.tasks[i];
-    let f = TaskFacts::new(program, p, t);
+    let t = &pipeline.tasks[index];
+    let derived = &report.tasks[index];
+    let facts = TaskFacts::new(program, pipeline, t);
     let writes: Vec<ir::Write> = t
         .writes
         .iter()
         .zip(&derived.outputs)
         .map(|(w, o)| {
-            let sink = f.decl(w.decl);
+            let sink = facts.decl(w.decl);
             ir::Write {
                 sink: endpoints.of(program, sink),
                 mode: w.mode,
                 partition: w.partition.as_ref().map(part),
-                key: key(f.write_key(w)),
+                key: key(facts.write_key(w)),
                 primary_key: sink.primary_key.clone(),
                 guarantee: o.guarantee,
                 required: o.required,
@@ -97,16 +97,16 @@ fn lower_task(
         .iter()
         .zip(derived.outputs.iter().skip(t.writes.len()))
         .map(|(e, o)| {
-            let effect = f.decl(e.decl);
+            let effect = facts.decl(e.decl);
             let (tracking, outbox, k) = match &e.via {
                 ViaDef::Untracked => (ir::Tracking::Untracked, None, None),
                 ViaDef::IdempotencyKey(k) => (ir::Tracking::IdempotencyKey, None, key(Some(k))),
                 ViaDef::Outbox(_) => {
-                    let w = outbox_write(&f, e);
+                    let w = outbox_write(&facts, e);
                     (
                         ir::Tracking::Outbox,
-                        w.map(|w| f.decl(w.decl).name.clone()),
-                        w.and_then(|w| key(f.write_key(w))),
+                        w.map(|w| facts.decl(w.decl).name.clone()),
+                        w.and_then(|w| key(facts.write_key(w))),
                     )
                 }
             };
@@ -123,20 +123,20 @@ fn lower_task(
         .collect();
     ir::Task {
         name: t.name.clone(),
-        upstream: report.graph.upstream[i]
+        upstream: report.graph.upstream[index]
             .iter()
-            .map(|&u| p.tasks[u].name.clone())
+            .map(|&u| pipeline.tasks[u].name.clone())
             .collect(),
         retries: derived.retries,
         internal_retries: derived.internal_retries,
-        retry_delay_seconds: t.retry_delay.or(p.retry_delay).unwrap_or(300),
-        timeout_seconds: t.timeout.or(p.timeout).map(|(s, _)| s),
+        retry_delay_seconds: t.retry_delay.or(pipeline.retry_delay).unwrap_or(300),
+        timeout_seconds: t.timeout.or(pipeline.timeout).map(|(s, _)| s),
         on_ambiguous: derived.on_ambiguous,
         image: t
             .run
             .as_ref()
             .and_then(|r| r.image.clone())
-            .or_else(|| p.image.clone()),
+            .or_else(|| pipeline.image.clone()),
         command: t
             .run
             .as_ref()
@@ -155,13 +155,13 @@ fn lower_task(
             .reads
             .iter()
             .map(|r| {
-                let d = f.decl(r.decl);
+                let d = facts.decl(r.decl);
                 ir::Read {
                     source: endpoints.of(program, d),
                     immutable: d.immutable,
-                    pin: f.effective_pin(r),
-                    commit: f.effective_commit(r).map(|c| c.word().to_string()),
-                    identity: f.read_identity(r),
+                    pin: facts.effective_pin(r),
+                    commit: facts.effective_commit(r).map(|c| c.word().to_string()),
+                    identity: facts.read_identity(r),
                 }
             })
             .collect(),
