@@ -11,7 +11,8 @@ pub mod quote;
 /// Render `template` once per item, with the item alone as its context, on
 /// all cores: one context holding every task makes handlebars walk and copy
 /// far more than each task needs. Every line with text gets `indent` before
-/// it. Each core's run of items comes back as one string, in item order.
+/// it. The items are rendered in batches, each batch's text one string, in
+/// item order: no string grows to the size of the whole output.
 pub(crate) fn render_each<T: serde::Serialize + Sync>(
     registry: &handlebars::Handlebars<'static>,
     template: &str,
@@ -30,10 +31,10 @@ pub(crate) fn render_each<T: serde::Serialize + Sync>(
         }
         Ok(out)
     };
-    if items.is_empty() {
-        return Ok(Vec::new());
-    }
-    crate::par::map_runs(items, crate::par::cores(), 64, render)
+    const BATCH: usize = 256;
+    let batches: Vec<&[T]> = items.chunks(BATCH).collect();
+    let threads = if items.len() < 64 { 1 } else { crate::par::cores() };
+    crate::par::map_each(&batches, threads, |batch| render(batch))
         .into_iter()
         .collect()
 }
