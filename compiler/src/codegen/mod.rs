@@ -8,6 +8,9 @@ pub mod lower;
 pub mod python;
 pub mod quote;
 
+/// Items per string of [`render_each`]: about 300 KB of Argo YAML.
+const RENDER_BATCH: usize = 256;
+
 /// Render `template` once per item, with the item alone as its context, on
 /// all cores: one context holding every task makes handlebars walk and copy
 /// far more than each task needs. Every line with text gets `indent` before
@@ -31,9 +34,12 @@ pub(crate) fn render_each<T: serde::Serialize + Sync>(
         }
         Ok(out)
     };
-    const BATCH: usize = 256;
-    let batches: Vec<&[T]> = items.chunks(BATCH).collect();
-    let threads = if items.len() < 64 { 1 } else { crate::par::cores() };
+    let batches: Vec<&[T]> = items.chunks(RENDER_BATCH).collect();
+    let threads = if items.len() < 64 {
+        1
+    } else {
+        crate::par::cores()
+    };
     crate::par::map_each(&batches, threads, |batch| render(batch))
         .into_iter()
         .collect()
