@@ -25,6 +25,12 @@ pub fn yaml_str(s: &str) -> String {
 fn quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
+    // Most strings are printable ASCII with nothing to escape.
+    if s.bytes().all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\') {
+        out.push_str(s);
+        out.push('"');
+        return out;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -54,5 +60,7 @@ mod tests {
         assert_eq!(python_str("a\"b\\c\nd"), r#""a\"b\\c\nd""#);
         assert_eq!(yaml_str("\u{85}x\u{2028}"), r#""\u0085x\u2028""#);
         assert_eq!(yaml_str("héllo 😀"), "\"héllo 😀\"");
+        assert_eq!(yaml_str("plain ~ text {{x}}"), "\"plain ~ text {{x}}\"");
+        assert_eq!(yaml_str("tab\there\u{7f}"), r#""tab\there\u007f""#);
     }
 }
