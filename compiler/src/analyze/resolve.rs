@@ -816,23 +816,26 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         // A task declared twice is FL703 where it stands, and only its first
         // declaration is resolved.
         let mut task_names: HashMap<&str, Span> = HashMap::with_capacity(p.tasks.len());
-        let mut again: Vec<Option<Diagnostic>> = Vec::with_capacity(p.tasks.len());
+        // (position among the pipeline's tasks, FL703) for each repeated name.
+        let mut again: Vec<(usize, Diagnostic)> = Vec::new();
         let mut first: Vec<&ast::Task> = Vec::with_capacity(p.tasks.len());
-        for t in &p.tasks {
+        for (at, t) in p.tasks.iter().enumerate() {
             if let Some(prev) = task_names.get(t.name.name.as_str()) {
-                again.push(Some(duplicate(
-                    format!(
-                        "task `{}` is declared twice in pipeline `{}`",
-                        t.name.name, p.name.name
+                again.push((
+                    at,
+                    duplicate(
+                        format!(
+                            "task `{}` is declared twice in pipeline `{}`",
+                            t.name.name, p.name.name
+                        ),
+                        loc(f, *prev),
+                        loc(f, t.name.span),
+                        "rename one of the tasks",
                     ),
-                    loc(f, *prev),
-                    loc(f, t.name.span),
-                    "rename one of the tasks",
-                )));
+                ));
                 continue;
             }
             task_names.insert(&t.name.name, t.name.span);
-            again.push(None);
             first.push(t);
         }
         // Each task is resolved on its own, so a large pipeline's are spread
@@ -874,15 +877,13 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 (task, own)
             })
         });
-        for dup in again {
-            match dup {
-                Some(d) => self.push(d),
-                None => {
-                    if let Some((task, found)) = resolved.next() {
-                        self.diags.extend(found);
-                        def.tasks.push(task);
-                    }
-                }
+        let mut again = again.into_iter().peekable();
+        for at in 0..p.tasks.len() {
+            if let Some((_, d)) = again.next_if(|(dup, _)| *dup == at) {
+                self.push(d);
+            } else if let Some((task, found)) = resolved.next() {
+                self.diags.extend(found);
+                def.tasks.push(task);
             }
         }
         // `after` names tasks of this pipeline. The names in order, for the
