@@ -643,7 +643,13 @@ impl<'a> Writer<'a> {
             self.token(open);
             let drop_trailing = nonempty >= 2 && !elems[commas].iter().any(Node::is_code);
             for (i, n) in inner.iter().enumerate() {
-                if drop_trailing && n.is_punct(b',') && inner[i + 1..].iter().all(|m| !m.is_code())
+                // Every comma after the last element goes, so that a second
+                // pass finds none to drop (`["a", "b",,]` is `["a", "b"]`).
+                if drop_trailing
+                    && n.is_punct(b',')
+                    && inner[i + 1..]
+                        .iter()
+                        .all(|m| !m.is_code() || m.is_punct(b','))
                 {
                     continue;
                 }
