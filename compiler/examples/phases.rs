@@ -39,18 +39,7 @@ fn main() {
         .enumerate()
         .map(|(i, t)| flowc::syntax::parse(FileId(i), t).0.expect("parses"))
         .collect();
-    let last = asts.len() - 1;
-    let units: Vec<Unit<'_>> = asts
-        .iter()
-        .enumerate()
-        .map(|(i, ast)| Unit {
-            file: FileId(i),
-            ast,
-            stdlib: i < last,
-            root: i == last,
-            uses: Vec::new(),
-        })
-        .collect();
+    let units = Unit::stdlib_then_root(&asts);
     let mut found = Vec::new();
     let start = Instant::now();
     for _ in 0..runs {

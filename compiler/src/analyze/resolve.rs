@@ -29,6 +29,26 @@ pub struct Unit<'a> {
     pub uses: Vec<FileId>,
 }
 
+impl<'a> Unit<'a> {
+    /// The units of files parsed in the order the standard library's files,
+    /// then one file of the user's: the last is the root, the others are
+    /// the standard library, and none `use`s another. What a benchmark or a
+    /// test of a single file needs.
+    pub fn stdlib_then_root(asts: &'a [ast::File]) -> Vec<Unit<'a>> {
+        let last = asts.len().saturating_sub(1);
+        asts.iter()
+            .enumerate()
+            .map(|(i, ast)| Unit {
+                file: FileId(i),
+                ast,
+                stdlib: i < last,
+                root: i == last,
+                uses: Vec::new(),
+            })
+            .collect()
+    }
+}
+
 pub fn resolve(units: &[Unit<'_>], diags: &mut Vec<Diagnostic>) -> Program {
     resolve_on(crate::par::cores(), units, diags)
 }
@@ -1983,18 +2003,7 @@ mod tests {
                 ast.expect("parses")
             })
             .collect();
-        let last = asts.len() - 1;
-        let units: Vec<Unit<'_>> = asts
-            .iter()
-            .enumerate()
-            .map(|(i, ast)| Unit {
-                file: FileId(i),
-                ast,
-                stdlib: i < last,
-                root: i == last,
-                uses: Vec::new(),
-            })
-            .collect();
+        let units = Unit::stdlib_then_root(&asts);
         let mut one = Vec::new();
         let program = format!("{:?}", resolve_on(1, &units, &mut one));
         let codes: std::collections::BTreeSet<&str> = one.iter().map(|d| d.code).collect();

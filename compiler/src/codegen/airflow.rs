@@ -8,13 +8,12 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use handlebars::{
-    Context, Handlebars, Helper, HelperResult, Output, RenderContext, RenderError,
-    RenderErrorReason,
+    Context, Handlebars, Helper, HelperResult, Output, RenderContext, RenderErrorReason,
 };
 use serde::Serialize;
 
+use super::helpers::{py_str_helper, string_param};
 use super::ir::{OnAmbiguous, Pipeline, Task};
-use super::quote::python_str;
 use super::{GeneratedFile, TargetProblem};
 
 /// The module every generated DAG imports. Its leading underscore keeps it
@@ -444,28 +443,6 @@ fn registry() -> Handlebars<'static> {
         .register_template_string("edge", EDGE_TEMPLATE)
         .expect("the embedded Airflow edge template is valid handlebars");
     registry
-}
-
-fn string_param<'a>(helper: &'a Helper<'_>, name: &'static str) -> Result<&'a str, RenderError> {
-    helper
-        .param(0)
-        .ok_or(RenderErrorReason::ParamNotFoundForIndex(name, 0))?
-        .value()
-        .as_str()
-        .ok_or_else(|| RenderErrorReason::InvalidParamType("a string").into())
-}
-
-/// `{{py_str value}}`: a Python string literal that reads back as `value`.
-fn py_str_helper(
-    helper: &Helper,
-    _: &Handlebars,
-    _: &Context,
-    _: &mut RenderContext,
-    out: &mut dyn Output,
-) -> HelperResult {
-    let value = string_param(helper, "py_str")?;
-    out.write(&python_str(value))?;
-    Ok(())
 }
 
 /// `{{py_ident name}}`: a name flowc chose to be a plain Python identifier;

@@ -10,11 +10,10 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use handlebars::{
-    Context, Handlebars, Helper, HelperResult, Output, RenderContext, RenderErrorReason,
-};
+use handlebars::{Context, Handlebars, Helper, HelperResult, Output, RenderContext};
 use serde::Serialize;
 
+use super::helpers::string_param;
 use super::ir::{OnAmbiguous, Pipeline, Task};
 use super::quote::yaml_str;
 use super::{GeneratedFile, TargetProblem};
@@ -89,10 +88,7 @@ fn yaml(
     _: &mut RenderContext<'_, '_>,
     out: &mut dyn Output,
 ) -> HelperResult {
-    let value = helper.param(0).and_then(|p| p.value().as_str()).ok_or(
-        RenderErrorReason::ParamTypeMismatchForName("yaml", "0".to_owned(), "string".to_owned()),
-    )?;
-    out.write(&yaml_str(value))?;
+    out.write(&yaml_str(string_param(helper, "yaml")?))?;
     Ok(())
 }
 

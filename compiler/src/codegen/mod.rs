@@ -3,6 +3,7 @@
 pub mod airflow;
 pub mod argo;
 pub mod emit;
+mod helpers;
 pub mod ir;
 pub mod lower;
 pub mod python;

@@ -14,6 +14,7 @@ use handlebars::{
 };
 use serde_json::{json, Value};
 
+use super::helpers::{param, py_str_helper, string_param};
 use super::ir::{Emit, Mode, Pin, Pipeline, Read, Task, Tracking, Write};
 use super::quote::python_str;
 use super::{GeneratedFile, TargetProblem};
@@ -440,31 +441,6 @@ fn registry() -> Result<Handlebars<'static>, String> {
     Ok(hb)
 }
 
-fn param<'a>(h: &'a Helper<'_>, name: &'static str) -> Result<&'a Value, RenderError> {
-    h.param(0)
-        .map(handlebars::PathAndJson::value)
-        .ok_or_else(|| RenderErrorReason::ParamNotFoundForIndex(name, 0).into())
-}
-
-/// `{{py_str s}}`: a Python string literal; anything but a string is an error.
-fn py_str_helper(
-    h: &Helper<'_>,
-    _: &Handlebars<'_>,
-    _: &Context,
-    _: &mut RenderContext<'_, '_>,
-    out: &mut dyn Output,
-) -> HelperResult {
-    match param(h, "py_str")? {
-        Value::String(s) => out.write(&python_str(s))?,
-        other => {
-            return Err(
-                RenderErrorReason::Other(format!("py_str expects a string, got {other}")).into(),
-            )
-        }
-    }
-    Ok(())
-}
-
 /// `{{py_value v}}`: any JSON value as a Python literal (strings through `python_str`,
 /// arrays as tuples, objects as dicts with sorted keys).
 fn py_value_helper(
@@ -486,15 +462,14 @@ fn py_ident_helper(
     _: &mut RenderContext<'_, '_>,
     out: &mut dyn Output,
 ) -> HelperResult {
-    match param(h, "py_ident")? {
-        Value::String(s) if is_dotted_identifier(s) => out.write(s)?,
-        other => {
-            return Err(RenderErrorReason::Other(format!(
-                "py_ident expects a module path, got {other}"
-            ))
-            .into())
-        }
+    let value = string_param(h, "py_ident")?;
+    if !is_dotted_identifier(value) {
+        return Err(RenderErrorReason::Other(format!(
+            "py_ident expects a module path, got `{value}`"
+        ))
+        .into());
     }
+    out.write(value)?;
     Ok(())
 }
 

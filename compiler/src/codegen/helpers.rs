@@ -1,0 +1,88 @@
+//! What the targets' handlebars helpers share: reading a helper's argument,
+//! and `{{py_str s}}`, which both Python targets (Airflow DAGs and task
+//! scaffolding) register.
+
+use handlebars::{
+    Context, Handlebars, Helper, HelperResult, Output, RenderContext, RenderError,
+    RenderErrorReason,
+};
+use serde_json::Value;
+
+use super::quote::python_str;
+
+/// The helper's first argument, or an error naming the helper.
+pub(crate) fn param<'a>(
+    helper: &'a Helper<'_>,
+    name: &'static str,
+) -> Result<&'a Value, RenderError> {
+    helper
+        .param(0)
+        .map(handlebars::PathAndJson::value)
+        .ok_or_else(|| RenderErrorReason::ParamNotFoundForIndex(name, 0).into())
+}
+
+/// The helper's first argument, which must be a string. Templates only pass
+/// strings flowc built, so anything else is a bug in a template, reported
+/// with the value it got instead of emitting broken output.
+pub(crate) fn string_param<'a>(
+    helper: &'a Helper<'_>,
+    name: &'static str,
+) -> Result<&'a str, RenderError> {
+    match param(helper, name)? {
+        Value::String(s) => Ok(s),
+        other => {
+            Err(RenderErrorReason::Other(format!("{name} expects a string, got {other}")).into())
+        }
+    }
+}
+
+/// `{{py_str s}}`: a Python string literal that reads back as `s`.
+pub(crate) fn py_str_helper(
+    helper: &Helper<'_>,
+    _: &Handlebars<'_>,
+    _: &Context,
+    _: &mut RenderContext<'_, '_>,
+    out: &mut dyn Output,
+) -> HelperResult {
+    out.write(&python_str(string_param(helper, "py_str")?))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use handlebars::Handlebars;
+    use serde_json::json;
+
+    use super::py_str_helper;
+
+    fn registry() -> Handlebars<'static> {
+        let mut hb = Handlebars::new();
+        hb.set_strict_mode(true);
+        hb.register_helper("py_str", Box::new(py_str_helper));
+        hb
+    }
+
+    #[test]
+    fn py_str_quotes_a_string() {
+        let out = registry()
+            .render_template("{{py_str s}}", &json!({"s": "it's \"x\"\n"}))
+            .expect("a string renders");
+        assert_eq!(out, r#""it's \"x\"\n""#);
+    }
+
+    #[test]
+    fn py_str_refuses_anything_but_a_string_and_a_missing_argument() {
+        let hb = registry();
+        let err = hb
+            .render_template("{{py_str n}}", &json!({"n": 5}))
+            .expect_err("a number is not a string");
+        assert!(
+            err.to_string().contains("py_str expects a string, got 5"),
+            "{err}"
+        );
+        let err = hb
+            .render_template("{{py_str}}", &json!({}))
+            .expect_err("no argument");
+        assert!(err.to_string().contains("py_str"), "{err}");
+    }
+}
