@@ -29,9 +29,10 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
                 "`{text}` is not a duration: units go from largest to smallest, each at most once (`1h30m`)"
             ));
         }
-        let n: u64 = digits
-            .parse()
-            .map_err(|_| format!("`{text}` is too large for a duration"))?;
+        // Each number is an integer of the language: 0 to 4294967295.
+        let n = u64::from(digits.parse::<u32>().map_err(|_| {
+            format!("`{text}` is too large: each number of a duration goes up to 4294967295")
+        })?);
         total = n
             .checked_mul(UNITS[pos].1)
             .and_then(|v| total.checked_add(v))
@@ -165,9 +166,89 @@ pub fn parse_cron(text: &str) -> Result<String, String> {
             }
         }
     }
+    for (i, f) in fields.iter().enumerate() {
+        check_cron_field(text, i, f)?;
+    }
+    // The fields are well formed; the library that schedules them has the
+    // last word, in flowc's own words.
     text.parse::<croner::Cron>()
         .map(|_| fields.join(" "))
-        .map_err(|e| format!("`{text}` is not a valid cron expression: {e}"))
+        .map_err(|_| format!("`{text}` is not a cron expression flowc can schedule"))
+}
+
+/// The five cron fields: name, lowest and highest value.
+const CRON_FIELDS: [(&str, u32, u32); 5] = [
+    ("minute", 0, 59),
+    ("hour", 0, 23),
+    ("day of month", 1, 31),
+    ("month", 1, 12),
+    ("day of week", 0, 7),
+];
+
+/// One cron field: a comma-separated list of `*`, `N`, `N-M`, each with an
+/// optional `/STEP`; numbers in the field's range, or month and weekday names.
+fn check_cron_field(text: &str, index: usize, field: &str) -> Result<(), String> {
+    let (name, lo, hi) = CRON_FIELDS[index];
+    let value = |v: &str| -> Result<u32, String> {
+        let up = v.to_ascii_uppercase();
+        let named = match index {
+            3 => MONTHS.iter().position(|m| *m == up).map(|p| p as u32 + 1),
+            4 => WEEKDAYS.iter().position(|d| *d == up).map(|p| p as u32),
+            _ => None,
+        };
+        if let Some(n) = named {
+            return Ok(n);
+        }
+        let n: u32 = v
+            .parse()
+            .map_err(|_| format!("`{text}`: `{v}` is not a {name}"))?;
+        if n < lo || n > hi {
+            return Err(format!("`{text}`: {name} {n} is out of range {lo} to {hi}"));
+        }
+        Ok(n)
+    };
+    for item in field.split(',') {
+        if item.is_empty() {
+            return Err(format!(
+                "`{text}`: the {name} field `{field}` has an empty item between commas"
+            ));
+        }
+        let (range, step) = match item.split_once('/') {
+            Some((r, s)) => (r, Some(s)),
+            None => (item, None),
+        };
+        if let Some(step) = step {
+            let n: u32 = step
+                .parse()
+                .map_err(|_| format!("`{text}`: the {name} step `{step}` is not a number"))?;
+            if n == 0 {
+                return Err(format!("`{text}`: the {name} step cannot be 0"));
+            }
+        }
+        if range == "*" {
+            continue;
+        }
+        if step.is_some() && !range.contains('-') {
+            return Err(format!(
+                "`{text}`: a {name} step goes after `*` or a range, as in `*/15` or `{range}-{hi}/{}`",
+                step.unwrap_or_default()
+            ));
+        }
+        match range.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (value(a)?, value(b)?);
+                if a > b {
+                    return Err(format!(
+                        "`{text}`: the {name} range `{range}` runs backwards; write the smaller value first"
+                    ));
+                }
+            }
+            None => {
+                value(range)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// An IANA time zone name.
@@ -195,9 +276,10 @@ pub fn check_timezone(name: &str) -> Result<(), String> {
 pub const PLACEHOLDERS: [&str; 2] = ["interval.start", "interval.end"];
 
 /// Check the `{name.name}` placeholders of a string parameter. Returns the
-/// byte range (inside the decoded value) and message of the first bad one.
-pub fn check_placeholders(value: &str) -> Result<(), (usize, usize, String)> {
+/// byte range (inside the decoded value) and message of every bad one.
+pub fn check_placeholders(value: &str) -> Vec<(usize, usize, String)> {
     let bytes = value.as_bytes();
+    let mut bad = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
         if value[i..].starts_with("{{") || value[i..].starts_with("}}") {
@@ -217,7 +299,7 @@ pub fn check_placeholders(value: &str) -> Result<(), (usize, usize, String)> {
                             "unknown placeholder `{{{inner}}}`; the placeholders are `{{interval.start}}` and `{{interval.end}}`"
                         ),
                     };
-                    return Err((i, end + 2, msg));
+                    bad.push((i, end + 2, msg));
                 }
                 i += end + 2;
                 continue;
@@ -225,7 +307,7 @@ pub fn check_placeholders(value: &str) -> Result<(), (usize, usize, String)> {
         }
         i += value[i..].chars().next().map_or(1, char::len_utf8);
     }
-    Ok(())
+    bad
 }
 
 fn is_ident(s: &str) -> bool {
@@ -250,6 +332,12 @@ mod tests {
         assert!(parse_duration("30m1h").is_err());
         assert!(parse_duration("5").is_err());
         assert!(parse_duration("1h30").is_err());
+        // Each number is an integer of the language: at most 4294967295.
+        assert_eq!(parse_duration("4294967295s"), Ok(4_294_967_295));
+        assert!(parse_duration("4294967296s")
+            .unwrap_err()
+            .contains("4294967295"));
+        assert!(parse_duration("99999999999m").is_err());
     }
 
     #[test]
@@ -277,6 +365,27 @@ mod tests {
         assert!(parse_cron("61 2 * * *").is_err());
         assert!(parse_cron("0 2 L * *").is_err());
         assert!(parse_cron("0 2 * * 1#2").is_err());
+        // Each field's problem in flowc's words, naming the field.
+        let err = |c: &str| parse_cron(c).unwrap_err();
+        assert!(err("61 2 * * *").ends_with("minute 61 is out of range 0 to 59"));
+        assert!(err("0 24 * * *").ends_with("hour 24 is out of range 0 to 23"));
+        assert!(err("0 0 0 * *").ends_with("day of month 0 is out of range 1 to 31"));
+        assert!(err("0 0 * 13 *").ends_with("month 13 is out of range 1 to 12"));
+        assert!(err("0 0 * * 8").ends_with("day of week 8 is out of range 0 to 7"));
+        assert!(err("*/0 * * * *").ends_with("the minute step cannot be 0"));
+        assert!(err("5-1 * * * *").contains("the minute range `5-1` runs backwards"));
+        assert!(err("1,,2 * * * *").contains("empty item"));
+        assert!(err("5/15 * * * *").contains("`*/15` or `5-59/15`"));
+        assert!(err("0 0 * DEC-JAN *").contains("runs backwards"));
+        for ok in [
+            "0 0 * * 7",
+            "0-59/5 * * * *",
+            "0 0 1-31 * *",
+            "5-59/15 * * * *",
+            "0 0 * * MON-FRI",
+        ] {
+            assert!(parse_cron(ok).is_ok(), "{ok}: {:?}", parse_cron(ok));
+        }
     }
 
     #[test]
@@ -290,10 +399,16 @@ mod tests {
 
     #[test]
     fn placeholders() {
-        assert!(check_placeholders("lake/{interval.start}/x").is_ok());
-        assert!(check_placeholders("{{interval.strat}} {a b} {x}").is_ok());
-        let (at, len, msg) = check_placeholders("p/{interval.strat}/").unwrap_err();
-        assert_eq!((at, len), (2, 16));
+        assert!(check_placeholders("lake/{interval.start}/x").is_empty());
+        assert!(check_placeholders("{{interval.strat}} {a b} {x}").is_empty());
+        let bad = check_placeholders("p/{interval.strat}/");
+        assert_eq!(bad.len(), 1);
+        let (at, len, msg) = &bad[0];
+        assert_eq!((*at, *len), (2, 16));
         assert!(msg.contains("{interval.start}"));
+        // Every bad placeholder of a string, in order.
+        let bad = check_placeholders("{Interval.Start}/{interval.START}/{_a._b}/{interval.end}");
+        let at: Vec<usize> = bad.iter().map(|b| b.0).collect();
+        assert_eq!(at, [0, 17, 34]);
     }
 }

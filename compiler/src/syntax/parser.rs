@@ -859,9 +859,14 @@ fn unescape(raw: &str) -> Result<String, (usize, usize, String)> {
                             true
                         });
                 if !ok {
+                    // The whole escape, up to its `}` when it has one on the line.
+                    let len = match close {
+                        Some(c) if rest.starts_with('{') && c <= 10 => 2 + c + 1,
+                        _ => 2,
+                    };
                     return Err((
                         i,
-                        2,
+                        len,
                         "invalid unicode escape: write `\\u{` then 1 to 6 hex digits of a Unicode scalar value, then `}`".into(),
                     ));
                 }

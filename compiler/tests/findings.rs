@@ -1,0 +1,127 @@
+//! Findings checked for what they say and where they point: the code, the
+//! exact text they underline, the message and the help, for cases where an
+//! earlier build got one of these wrong (a follow-on error, a span on the
+//! wrong token, a library's wording, a help that suggested invalid code).
+//! Expectations come from LANGUAGE.md and RULES.md.
+
+use flowc::analyze::{self, Input, NoImports};
+use flowc::diagnostic::Diagnostic;
+
+struct Found {
+    text: String,
+    diags: Vec<Diagnostic>,
+}
+
+impl Found {
+    /// The unsuppressed findings with `code`.
+    fn with(&self, code: &str) -> Vec<&Diagnostic> {
+        self.diags
+            .iter()
+            .filter(|d| d.code == code && d.suppressed.is_none())
+            .collect()
+    }
+
+    /// The text a finding's primary span underlines.
+    fn under(&self, d: &Diagnostic) -> &str {
+        &self.text[d.span.start..d.span.end]
+    }
+
+    fn codes(&self) -> Vec<&str> {
+        self.diags.iter().map(|d| d.code).collect()
+    }
+}
+
+fn check(text: &str) -> Found {
+    let o = analyze::check(
+        vec![Input {
+            path: "t.flow".into(),
+            key: "t.flow".into(),
+            bytes: text.as_bytes().to_vec(),
+        }],
+        &NoImports,
+    );
+    Found {
+        text: text.to_owned(),
+        diags: o.diagnostics,
+    }
+}
+
+fn one<'a>(found: &'a Found, code: &str) -> &'a Diagnostic {
+    let all = found.with(code);
+    assert_eq!(all.len(), 1, "one {code} in {:?}", found.codes());
+    all[0]
+}
+
+const PIPELINE: &str = "pipeline p {\n  schedule \"@daily\"\n  start 2026-01-01\n  timeout 30m\n  task t {\n    run command [\"x\"]\n  }\n}\n";
+
+fn with_schedule(schedule: &str) -> String {
+    PIPELINE.replace("@daily", schedule)
+}
+
+#[test]
+fn cron_problems_are_said_in_flowcs_words_naming_the_field() {
+    for (schedule, says) in [
+        ("61 2 * * *", "minute 61 is out of range 0 to 59"),
+        ("0 24 * * *", "hour 24 is out of range 0 to 23"),
+        ("0 0 32 * *", "day of month 32 is out of range 1 to 31"),
+        ("0 0 * 0 *", "month 0 is out of range 1 to 12"),
+        ("0 0 * * 9", "day of week 9 is out of range 0 to 7"),
+        ("0 2 * * */0", "the day of week step cannot be 0"),
+        ("5-1 * * * *", "the minute range `5-1` runs backwards"),
+    ] {
+        let f = check(&with_schedule(schedule));
+        let d = one(&f, "FL002");
+        assert!(d.message.contains(says), "{schedule}: {}", d.message);
+        assert_eq!(f.under(d), format!("\"{schedule}\""));
+        // No library text: its messages are capitalised and end with a period.
+        assert!(!d.message.ends_with('.'), "{}", d.message);
+        assert!(!d.message.contains("Component error"), "{}", d.message);
+    }
+    for schedule in ["*/15 9-17 * JAN-MAR mon-fri", "0 0 1,15 * *", "0 0 * * 7"] {
+        assert!(
+            check(&with_schedule(schedule)).with("FL002").is_empty(),
+            "{schedule}"
+        );
+    }
+}
+
+#[test]
+fn a_number_of_a_duration_is_an_integer_of_the_language() {
+    // LANGUAGE.md: an integer is 0 to 4294967295; anything else starting
+    // with a digit is FL002. That holds for the numbers of a duration too.
+    for (timeout, bad) in [
+        ("99999999999m", true),
+        ("4294967296s", true),
+        ("4294967295s", false),
+    ] {
+        let f = check(&PIPELINE.replace("timeout 30m", &format!("timeout {timeout}")));
+        let found = f.with("FL002");
+        if bad {
+            assert_eq!(found.len(), 1, "{timeout}: {:?}", f.codes());
+            assert_eq!(f.under(found[0]), timeout);
+        } else {
+            assert!(found.is_empty(), "{timeout}: {:?}", f.codes());
+        }
+    }
+}
+
+#[test]
+fn every_bad_placeholder_of_a_string_is_reported_where_it_is() {
+    let text = "source src: files {\n  path \"{Interval.Start}/{interval.START}/{_a._b}/{interval.end}\"\n}\n";
+    let f = check(text);
+    let under: Vec<&str> = f.with("FL002").iter().map(|d| f.under(d)).collect();
+    assert_eq!(under, ["{Interval.Start}", "{interval.START}", "{_a._b}"]);
+}
+
+#[test]
+fn a_bad_unicode_escape_is_underlined_whole() {
+    for escape in [r"\u{D800}", r"\u{110000}", r"\u{}", r"\u{0000041}"] {
+        let text = format!("source src: files {{\n  path \"a{escape}b\"\n}}\n");
+        let f = check(&text);
+        let d = one(&f, "FL001");
+        assert_eq!(f.under(d), escape, "{}", d.message);
+    }
+    // Without a closing brace only `\u` is underlined.
+    let f = check("source src: files {\n  path \"a\\uzz\"\n}\n");
+    assert_eq!(f.under(one(&f, "FL001")), r"\u");
+}
