@@ -44,7 +44,7 @@ struct PipelineJson<'a> {
 #[derive(Serialize)]
 struct TaskJson<'a> {
     achieved: Option<&'static str>,
-    attempts_per_write: u64,
+    attempts_per_write: u128,
     name: &'a str,
     on_ambiguous: &'static str,
     outputs: Vec<OutputJson<'a>>,

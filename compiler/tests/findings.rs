@@ -125,3 +125,29 @@ fn a_bad_unicode_escape_is_underlined_whole() {
     let f = check("source src: files {\n  path \"a\\uzz\"\n}\n");
     assert_eq!(f.under(one(&f, "FL001")), r"\u");
 }
+
+#[test]
+fn a_declaration_with_an_unknown_kind_is_one_finding_not_two() {
+    let text = "source src: fils {\n  path \"a\"\n}\npipeline p {\n  task t {\n    read src\n    run command [\"x\"]\n  }\n}\n";
+    let f = check(text);
+    let d = one(&f, "FL702");
+    assert_eq!(f.under(d), "fils");
+    assert!(d.message.contains("did you mean `files`"), "{}", d.message);
+    // A name that is declared nowhere is still unknown.
+    let f = check(&text.replace("read src", "read srcc"));
+    let under: Vec<&str> = f.with("FL702").iter().map(|d| f.under(d)).collect();
+    assert_eq!(under, ["fils", "srcc"]);
+}
+
+#[test]
+fn the_attempt_product_is_exact_even_at_the_largest_integers() {
+    let text = "pipeline p {\n  retries 4294967295\n  timeout 5m\n  task t {\n    internal_retries 4294967295\n    run command [\"x\"]\n  }\n}\n";
+    let f = check(text);
+    let d = one(&f, "FL501");
+    assert!(
+        d.message
+            .contains("4294967296 x 4294967296 = 18446744073709551616 attempts"),
+        "{}",
+        d.message
+    );
+}

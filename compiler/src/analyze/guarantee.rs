@@ -53,7 +53,7 @@ pub struct TaskReport {
     pub name: String,
     pub retries: u32,
     pub internal_retries: u32,
-    pub attempts_per_write: u64,
+    pub attempts_per_write: u128,
     pub on_ambiguous: OnAmbiguous,
     pub achieved: Option<Guarantee>,
     pub outputs: Vec<OutputReport>,
@@ -732,7 +732,8 @@ fn task_report(program: &Program, p: &PipelineDef, t: &TaskDef) -> TaskReport {
         name: t.name.clone(),
         retries,
         internal_retries: internal,
-        attempts_per_write: (u64::from(retries) + 1).saturating_mul(u64::from(internal) + 1),
+        // Both factors are at most 2^32, so the product fits: 2^64 at most.
+        attempts_per_write: (u128::from(retries) + 1) * (u128::from(internal) + 1),
         on_ambiguous,
         achieved,
         outputs,

@@ -83,6 +83,10 @@ struct Names {
     kind_scope: HashMap<FileId, BTreeMap<String, usize>>,
     /// Per file: declaration name -> index.
     decl_scope: HashMap<FileId, BTreeMap<String, usize>>,
+    /// Per file: names of declarations in scope that are declared but did
+    /// not resolve (an unknown kind, say). Their own finding says why; a
+    /// statement naming one gets no second finding.
+    broken_scope: HashMap<FileId, BTreeSet<String>>,
 }
 
 /// `N` is [`Names`] while kinds and declarations are resolved, and `&Names`
@@ -395,6 +399,7 @@ impl Resolver<'_> {
 
     fn decls(&mut self, units: &[Unit<'_>]) {
         let mut own: BTreeMap<FileId, Vec<(String, usize, Loc)>> = BTreeMap::new();
+        let mut broken: BTreeMap<FileId, Vec<String>> = BTreeMap::new();
         for u in units {
             let decls = u.ast.items.iter().filter_map(|i| match i {
                 ast::Item::Decl(d) => Some((&d.name, d)),
@@ -402,18 +407,29 @@ impl Resolver<'_> {
             });
             let help = "rename one of them: sources, sinks and effects share one namespace";
             for (d, at) in first_of_each(self.diags, u.file, decls, "", help) {
-                if let Some(def) = self.decl(u, d) {
-                    self.names.decls.push(def);
-                    own.entry(u.file).or_default().push((
-                        d.name.name.clone(),
-                        self.names.decls.len() - 1,
-                        at,
-                    ));
-                }
+                let Some(def) = self.decl(u, d) else {
+                    broken.entry(u.file).or_default().push(d.name.name.clone());
+                    continue;
+                };
+                self.names.decls.push(def);
+                own.entry(u.file).or_default().push((
+                    d.name.name.clone(),
+                    self.names.decls.len() - 1,
+                    at,
+                ));
             }
         }
         for u in units {
             let scope = scope_for(u, &own, self.diags);
+            let files = u.uses.iter().chain(std::iter::once(&u.file));
+            let not_resolved: BTreeSet<String> = files
+                .flat_map(|f| broken.get(f).into_iter().flatten())
+                .filter(|name| !scope.contains_key(*name))
+                .cloned()
+                .collect();
+            if !not_resolved.is_empty() {
+                self.names.broken_scope.insert(u.file, not_resolved);
+            }
             self.names.decl_scope.insert(u.file, scope);
         }
     }
@@ -988,6 +1004,14 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         if let Some(&i) = scope.get(&name.name) {
             self.referenced.insert(i);
             return Some(i);
+        }
+        if self
+            .names()
+            .broken_scope
+            .get(&f)
+            .is_some_and(|b| b.contains(&name.name))
+        {
+            return None;
         }
         let suggestion = did_you_mean(&name.name, scope.keys().map(String::as_str));
         self.push(
