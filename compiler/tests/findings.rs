@@ -151,3 +151,24 @@ fn the_attempt_product_is_exact_even_at_the_largest_integers() {
         d.message
     );
 }
+
+/// RULES.md, FL900: one label per failing clause, at the declaration
+/// responsible, also when the only clause missing is the lease.
+#[test]
+fn fl900_labels_the_missing_lease_and_a_mode_that_cannot_be_exactly_once() {
+    let text = "source src: delta_table {\n  location \"a\"\n  pin version\n}\nsink dst: delta_table {\n  location \"b\"\n}\npipeline p {\n  schedule \"@daily\"\n  start 2026-01-01\n  task t {\n    read src\n    write dst conditional_commit require exactly_once\n    run command [\"x\"]\n  }\n}\n";
+    let f = check(text);
+    let d = one(&f, "FL900");
+    let lease = d
+        .labels
+        .iter()
+        .find(|l| l.message.ends_with("(lease)"))
+        .expect("a label for the lease");
+    assert_eq!(&f.text[lease.span.start..lease.span.end], "t");
+    // With a timeout the requirement holds.
+    let f = check(&text.replace(
+        "  start 2026-01-01\n",
+        "  start 2026-01-01\n  timeout 30m\n",
+    ));
+    assert!(f.with("FL900").is_empty(), "{:?}", f.codes());
+}

@@ -544,6 +544,26 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
         }
     }
     let (required, required_loc) = f.requirement(w.require);
+    if guarantee == Guarantee::EffectivelyOnce && required == Guarantee::ExactlyOnce {
+        // Nothing above failed, yet exactly-once is out of reach: say why.
+        if w.mode == Mode::ConditionalCommit && !lease {
+            failing.push((
+                f.task.name_loc,
+                format!(
+                    "no `timeout` on task `{}` or its pipeline: without a lease, an attempt the scheduler gave up on can still commit (lease)",
+                    f.task.name
+                ),
+            ));
+        } else if w.mode != Mode::ConditionalCommit {
+            failing.push((
+                w.mode_loc,
+                format!(
+                    "`{}` deduplicates retries, which is effectively_once; exactly_once needs `transactional`, or `conditional_commit` under a lease",
+                    super::model::mode_source(w.mode)
+                ),
+            ));
+        }
+    }
     OutputReport {
         target: sink.name.clone(),
         decl: w.decl,
