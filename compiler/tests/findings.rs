@@ -172,3 +172,34 @@ fn fl900_labels_the_missing_lease_and_a_mode_that_cannot_be_exactly_once() {
     ));
     assert!(f.with("FL900").is_empty(), "{:?}", f.codes());
 }
+
+/// LANGUAGE.md: `(a)` is the same as `a`, for a bound partition term too.
+#[test]
+fn a_parenthesised_partition_term_is_the_term() {
+    let text = "sink dst: postgres_table {\n  table \"b\"\n  primary_key day\n}\npipeline p {\n  schedule \"@daily\"\n  start 2026-01-01\n  timeout 30m\n  task t {\n    write dst replace partition day = interval.start\n    run command [\"x\"]\n  }\n}\n";
+    let plain = check(text);
+    assert!(plain.diags.is_empty(), "{:?}", plain.codes());
+    for form in [
+        "(day = interval.start)",
+        "((day = interval.start))",
+        "( day = (interval.start) )",
+    ] {
+        let f = check(&text.replace("day = interval.start", form));
+        assert!(f.diags.is_empty(), "{form}: {:?}", f.codes());
+        // The same syntax tree as without the parentheses.
+        assert_eq!(
+            flowc::invariants::tree(&f.text),
+            flowc::invariants::tree(text),
+            "{form}"
+        );
+    }
+}
+
+#[test]
+fn a_finding_about_a_bound_key_term_underlines_the_term() {
+    let text = "source src: files {\n  path \"in/{interval.start}/\"\n  immutable\n  fields [id, v]\n}\nsink dst: postgres_table {\n  table \"b\"\n  primary_key id\n}\npipeline p {\n  schedule \"@daily\"\n  start 2026-01-01\n  timeout 30m\n  task t {\n    read src\n    write dst upsert key (id = input.zz)\n    run command [\"x\"]\n  }\n}\n";
+    let f = check(text);
+    assert_eq!(f.under(one(&f, "FL103")), "input.zz");
+    let f = check(&text.replace("input.zz", "attempt.id"));
+    assert_eq!(f.under(one(&f, "FL101")), "attempt.id");
+}

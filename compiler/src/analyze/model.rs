@@ -230,6 +230,7 @@ pub struct AllowDef {
 pub struct KeyPartDef {
     pub column: Option<String>,
     pub term: Term,
+    /// Where the term is written (without its `column =`).
     pub loc: Loc,
 }
 

@@ -1456,7 +1456,8 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         Some(KeyPartDef {
             column: p.column.as_ref().map(|c| c.name.clone()),
             term,
-            loc: loc(f, p.span),
+            // Findings about a part are about its term: `input.zz`, not `id = input.zz`.
+            loc: loc(f, p.term.span),
         })
     }
 
