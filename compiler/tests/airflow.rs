@@ -264,6 +264,22 @@ fn problems_instead_of_broken_files() {
     assert_eq!(codes(&[start]), ["FL802"]);
     assert_eq!(codes(&[bad_task]), ["FL802"]);
     assert_eq!(codes(&twice), ["FL803"]);
+
+    // Values the language accepts that Python or Airflow cannot hold.
+    let mut year_zero = keyword_names();
+    year_zero.start = Some("0000-01-01".into());
+    assert_eq!(codes(&[year_zero]), ["FL802"]);
+    let mut huge = manual_without_image();
+    huge.tasks[0].timeout_seconds = Some(u64::from(u32::MAX) * 86_400);
+    huge.tasks[0].retry_delay_seconds = 999_999_999 * 86_400 + 86_400;
+    huge.tasks[0].retries = u32::MAX;
+    assert_eq!(codes(&[huge]), ["FL802", "FL802", "FL802"]);
+    let mut edge = manual_without_image();
+    edge.tasks[0].timeout_seconds = Some(999_999_999 * 86_400 + 86_399);
+    edge.tasks[0].retries = i32::MAX as u32;
+    let mut first_year = keyword_names();
+    first_year.start = Some("0001-01-01".into());
+    assert!(airflow::generate(&[edge, first_year]).is_ok());
 }
 
 /// Reads every generated DAG back with Python's `ast` (no Airflow needed),

@@ -716,6 +716,58 @@ fn fl802_for_braces_in_the_timezone() {
     assert!(found[0].message.contains("Europe/{{Paris}}"));
 }
 
+/// Values the language accepts but Argo cannot hold: `limit` and
+/// `activeDeadlineSeconds` are 32-bit, a backoff is a Go duration.
+#[test]
+fn fl802_for_numbers_argo_cannot_hold() {
+    let mut big = task("big", &[]);
+    big.retries = u32::MAX;
+    big.timeout_seconds = Some(u64::from(u32::MAX));
+    big.retry_delay_seconds = 10_000_000_000;
+    let mut edge = task("edge", &[]);
+    edge.retries = i32::MAX as u32;
+    edge.timeout_seconds = Some(i32::MAX as u64);
+    edge.retry_delay_seconds = 9_223_372_036;
+    let found = problems(&[manual("big", vec![big, edge])], ArgoKind::Auto);
+    let said: Vec<(&str, Option<&str>, &str)> = found
+        .iter()
+        .map(|p| (p.code, p.task.as_deref(), p.message.as_str()))
+        .collect();
+    assert_eq!(found.len(), 3, "{said:#?}");
+    assert!(found
+        .iter()
+        .all(|p| p.code == "FL802" && p.task.as_deref() == Some("big")));
+    assert!(found[0].message.contains("4294967295 retries"), "{said:#?}");
+    assert!(
+        found[1].message.contains("timeout of 4294967295s"),
+        "{said:#?}"
+    );
+    assert!(
+        found[2].message.contains("10000000000s between retries"),
+        "{said:#?}"
+    );
+}
+
+/// An FL802 message is one line however the string is written, and a long
+/// string is cut around its `{{`.
+#[test]
+fn fl802_shows_a_string_escaped_and_cut_to_one_line() {
+    let mut t = task("t", &[]);
+    let long = format!(
+        "print(\"hi\")\n\t{}{{{{ ds }}}}{}",
+        "x".repeat(80),
+        "y".repeat(80)
+    );
+    t.command = vec!["python".into(), "-c".into(), long];
+    let found = problems(&[manual("p", vec![t])], ArgoKind::Auto);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let m = &found[0].message;
+    assert!(!m.contains('\n') && !m.contains('\t'), "{m}");
+    assert!(m.contains("{{ ds }}"), "{m}");
+    assert!(m.contains('…'), "{m}");
+    assert!(m.chars().count() < 200, "{m}");
+}
+
 #[test]
 fn argo_kind_parses_the_cli_values() {
     assert_eq!("auto".parse::<ArgoKind>(), Ok(ArgoKind::Auto));

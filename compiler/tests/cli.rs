@@ -618,3 +618,58 @@ fn imports_are_non_transitive_reported_once_and_cycles_are_fl005() {
     let v = run("missing.flow");
     assert_eq!(codes(&v), ["FL005"], "{v}");
 }
+
+/// FL802 for a command argument points at the `run` statement that holds
+/// it; for an env value, at the task. Both messages are one line.
+#[test]
+fn argo_braces_in_a_command_point_at_the_run_statement() {
+    let f = temp_flow(
+        b"pipeline p {\n  image \"i\"\n  task load {\n    env {\n      JINJA \"{{ dag }}\"\n    }\n    run command [\"python\", \"-c\", \"print(1)\\n{{ ds }}\"]\n  }\n}\n",
+    );
+    let out_dir = tempfile::tempdir().expect("temp dir");
+    let out = flowc()
+        .args(["build", "--target", "argo", "--out"])
+        .arg(out_dir.path())
+        .arg(f.path())
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Each finding: its message line, then `╭─[FILE:LINE:COLUMN]`.
+    let found: Vec<(u64, u64, String)> = text
+        .split("FL802(unsafe-for-target)")
+        .skip(1)
+        .map(|block| {
+            let message = block
+                .trim_start()
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_owned();
+            let at = block.split("╭─[").nth(1).unwrap_or_default();
+            let at = at.split(']').next().unwrap_or_default();
+            let mut nums = at.rsplit(':').map(|n| n.parse::<u64>().unwrap_or_default());
+            let column = nums.next().unwrap_or_default();
+            let line = nums.next().unwrap_or_default();
+            (line, column, message)
+        })
+        .collect();
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert_eq!(
+        (found[0].0, found[0].1),
+        (3, 8),
+        "the task name: {found:#?}"
+    );
+    assert!(found[0].2.contains("JINJA"), "{found:#?}");
+    assert_eq!(
+        (found[1].0, found[1].1),
+        (7, 5),
+        "the run statement: {found:#?}"
+    );
+    // The message of the command argument is one line, its `\n` escaped.
+    assert!(found[1].2.contains(r"print(1)\n{{ ds }}"), "{found:#?}");
+}

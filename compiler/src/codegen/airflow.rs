@@ -125,6 +125,9 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
     Ok(files)
 }
 
+/// The longest `datetime.timedelta`, in whole seconds.
+const TIMEDELTA_MAX_SECONDS: u64 = 999_999_999 * 86_400 + 86_399;
+
 fn problem(
     code: &'static str,
     pipeline: &Pipeline,
@@ -138,6 +141,7 @@ fn problem(
         task: task.map(|t| t.name.clone()),
         message,
         help,
+        on_run: false,
     }
 }
 
@@ -281,6 +285,18 @@ impl<'a> DagView<'a> {
                 .start
                 .as_deref()
                 .and_then(|start| match start.parse::<jiff::civil::Date>() {
+                    Ok(date) if start.len() == 10 && date.year() < 1 => {
+                        problems.push(problem(
+                            "FL802",
+                            pipeline,
+                            None,
+                            format!(
+                            "start `{start}` is before year 1, which Python's dates cannot hold"
+                        ),
+                            "start the pipeline on a date from 0001-01-01 on".into(),
+                        ));
+                        None
+                    }
                     Ok(date) if start.len() == 10 => Some(StartView {
                         year: date.year(),
                         month: date.month(),
@@ -338,6 +354,43 @@ impl<'a> DagView<'a> {
                     upstream,
                     downstream: var.clone(),
                 });
+            }
+        }
+
+        for task in &pipeline.tasks {
+            // Python's timedelta holds under a billion days; Airflow keeps
+            // the retry count in a 32-bit database column.
+            let durations = [
+                ("timeout", task.timeout_seconds),
+                ("retry_delay", Some(task.retry_delay_seconds)),
+            ];
+            for (what, seconds) in durations {
+                if let Some(s) = seconds.filter(|s| *s > TIMEDELTA_MAX_SECONDS) {
+                    problems.push(problem(
+                        "FL802",
+                        pipeline,
+                        Some(task),
+                        format!(
+                            "task `{}` has a {what} of {s}s, longer than a Python timedelta holds (999999999 days)",
+                            task.name
+                        ),
+                        format!("give a shorter `{what}`"),
+                    ));
+                }
+            }
+            if i32::try_from(task.retries).is_err() {
+                problems.push(problem(
+                    "FL802",
+                    pipeline,
+                    Some(task),
+                    format!(
+                        "task `{}` has {} retries; Airflow stores the count in a 32-bit column, up to {}",
+                        task.name,
+                        task.retries,
+                        i32::MAX
+                    ),
+                    "give fewer retries".into(),
+                ));
             }
         }
 

@@ -114,6 +114,7 @@ pub fn generate(
                     ),
                     help: "Argo names are lowercase with `-` for `_`: rename one of the pipelines"
                         .to_owned(),
+                    on_run: false,
                 });
             } else {
                 taken.insert(name.clone(), &pipeline.name);
@@ -275,6 +276,7 @@ fn document(
             task: task.map(str::to_owned),
             message,
             help,
+            on_run: false,
         };
 
     let name = match metadata_name(&pipeline.name, max_name) {
@@ -420,6 +422,31 @@ impl std::fmt::Display for Label<'_> {
     }
 }
 
+/// A string in a one-line message: quoted and escaped like the YAML we
+/// write, and cut to about 60 characters around its first `{{`.
+fn shown(value: &str) -> String {
+    const WIDTH: usize = 60;
+    let quoted: Vec<char> = yaml_str(value).chars().collect();
+    if quoted.len() <= WIDTH {
+        return quoted.into_iter().collect();
+    }
+    let at = quoted.windows(2).position(|w| w == ['{', '{']).unwrap_or(0);
+    let start = at.saturating_sub(WIDTH / 3);
+    let end = (start + WIDTH).min(quoted.len());
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.extend(&quoted[start..end]);
+    if end < quoted.len() {
+        out.push('…');
+    }
+    out
+}
+
+/// The longest Go `time.Duration`, in whole seconds.
+const GO_DURATION_MAX_SECONDS: u64 = i64::MAX as u64 / 1_000_000_000;
+
 /// FL801 and FL802 for one task.
 fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
     let mut out = Vec::new();
@@ -429,6 +456,7 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
         task: Some(task.name.clone()),
         message,
         help: help.to_owned(),
+        on_run: false,
     };
     if task.image.is_none() {
         out.push(problem(
@@ -454,12 +482,14 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
     });
     for (what, value) in image.chain(command).chain(env) {
         if value.contains("{{") {
-            out.push(problem(
+            let mut found = problem(
                 "FL802",
-                format!("{what} \"{value}\" contains `{{{{`, which Argo substitutes with no way to escape it"),
+                format!("{what} {} contains `{{{{`, which Argo substitutes with no way to escape it", shown(value)),
                 "keep `{{` out of the definition: read the text from a file in the image, or build it \
                  at run time (for example `printf '\\173\\173'` in a shell)",
-            ));
+            );
+            found.on_run = matches!(what, Label::Argument(_));
+            out.push(found);
         }
     }
     for var in &task.env {
@@ -473,6 +503,42 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
                 "rename the variable: names the runtime reads (`FLOW_*`) are reserved",
             ));
         }
+    }
+    // Argo reads `retryStrategy.limit` and `activeDeadlineSeconds` as 32-bit
+    // integers, and a backoff as a Go duration (at most about 292 years).
+    if i32::try_from(task.retries).is_err() {
+        out.push(problem(
+            "FL802",
+            format!(
+                "task `{}` has {} retries; Argo's `retryStrategy.limit` goes up to {}",
+                task.name,
+                task.retries,
+                i32::MAX
+            ),
+            "give fewer retries",
+        ));
+    }
+    if task.timeout_seconds.is_some_and(|s| s > i32::MAX as u64) {
+        out.push(problem(
+            "FL802",
+            format!(
+                "task `{}` has a timeout of {}s; Argo's `activeDeadlineSeconds` goes up to {}",
+                task.name,
+                task.timeout_seconds.unwrap_or_default(),
+                i32::MAX
+            ),
+            "give a shorter timeout (68 years at the most)",
+        ));
+    }
+    if task.retries > 0 && task.retry_delay_seconds > GO_DURATION_MAX_SECONDS {
+        out.push(problem(
+            "FL802",
+            format!(
+                "task `{}` waits {}s between retries; Argo's backoff goes up to {GO_DURATION_MAX_SECONDS}s",
+                task.name, task.retry_delay_seconds
+            ),
+            "give a shorter `retry_delay`",
+        ));
     }
     if task.timeout_seconds == Some(0) {
         out.push(problem(

@@ -124,8 +124,12 @@ pub fn write_pieces_atomic<'a>(
 /// target problems once the model itself is gone.
 pub struct Places {
     file: FileId,
-    pipelines: BTreeMap<String, (Loc, HashMap<String, Loc>)>,
+    /// Pipeline name -> (where it is named, its tasks).
+    pipelines: BTreeMap<String, (Loc, HashMap<String, TaskPlaces>)>,
 }
+
+/// Where a task is named, and its `run` statement.
+type TaskPlaces = (Loc, Option<Loc>);
 
 impl Places {
     pub fn of(outcome: &Outcome, file: FileId) -> Places {
@@ -138,7 +142,7 @@ impl Places {
                 let tasks = p
                     .tasks
                     .iter()
-                    .map(|t| (t.name.clone(), t.name_loc))
+                    .map(|t| (t.name.clone(), (t.name_loc, t.run.as_ref().map(|r| r.loc))))
                     .collect();
                 (p.name.clone(), (p.name_loc, tasks))
             })
@@ -147,7 +151,8 @@ impl Places {
     }
 }
 
-/// Target problems as findings, at the task (or pipeline) they name.
+/// Target problems as findings, at the task (or pipeline) they name, or at
+/// the task's `run` statement when the problem is in it.
 pub fn problems_to_diagnostics(places: &Places, problems: Vec<TargetProblem>) -> Vec<Diagnostic> {
     problems
         .into_iter()
@@ -156,8 +161,10 @@ pub fn problems_to_diagnostics(places: &Places, problems: Vec<TargetProblem>) ->
                 p.task
                     .as_ref()
                     .and_then(|t| tasks.get(t))
-                    .copied()
-                    .unwrap_or(*at)
+                    .map_or(*at, |(name, run)| match run {
+                        Some(run) if p.on_run => *run,
+                        _ => *name,
+                    })
             });
             let (f, span) = loc.map_or((places.file, crate::span::Span::new(0, 0)), |l| {
                 (l.file, l.span)

@@ -94,7 +94,8 @@ impl GeneratedFile {
 
 /// A problem a generator found that makes a pipeline impossible to emit
 /// for its target (`FL8xx`). The caller attaches the span of the named task
-/// (or of the pipeline when `task` is `None`).
+/// (or of the pipeline when `task` is `None`), or of the task's `run`
+/// statement when `on_run` is set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TargetProblem {
     pub code: &'static str,
@@ -102,4 +103,6 @@ pub struct TargetProblem {
     pub task: Option<String>,
     pub message: String,
     pub help: String,
+    /// The problem is in the task's `run` statement (a command argument).
+    pub on_run: bool,
 }

@@ -96,6 +96,7 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Scaffold, Vec<TargetProblem>> 
             task: None,
             message,
             help: "this is a bug in flowc's Python templates".to_owned(),
+            on_run: false,
         }]
     })?;
 
@@ -156,6 +157,7 @@ fn render_problem(pipeline: &Pipeline, task: &Task, err: &RenderError) -> Target
             task.name
         ),
         help: "this is a bug in flowc's Python templates".to_owned(),
+        on_run: false,
     }
 }
 
@@ -196,6 +198,7 @@ fn problem(pipeline: &Pipeline, task: &Task, message: String, help: &str) -> Tar
         task: Some(task.name.clone()),
         message,
         help: help.to_owned(),
+        on_run: false,
     }
 }
 
@@ -224,6 +227,7 @@ fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
                     task: Some(task.name.clone()),
                     message: format!("task `{}` runs module `{module}`, inside the generated `flowc_runtime` package", task.name),
                     help: "run the task from a module outside `flowc_runtime`".to_owned(),
+                    on_run: true,
                 });
             }
             if let Some((other_pipeline, other_task)) =
@@ -238,6 +242,7 @@ fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
                         pipeline.name, task.name
                     ),
                     help: "give each task its own module in `run command [\"python\", \"-m\", ...]`".to_owned(),
+                    on_run: true,
                 });
             }
         }
