@@ -36,9 +36,22 @@ pub fn display(p: &Path) -> String {
 }
 
 pub fn read_input(path: &Path) -> Result<Input, String> {
+    if path.is_dir() {
+        return Err("it is a folder, not a `.flow` file".to_string());
+    }
     let bytes = std::fs::read(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => "no such file".to_string(),
-        _ => e.to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        // Other errors are rare; say what the system said, without the
+        // `(os error N)` that only means something to a programmer.
+        _ => {
+            let text = e.to_string();
+            let text = text.split(" (os error").next().unwrap_or(&text);
+            let mut chars = text.chars();
+            chars.next().map_or_else(String::new, |c| {
+                c.to_lowercase().collect::<String>() + chars.as_str()
+            })
+        }
     })?;
     let key = std::fs::canonicalize(path).map_or_else(|_| display(path), |c| display(&c));
     Ok(Input {

@@ -617,6 +617,22 @@ fn imports_are_non_transitive_reported_once_and_cycles_are_fl005() {
     w("missing.flow", "use \"nope.flow\"\n");
     let v = run("missing.flow");
     assert_eq!(codes(&v), ["FL005"], "{v}");
+    // A file that imports itself is the shortest cycle (docs/language.md).
+    w("self.flow", "use \"self.flow\"\n");
+    let v = run("self.flow");
+    assert_eq!(codes(&v), ["FL005"], "{v}");
+    assert!(v["diagnostics"][0]["help"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("remove this `use`"));
+    // A folder is not a file to import, said in flowc's words.
+    std::fs::create_dir(dir.path().join("sub")).expect("mkdir");
+    w("folder.flow", "use \"sub\"\n");
+    let v = run("folder.flow");
+    assert_eq!(codes(&v), ["FL005"], "{v}");
+    let message = v["diagnostics"][0]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("is a folder"), "{message}");
+    assert!(!message.contains("os error"), "{message}");
 }
 
 /// FL802 for a command argument points at the `run` statement that holds

@@ -379,6 +379,11 @@ fn report_use_cycles(loaded: &[Loaded], sources: &SourceMap, diags: &mut Vec<Dia
                     let mut names: Vec<&str> =
                         stack[pos..].iter().map(|(f, _)| sources.path(*f)).collect();
                     names.push(sources.path(next));
+                    let help = if next == node {
+                        "remove this `use`: a file sees its own declarations"
+                    } else {
+                        "move the shared declarations into a file that both import"
+                    };
                     diags.push(
                         Diagnostic::new(
                             "FL005",
@@ -386,7 +391,7 @@ fn report_use_cycles(loaded: &[Loaded], sources: &SourceMap, diags: &mut Vec<Dia
                             span,
                             format!("`use` cycle: {}", names.join(" -> ")),
                         )
-                        .help("move the shared declarations into a file that both import"),
+                        .help(help),
                     );
                 }
                 _ => {}
