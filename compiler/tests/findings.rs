@@ -203,3 +203,22 @@ fn a_finding_about_a_bound_key_term_underlines_the_term() {
     let f = check(&text.replace("input.zz", "attempt.id"));
     assert_eq!(f.under(one(&f, "FL101")), "attempt.id");
 }
+
+#[test]
+fn messages_use_the_right_article_and_name_both_halves_of_one_setting() {
+    let f = check("effect hook: files {\n  path \"a\"\n}\n");
+    let d = one(&f, "FL009");
+    assert!(d.message.ends_with("cannot be an effect"), "{}", d.message);
+    let f = check("source s: files {\n  path \"a\"\n  immutable\n  mutable\n}\n");
+    let d = one(&f, "FL007");
+    assert_eq!(f.under(d), "mutable");
+    assert!(
+        d.message
+            .contains("`mutable` and `immutable` are one setting"),
+        "{}",
+        d.message
+    );
+    let f = check(&PIPELINE.replace("timeout 30m", "nonsense 3"));
+    let help = one(&f, "FL003").help.clone().unwrap_or_default();
+    assert!(help.contains("`allow"), "{help}");
+}

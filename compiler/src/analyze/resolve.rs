@@ -465,7 +465,11 @@ impl Resolver<'_> {
                     "FL009",
                     f,
                     d.role_span,
-                    format!("kind `{}` cannot be a {}", kind.name, d.role.word()),
+                    format!(
+                        "kind `{}` cannot be {}",
+                        kind.name,
+                        with_article(d.role.word())
+                    ),
                 )
                 .label(
                     f,
@@ -482,8 +486,8 @@ impl Resolver<'_> {
                 )
                 .label(kind.loc.file, kind.loc.span, "kind declared here")
                 .help(format!(
-                    "declare it as a {} or pick a kind with the {} role",
-                    roles.first().copied().unwrap_or("source"),
+                    "declare it as {} or pick a kind with the {} role",
+                    with_article(roles.first().copied().unwrap_or("source")),
                     d.role.word()
                 )),
             );
@@ -765,7 +769,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                     format!("`{name}` is a task setting; move it into a task")
                 } else {
                     format!(
-                        "the pipeline settings are {}",
+                        "the pipeline settings are {}; a pipeline also holds `allow CODE because \"...\"` lines and `task` blocks",
                         SETTINGS.map(|w| format!("`{w}`")).join(", ")
                     )
                 };
@@ -1907,7 +1911,18 @@ fn example_of(ty: ParamType) -> &'static str {
 /// Settings seen in one block, for FL007.
 #[derive(Default)]
 struct Seen {
-    at: BTreeMap<String, Span>,
+    /// Setting -> where it was first set, and the word that set it.
+    at: BTreeMap<String, (Span, String)>,
+}
+
+/// `a source`, `an effect`.
+fn with_article(word: &str) -> String {
+    let article = if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {word}")
 }
 
 impl Seen {
@@ -1923,20 +1938,24 @@ impl Seen {
         key: &str,
         s: &ast::Setting,
     ) -> bool {
-        if let Some(prev) = self.at.get(key) {
-            diags.push(
-                Diagnostic::new(
-                    "FL007",
-                    f,
-                    s.span,
-                    format!("`{}` is set twice in one block", s.name.name),
+        if let Some((prev, word)) = self.at.get(key) {
+            let message = if *word == s.name.name {
+                format!("`{word}` is set twice in one block")
+            } else {
+                format!(
+                    "`{}` and `{word}` are one setting, set twice in one block",
+                    s.name.name
                 )
-                .label(f, *prev, "first set here")
-                .help("keep one of the two lines"),
+            };
+            diags.push(
+                Diagnostic::new("FL007", f, s.span, message)
+                    .label(f, *prev, "first set here")
+                    .help("keep one of the two lines"),
             );
             return false;
         }
-        self.at.insert(key.to_string(), s.span);
+        self.at
+            .insert(key.to_string(), (s.span, s.name.name.clone()));
         true
     }
 }
