@@ -222,3 +222,58 @@ fn messages_use_the_right_article_and_name_both_halves_of_one_setting() {
     let help = one(&f, "FL003").help.clone().unwrap_or_default();
     assert!(help.contains("`allow"), "{help}");
 }
+
+/// A help says what to write instead, and what it suggests is valid.
+#[test]
+fn a_key_term_written_without_its_call_or_part_gets_a_valid_suggestion() {
+    let text = "source src: files {\n  path \"in/{interval.start}/\"\n  immutable\n  fields [id, v]\n}\nsink dst: postgres_table {\n  table \"b\"\n  primary_key id\n}\npipeline p {\n  schedule \"@daily\"\n  start 2026-01-01\n  timeout 30m\n  task t {\n    read src\n    write dst upsert key TERM\n    run command [\"x\"]\n  }\n}\n";
+    for (term, suggested) in [
+        ("input", "hash(input)"),
+        ("output", "hash(output)"),
+        ("now", "now()"),
+        ("uuid", "uuid()"),
+        ("hash", "hash(input)"),
+        ("interval", "interval.start"),
+        ("attempt", "attempt.id"),
+        ("id", "input.id"),
+    ] {
+        let f = check(&text.replace("TERM", term));
+        let d = one(&f, "FL001");
+        assert_eq!(f.under(d), term);
+        let said = format!("{} {}", d.message, d.help.clone().unwrap_or_default());
+        assert!(said.contains(&format!("`{suggested}`")), "{term}: {said}");
+        // The suggestion, written in, is a key term.
+        let fixed = check(&text.replace("TERM", suggested));
+        assert!(
+            fixed.with("FL001").is_empty(),
+            "{suggested}: {:?}",
+            fixed.codes()
+        );
+    }
+}
+
+/// A syntax error lists only what could really come next: inside a block the
+/// file cannot end, mid-line no statement starts, and a `write`'s clauses
+/// include `key`.
+#[test]
+fn syntax_errors_list_only_what_could_come_next() {
+    for (statement, expected) in [
+        ("write dst", "expected a write mode, found end of line"),
+        (
+            "write dst upsert extra",
+            "expected `}`, `key` or `require`, found `extra`",
+        ),
+        ("key", "expected a key term, found end of line"),
+    ] {
+        let text = format!(
+            "pipeline p {{\n  task t {{\n    {statement}\n    run command [\"x\"]\n  }}\n}}\n"
+        );
+        let f = check(&text);
+        let d = one(&f, "FL001");
+        assert_eq!(d.message, expected, "{statement}");
+    }
+    // At the top level the file may end.
+    let f = check("pipeline p {\n}\n}\n");
+    let d = one(&f, "FL001");
+    assert!(d.message.contains("end of file"), "{}", d.message);
+}

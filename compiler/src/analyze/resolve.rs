@@ -1503,8 +1503,11 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 "COL = TERM",
             ];
             let text = t.text();
-            let guess = match names.first().copied() {
-                Some(first @ ("input" | "output")) => Some(format!("{first}.FIELD")),
+            let guess = match (names.as_slice(), &t.call) {
+                ([word @ ("now" | "uuid" | "random")], None) => Some(format!("{word}()")),
+                (["hash"], None) => Some("hash(input)".to_string()),
+                ([first @ ("input" | "output")], None) => Some(format!("hash({first})")),
+                ([first @ ("input" | "output"), ..], _) => Some(format!("{first}.FIELD")),
                 _ => closest(
                     &text,
                     TERMS[1..12].iter().copied().chain(["input.F", "output.F"]),
@@ -1514,7 +1517,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             let hint = guess
                 .map(|g| format!("; did you mean `{g}`?"))
                 .unwrap_or_default();
-            let bare_field = names.len() == 1 && t.call.is_none();
+            let bare = (names.len() == 1 && t.call.is_none()).then(|| names[0]);
             self.push(
                 Diagnostic::new(
                     "FL001",
@@ -1522,7 +1525,21 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                     t.span,
                     format!("`{text}` is not a key term{hint}"),
                 )
-                .help(if bare_field {
+                .help(if let Some(side @ ("input" | "output")) = bare {
+                    format!(
+                        "key on one field, `{side}.FIELD`, or on the whole record, `hash({side})`"
+                    )
+                } else if let Some(call @ ("now" | "uuid" | "random" | "hash")) = bare {
+                    let arg = if call == "hash" { "input" } else { "" };
+                    format!("`{call}` is called: write `{call}({arg})`")
+                } else if let Some(word @ ("interval" | "run" | "attempt")) = bare {
+                    let terms: Vec<String> = TERMS
+                        .iter()
+                        .filter(|t| t.starts_with(&format!("{word}.")))
+                        .map(|t| format!("`{t}`"))
+                        .collect();
+                    format!("name the part: {}", terms.join(" or "))
+                } else if bare.is_some() {
                     format!("name where the value comes from: `input.{text}` or `output.{text}`")
                 } else {
                     format!(

@@ -1088,6 +1088,31 @@ const TASK_WORDS: [Rule; 8] = [
     Rule::kw_allow,
 ];
 
+/// The statements of a task, as rules.
+const STATEMENTS: [Rule; 8] = [
+    Rule::after_stmt,
+    Rule::read_stmt,
+    Rule::key_stmt,
+    Rule::write_stmt,
+    Rule::emit_stmt,
+    Rule::run_stmt,
+    Rule::env_stmt,
+    Rule::allow_stmt,
+];
+
+/// How many brackets are open at the end of `text`.
+fn open_brackets(text: &str) -> usize {
+    let mut depth = 0usize;
+    for (_, c) in code_chars(text) {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    depth
+}
+
 /// The expected rules and tokens, in words. Where a statement could start,
 /// say so once instead of listing every statement keyword.
 fn expected_words(rules: &BTreeSet<Rule>, tokens: Vec<String>, line_start: bool) -> Vec<String> {
@@ -1124,9 +1149,16 @@ fn expected_words(rules: &BTreeSet<Rule>, tokens: Vec<String>, line_start: bool)
         skip.extend([Rule::list, Rule::tuple]);
     }
     if !line_start {
-        // Mid-line, only the statement under way can go on.
+        // Mid-line, only the statement under way can go on: no statement
+        // starts here, though `key` may start a clause of a `write`.
         skip.extend(statement_rules.iter().filter(|r| **r != Rule::ident));
-        skip.extend(TASK_WORDS);
+        let clauses = any(&[Rule::require_clause, Rule::kw_require]);
+        skip.extend(
+            TASK_WORDS
+                .iter()
+                .filter(|r| !(clauses && **r == Rule::kw_key)),
+        );
+        skip.extend(STATEMENTS);
         skip.extend(item_rules);
     } else if any(&TASK_WORDS[..7]) && any(&[Rule::setting, Rule::ident]) {
         words.push("a task statement".into());
@@ -1222,6 +1254,10 @@ fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> Diagn
         .rsplit('\n')
         .next()
         .is_none_or(|l| l.trim().is_empty());
+    if open_brackets(&text[..pos]) > 0 {
+        // Inside a block the file cannot end.
+        rules.remove(&Rule::EOI);
+    }
     let words = expected_words(&rules, tokens, line_start);
 
     // Describe the next token, not the blank before it.
