@@ -284,9 +284,9 @@ fn generate_into(
         .filter(|&&file| !outcome.file_has_errors(file) && !outcome.broken.contains(&file))
         .map(|&file| {
             let places = emit::Places::of(&outcome, file);
-            (file, places, lower::pipelines_of(&outcome, file))
+            (places, lower::pipelines_of(&outcome, file))
         })
-        .filter(|(_, _, pipelines)| !pipelines.is_empty())
+        .filter(|(_, pipelines)| !pipelines.is_empty())
         .collect();
     // The model and the analysis are in the pipelines now: free them (on
     // the other core) before the output takes their memory.
@@ -295,9 +295,9 @@ fn generate_into(
         std::mem::take(&mut outcome.analysis),
     );
     std::thread::spawn(move || drop(model));
-    for (file, places, pipelines) in lowered {
+    for (places, pipelines) in lowered {
         match generate(&pipelines).map_err(|p| emit::problems_to_diagnostics(&places, p)) {
-            Ok(files) => match emit::write_all(out, &files, file) {
+            Ok(files) => match emit::write_all(out, &files, &places) {
                 Ok(_) => written.extend(files.into_iter().map(|f| f.path)),
                 Err(d) => extra.extend(d),
             },

@@ -85,7 +85,7 @@ fn workspace() -> tempfile::TempDir {
 
 /// Build (or scaffold) in `dir`; the run must fail with FL804 and change
 /// nothing at all, inside `out/` or outside it.
-fn refused_with_fl804(dir: &Path, args: &[&str]) {
+fn refused_with_fl804(dir: &Path, args: &[&str]) -> String {
     let before = tree(dir);
     let mut args = args.to_vec();
     let out = dir.join("out");
@@ -100,6 +100,7 @@ fn refused_with_fl804(dir: &Path, args: &[&str]) {
     assert_eq!(output.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("FL804"), "{stdout}");
     assert_eq!(tree(dir), before, "the refused build changed files");
+    stdout
 }
 
 #[cfg(unix)]
@@ -121,7 +122,18 @@ fn a_link_where_a_dag_file_goes_is_refused_and_left_alone() {
                 &ONE_TASK.replace("{\n  task", "{\n  image \"img:1\"\n  task"),
             );
         }
-        refused_with_fl804(dir.path(), &args);
+        let said = refused_with_fl804(dir.path(), &args);
+        // At the name of the pipeline whose file it is.
+        let flow = std::fs::read_to_string(dir.path().join("orders.flow")).expect("read");
+        let line = flow
+            .lines()
+            .position(|l| l.starts_with("pipeline orders_daily"))
+            .expect("the pipeline")
+            + 1;
+        assert!(
+            said.contains(&format!("orders.flow:{line}:10]")),
+            "{target}: {said}"
+        );
     }
 }
 
@@ -132,11 +144,11 @@ fn a_linked_folder_leading_outside_is_refused() {
     // `out/jobs` a link to a folder elsewhere, the modules would land there.
     let dir = workspace();
     link("../outside", &dir.path().join("out/jobs"));
-    refused_with_fl804(dir.path(), &["scaffold", "--lang", "python"]);
+    let _ = refused_with_fl804(dir.path(), &["scaffold", "--lang", "python"]);
     // The runtime package too.
     let dir = workspace();
     link("../outside", &dir.path().join("out/flowc_runtime"));
-    refused_with_fl804(dir.path(), &["scaffold", "--lang", "python"]);
+    let _ = refused_with_fl804(dir.path(), &["scaffold", "--lang", "python"]);
 }
 
 #[cfg(unix)]
@@ -179,7 +191,9 @@ fn paths_that_leave_the_folder_are_refused_before_anything_is_written() {
             GeneratedFile::new("fine.py".into(), "ok\n".into()),
             GeneratedFile::new(bad.into(), "escaped\n".into()),
         ];
-        let Err(found) = emit::write_all(&out, &files, flowc::source::FileId(0)) else {
+        let Err(found) =
+            emit::write_all(&out, &files, &emit::Places::empty(flowc::source::FileId(0)))
+        else {
             panic!("`{bad}` was written");
         };
         assert!(found.iter().all(|d| d.code == "FL804"), "{bad}");

@@ -102,6 +102,7 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
                 path: format!("{}.py", pipeline.name),
                 contents,
                 more,
+                pipeline: Some(pipeline.name.clone()),
             }),
             Err(err) => problems.push(problem(
                 "FL802",

@@ -167,6 +167,7 @@ pub fn generate(
                 path: format!("{}.yaml", pipeline.name),
                 contents,
                 more: dag.into_iter().chain(containers).collect(),
+                pipeline: Some(pipeline.name.clone()),
             }
         })
         .collect();

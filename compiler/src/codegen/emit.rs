@@ -132,6 +132,14 @@ pub struct Places {
 type TaskPlaces = (Loc, Option<Loc>);
 
 impl Places {
+    /// No pipelines: every finding goes to the start of `file`.
+    pub fn empty(file: FileId) -> Places {
+        Places {
+            file,
+            pipelines: BTreeMap::new(),
+        }
+    }
+
     pub fn of(outcome: &Outcome, file: FileId) -> Places {
         let pipelines = outcome
             .program
@@ -174,21 +182,33 @@ pub fn problems_to_diagnostics(places: &Places, problems: Vec<TargetProblem>) ->
         .collect()
 }
 
-/// Write generated files under `out`; errors become FL804 findings at `file`.
+/// Write generated files under `out`; errors become FL804 findings at the
+/// name of the pipeline a file is for (else at the start of its file).
 pub fn write_all(
     out: &Path,
     files: &[GeneratedFile],
-    file: FileId,
+    places: &Places,
 ) -> Result<usize, Vec<Diagnostic>> {
+    let at = |g: &GeneratedFile| {
+        g.pipeline
+            .as_ref()
+            .and_then(|name| places.pipelines.get(name))
+            .map_or((places.file, crate::span::Span::new(0, 0)), |(loc, _)| {
+                (loc.file, loc.span)
+            })
+    };
     let mut targets = Vec::new();
     let mut errors = Vec::new();
     for g in files {
         match confined(out, &g.path) {
             Ok(p) => targets.push((p, g)),
-            Err(msg) => errors.push(
-                Diagnostic::new("FL804", file, crate::span::Span::new(0, 0), msg)
-                    .help("output file names come from pipeline names; keep `--out` free of links that lead elsewhere"),
-            ),
+            Err(msg) => {
+                let (file, span) = at(g);
+                errors.push(
+                    Diagnostic::new("FL804", file, span, msg)
+                        .help("output file names come from pipeline names; keep `--out` free of links that lead elsewhere"),
+                );
+            }
         }
     }
     if !errors.is_empty() {
@@ -196,10 +216,11 @@ pub fn write_all(
     }
     for (p, generated) in &targets {
         if let Err(e) = write_pieces_atomic(p, generated.pieces()) {
+            let (file, span) = at(generated);
             return Err(vec![Diagnostic::new(
                 "FL804",
                 file,
-                crate::span::Span::new(0, 0),
+                span,
                 format!("cannot write `{}`: {e}", p.display()),
             )
             .help("check that the output folder is writable")]);

@@ -66,6 +66,9 @@ pub struct GeneratedFile {
     /// The rest of the text, in order: a large file rendered in pieces on
     /// several cores is written piece by piece, never joined in memory.
     pub more: Vec<String>,
+    /// The pipeline the file is for, if one: a problem writing it is
+    /// reported at that pipeline's name.
+    pub pipeline: Option<String>,
 }
 
 impl GeneratedFile {
@@ -74,6 +77,7 @@ impl GeneratedFile {
             path,
             contents,
             more: Vec::new(),
+            pipeline: None,
         }
     }
 
