@@ -268,7 +268,7 @@ mod tests {
         let mut file = GeneratedFile::new("p.yaml".into(), "head\n".into());
         file.more = vec!["one\n".into(), String::new(), "two\n".into()];
         assert_eq!(file.text(), "head\none\ntwo\n");
-        write_all(&dir, std::slice::from_ref(&file), FileId(0)).expect("written");
+        write_all(&dir, std::slice::from_ref(&file), &Places::empty(FileId(0))).expect("written");
         let written = std::fs::read_to_string(dir.join("p.yaml")).expect("read");
         assert_eq!(written, file.text());
         let _ = std::fs::remove_dir_all(&dir);
