@@ -689,3 +689,47 @@ fn argo_braces_in_a_command_point_at_the_run_statement() {
     // The message of the command argument is one line, its `\n` escaped.
     assert!(found[1].2.contains(r"print(1)\n{{ ds }}"), "{found:#?}");
 }
+
+/// TARGETS.md: headers name the source by the path given on the command
+/// line, never an absolute path of the machine.
+#[test]
+fn headers_never_name_an_absolute_path() {
+    let f =
+        temp_flow(b"pipeline p {\n  image \"i\"\n  task t {\n    run command [\"x\"]\n  }\n}\n");
+    let absolute = f.path().canonicalize().expect("path");
+    let name = absolute
+        .file_name()
+        .and_then(|n| n.to_str())
+        .expect("name")
+        .to_owned();
+    for target in ["airflow", "argo"] {
+        let out_dir = tempfile::tempdir().expect("temp dir");
+        let out = flowc()
+            .args(["build", "--target", target, "--out"])
+            .arg(out_dir.path())
+            .arg(&absolute)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let file = if target == "airflow" {
+            "p.py"
+        } else {
+            "p.yaml"
+        };
+        let text = std::fs::read_to_string(out_dir.path().join(file)).expect("written");
+        let dir = absolute.parent().and_then(|d| d.to_str()).expect("dir");
+        assert!(!text.contains(dir), "{target}: {text}");
+        assert!(text.contains(&name), "{target}: {text}");
+    }
+    // A path given relative to the current folder is kept as given.
+    let out_dir = tempfile::tempdir().expect("temp dir");
+    let out = flowc()
+        .args(["build", "--target", "airflow", "--out"])
+        .arg(out_dir.path())
+        .arg("examples/revenue_daily.flow")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = std::fs::read_to_string(out_dir.path().join("revenue_daily.py")).expect("written");
+    assert!(text.contains("\"examples/revenue_daily.flow\""), "{text}");
+}

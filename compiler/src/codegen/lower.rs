@@ -54,7 +54,7 @@ fn pipeline(outcome: &Outcome, p: &PipelineDef, report: &PipelineReport) -> ir::
     let tasks = runs.into_iter().flatten().collect();
     ir::Pipeline {
         name: p.name.clone(),
-        source_file: outcome.sources.path(p.loc.file).to_string(),
+        source_file: header_path(outcome.sources.path(p.loc.file)),
         schedule: p.schedule.as_ref().map(|(text, _)| text.clone()),
         start: p.start.clone(),
         timezone: p.timezone.clone(),
@@ -179,4 +179,22 @@ pub fn pipelines_of(outcome: &Outcome, file: FileId) -> Vec<ir::Pipeline> {
         .filter(|r| outcome.program.pipelines[r.pipeline].loc.file == file)
         .map(|r| pipeline(outcome, &outcome.program.pipelines[r.pipeline], r))
         .collect()
+}
+
+/// The source file as a generated header names it: the path given on the
+/// command line, but never an absolute path of this machine (TARGETS.md).
+/// An absolute path under the current folder is made relative to it; any
+/// other is cut to its file name.
+pub fn header_path(given: &str) -> String {
+    let path = std::path::Path::new(given);
+    if !path.is_absolute() {
+        return given.to_owned();
+    }
+    let relative = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok().map(crate::files::display));
+    relative
+        .filter(|r| !r.is_empty())
+        .or_else(|| path.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| given.to_owned())
 }
