@@ -209,13 +209,15 @@ fn chunked_parse_matches_whole_file_parse() {
 /// is not UTF-8 had its span in the raw bytes, which may end inside the
 /// U+FFFD that replaces the bad sequence in the text kept for the file.
 #[test]
-fn a_non_utf8_finding_points_at_the_replacement_character() {
-    for bytes in [
-        &b"pipeline p {\x80\n}\n"[..],
-        b"a\xfe",
-        b"\xe2\x82",
-        b"ok\n\xf0\x9f\x98",
-        b"\xc3\x28 more",
+fn a_non_utf8_finding_points_at_the_bad_bytes_of_the_file() {
+    // (file, offset and length of the first invalid sequence, in its bytes)
+    for (bytes, at, len) in [
+        (&b"pipeline p {\x80\n}\n"[..], 12, 1),
+        (b"a\xfe", 1, 1),
+        (b"\xe2\x82", 0, 2),
+        (b"ok\n\xf0\x9f\x98", 3, 3),
+        (b"\xc3\x28 more", 0, 1),
+        (b"x\xff\xfe\n", 1, 1),
     ] {
         let o = flowc::invariants::check_one(bytes);
         flowc::invariants::spans_inside(&o).unwrap_or_else(|e| panic!("{bytes:?}: {e}"));
@@ -225,9 +227,14 @@ fn a_non_utf8_finding_points_at_the_replacement_character() {
             .find(|d| d.message.contains("UTF-8"))
             .expect("an FL001 finding");
         assert_eq!(
-            &o.sources.text(d.file)[d.span.start..d.span.end],
-            "\u{fffd}"
+            (d.span.start, d.span.end - d.span.start),
+            (at, len),
+            "{bytes:?}"
         );
+        // The text kept for the file has the file's length, bad bytes as `?`.
+        let text = o.sources.text(d.file);
+        assert_eq!(text.len(), bytes.len(), "{bytes:?}");
+        assert!(text[d.span.start..d.span.end].chars().all(|c| c == '?'));
     }
 }
 

@@ -263,10 +263,14 @@ fn parse_input(input: Input) -> Parsed {
         }
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
-            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-            // The span is in the text kept for the file, where the first
-            // invalid sequence became U+FFFD (the bytes before it are the same).
-            let (start, end) = (at, at + char::REPLACEMENT_CHARACTER.len_utf8());
+            let bad = e
+                .utf8_error()
+                .error_len()
+                .unwrap_or(e.as_bytes().len() - at);
+            // The text kept for the file has every byte that is not UTF-8
+            // as a `?`, so offsets and lengths are the file's own bytes.
+            let text = with_bad_bytes_as_marks(e.as_bytes());
+            let (start, end) = (at, at + bad);
             let d = Diagnostic::new(
                 "FL001",
                 UNPLACED,
@@ -440,4 +444,15 @@ fn suppress(program: &Program, diags: &mut Vec<Diagnostic>) {
 fn dedup(diags: &mut Vec<Diagnostic>) {
     let mut seen = BTreeSet::new();
     diags.retain(|d| seen.insert((d.file, d.span, d.code, d.message.clone())));
+}
+
+/// `bytes` as text with each byte of every invalid UTF-8 sequence replaced
+/// by `?`: one byte for one byte, so every offset stays the file's.
+fn with_bad_bytes_as_marks(bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        text.extend(std::iter::repeat_n('?', chunk.invalid().len()));
+    }
+    text
 }
