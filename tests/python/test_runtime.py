@@ -350,3 +350,33 @@ def test_internal_retries_retry_the_write_in_the_same_attempt(tmp_path: Path, mo
     faults._raised.clear()
     assert run(with_retry, identity, env_for(tmp_path, attempt=2, out=conn)) == 0
     assert rows_of(tmp_path, "o") == [("a", 1), ("b", 2)]
+
+
+def test_an_internal_retry_after_an_earlier_commit_starts_a_fresh_transaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first write commits; the second fails once, mid-transaction. Its own transaction is
+    rolled back, so the internal retry begins a new one and succeeds (it used to fail on BEGIN)."""
+    import flowc_runtime.sql as sql
+
+    seed(tmp_path, "a.jsonl", ROWS)
+    conn = f"sqlite://{tmp_path}/db.sqlite"
+    first = Write(Endpoint("out", "sqlite_table", {"table": "o1"}), "upsert", key=(Term("input_field", "id"),),
+                  primary_key=("id",))
+    second = Write(Endpoint("facts", "sqlite_table", {"table": "o2"}), "upsert", key=(Term("input_field", "id"),),
+                   primary_key=("id",))
+    failed: list[str] = []
+    insert = sql.Database.insert
+
+    def insert_failing_once(self: Any, table: str, record: dict[str, Any], conflict: str = "") -> int:
+        if table == "o2" and not failed:
+            failed.append(table)
+            raise RuntimeError("transient failure inside the transaction")
+        return insert(self, table, record, conflict)
+
+    monkeypatch.setattr(sql.Database, "insert", insert_failing_once)
+    task = Task("p", "t", "@daily", "UTC", False, (files_source(),), (first, second), (), internal_retries=1)
+    assert run(task, identity, env_for(tmp_path, out=conn, facts=conn)) == 0
+    assert failed == ["o2"]
+    assert rows_of(tmp_path, "o1") == [("a", 1), ("b", 2)]
+    assert rows_of(tmp_path, "o2") == [("a", 1), ("b", 2)]

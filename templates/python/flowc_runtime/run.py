@@ -329,8 +329,9 @@ class Attempt:
                 self.insert_outbox(db, outbox)
                 self.commit(db)
             except BaseException:
-                if not self.maybe_committed:
-                    db.rollback()
+                # This write's own transaction, whatever earlier writes did:
+                # an internal retry must start from a clean connection.
+                db.rollback()
                 raise
             return
         faults.zombie_pause()
@@ -380,8 +381,10 @@ class Attempt:
             self.insert_outbox(db, outbox)
             self.commit(db)
         except BaseException:
-            if not self.maybe_committed:
-                db.rollback()
+            # This write's own transaction, whatever earlier writes did (an
+            # internal retry must start from a clean connection). After a
+            # COMMIT that succeeded there is nothing left to roll back.
+            db.rollback()
             raise
 
     def insert_outbox(self, db: Any, rows: list[dict[str, Any]]) -> None:
