@@ -103,3 +103,74 @@ fn two_tasks_running_one_module_is_a_problem() {
     let problems = python::generate(&pipelines).expect_err("collision");
     assert_eq!(problems[0].code, "FL803");
 }
+
+/// A module Python cannot import (a keyword, a name that is not an
+/// identifier) is FL802, whether the command names it with `-m` or it is the
+/// `<pipeline>.<task>` fallback; nothing is written.
+#[test]
+fn modules_python_cannot_import_are_refused() {
+    let cases: [(&str, Option<&str>, &str); 5] = [
+        ("class.def", None, "`class` is a Python keyword"),
+        ("my-pkg.load", None, "`my-pkg` is not a Python identifier"),
+        ("1abc.x", None, "`1abc` is not a Python identifier"),
+        ("ok.load", Some("def"), ""),
+        ("", Some("def"), "`def` is a Python keyword"),
+    ];
+    for (module, pipeline_name, says) in cases {
+        let mut pipelines = fixture("sqlite_modes");
+        pipelines[0].tasks.truncate(1);
+        if let Some(name) = pipeline_name {
+            pipelines[0].name = name.to_owned();
+        }
+        pipelines[0].tasks[0].command = if module.is_empty() {
+            vec!["./run.sh".to_owned()]
+        } else {
+            vec!["python".to_owned(), "-m".to_owned(), module.to_owned()]
+        };
+        match python::generate(&pipelines) {
+            Ok(scaffold) => {
+                assert!(says.is_empty(), "{module}: generated");
+                let path = format!("{}.py", module.replace('.', "/"));
+                assert!(scaffold.rewrite.iter().any(|f| f.path == path), "{module}");
+            }
+            Err(problems) => {
+                assert!(!says.is_empty(), "{module}: {problems:#?}");
+                assert_eq!(problems.len(), 1, "{problems:#?}");
+                assert_eq!(problems[0].code, "FL802");
+                assert!(
+                    problems[0].message.contains(says),
+                    "{}",
+                    problems[0].message
+                );
+            }
+        }
+    }
+}
+
+/// One task's module may not be another's transform: `m.x_transform` is
+/// where the transform of `m.x` goes. Alone, `m.x_transform` is fine.
+#[test]
+fn a_module_that_is_another_tasks_transform_is_fl803() {
+    let mut pipelines = fixture("sqlite_modes");
+    pipelines[0].tasks.truncate(2);
+    pipelines[0].tasks[0].command = vec!["python".into(), "-m".into(), "m.x_transform".into()];
+    pipelines[0].tasks[1].command = vec!["python".into(), "-m".into(), "m.x".into()];
+    let problems = python::generate(&pipelines).expect_err("clash");
+    assert_eq!(problems.len(), 1, "{problems:#?}");
+    assert_eq!(problems[0].code, "FL803");
+    assert!(
+        problems[0].message.contains("`m.x_transform`"),
+        "{}",
+        problems[0].message
+    );
+    pipelines[0].tasks.truncate(1);
+    let scaffold = python::generate(&pipelines).expect("one task");
+    assert!(scaffold
+        .rewrite
+        .iter()
+        .any(|f| f.path == "m/x_transform.py"));
+    assert!(scaffold
+        .create_if_absent
+        .iter()
+        .any(|f| f.path == "m/x_transform_transform.py"));
+}

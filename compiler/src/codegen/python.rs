@@ -163,21 +163,42 @@ fn render_problem(pipeline: &Pipeline, task: &Task, err: &RenderError) -> Target
 
 /// The module a task's `run command` runs (`python -m a.b.c`), else `<pipeline>.<task>`.
 pub fn module_for(pipeline: &Pipeline, task: &Task) -> String {
+    run_module(task).map_or_else(|| format!("{}.{}", pipeline.name, task.name), str::to_owned)
+}
+
+/// What follows `-m` in a command that starts Python.
+fn run_module(task: &Task) -> Option<&str> {
     let runs_python = task.command.first().is_some_and(|argv0| {
         let base = argv0.rsplit('/').next().unwrap_or(argv0);
         base.starts_with("python")
     });
-    if runs_python {
-        if let Some(pos) = task.command.iter().position(|a| a == "-m") {
-            if let Some(module) = task.command.get(pos + 1) {
-                if is_dotted_identifier(module) && !module.ends_with("_transform") {
-                    return module.clone();
-                }
-            }
+    if !runs_python {
+        return None;
+    }
+    let pos = task.command.iter().position(|a| a == "-m")?;
+    task.command.get(pos + 1).map(String::as_str)
+}
+
+/// Why Python cannot import `module`, if it cannot.
+fn unimportable(module: &str) -> Option<String> {
+    for part in module.split('.') {
+        if !is_identifier(part) {
+            return Some(format!("`{part}` is not a Python identifier"));
+        }
+        if PYTHON_KEYWORDS.contains(&part) {
+            return Some(format!("`{part}` is a Python keyword"));
         }
     }
-    format!("{}.{}", pipeline.name, task.name)
+    None
 }
+
+/// Python's keywords (soft keywords such as `match` and `type` may name modules).
+const PYTHON_KEYWORDS: [&str; 35] = [
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
+];
 
 fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
@@ -207,6 +228,7 @@ const NO_RUNTIME_HELP: &str = "the Python runtime supports sqlite_table, postgre
 fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
     let mut problems = Vec::new();
     let mut modules: BTreeMap<String, (String, String)> = BTreeMap::new();
+    let mut transforms: BTreeMap<String, (String, String)> = BTreeMap::new();
     for pipeline in pipelines {
         for task in &pipeline.tasks {
             for read in &task.reads {
@@ -219,6 +241,28 @@ fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
                 check_emit(pipeline, task, emit, &mut problems);
             }
             let module = module_for(pipeline, task);
+            if let Some(why) = unimportable(&module) {
+                let (message, help) = if run_module(task).is_some() {
+                    (
+                        format!("task `{}` runs `python -m {module}`, which Python cannot import: {why}", task.name),
+                        "name a module of Python identifiers that are not keywords, as in `python -m orders.load`",
+                    )
+                } else {
+                    (
+                        format!("the scaffold of task `{}` would be module `{module}`, which Python cannot import: {why}", task.name),
+                        "run the task with `python -m MODULE`, naming a module that is not a Python keyword, or rename the pipeline or task",
+                    )
+                };
+                problems.push(TargetProblem {
+                    code: "FL802",
+                    pipeline: pipeline.name.clone(),
+                    task: Some(task.name.clone()),
+                    message,
+                    help: help.to_owned(),
+                    on_run: true,
+                });
+                continue;
+            }
             let top = module.split('.').next().unwrap_or_default();
             if top == "flowc_runtime" {
                 problems.push(TargetProblem {
@@ -230,6 +274,26 @@ fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
                     on_run: true,
                 });
             }
+            // A module may not be another task's transform, nor the reverse.
+            let transform = format!("{module}_transform");
+            let clash = transforms
+                .get(&module)
+                .or_else(|| modules.get(&transform))
+                .cloned();
+            if let Some((other_pipeline, other_task)) = clash {
+                problems.push(TargetProblem {
+                    code: "FL803",
+                    pipeline: pipeline.name.clone(),
+                    task: Some(task.name.clone()),
+                    message: format!(
+                        "the modules of tasks `{other_pipeline}.{other_task}` and `{}.{}` clash: one's module is the other's transform (`{module}` and `{transform}`)",
+                        pipeline.name, task.name
+                    ),
+                    help: "give the tasks modules that do not end in the other's name plus `_transform`".to_owned(),
+                    on_run: true,
+                });
+            }
+            transforms.insert(transform, (pipeline.name.clone(), task.name.clone()));
             if let Some((other_pipeline, other_task)) =
                 modules.insert(module.clone(), (pipeline.name.clone(), task.name.clone()))
             {
