@@ -277,3 +277,47 @@ fn syntax_errors_list_only_what_could_come_next() {
     let d = one(&f, "FL001");
     assert!(d.message.contains("end of file"), "{}", d.message);
 }
+
+/// A pipeline declared twice is FL703 and only that: the declarations its
+/// tasks use are not also FL704.
+#[test]
+fn a_duplicate_pipeline_is_one_finding() {
+    let file = |suffix: &str| {
+        format!("source src_{suffix}: files {{\n  path \"in/\"\n  immutable\n  identity id\n}}\nsink out_{suffix}: sqlite_table {{\n  table \"o\"\n  primary_key id\n}}\npipeline p {{\n  task t {{\n    read src_{suffix}\n    key input.id\n    write out_{suffix} upsert\n    run command [\"x\"]\n  }}\n}}\n")
+    };
+    let inputs = ["a", "b"]
+        .map(|s| Input {
+            path: format!("{s}.flow"),
+            key: format!("{s}.flow"),
+            bytes: file(s).into_bytes(),
+        })
+        .to_vec();
+    let o = analyze::check(inputs, &NoImports);
+    let codes: Vec<&str> = o.diagnostics.iter().map(|d| d.code).collect();
+    assert!(codes.contains(&"FL703"), "{codes:?}");
+    assert!(!codes.contains(&"FL704"), "{codes:?}");
+    // A declaration nobody names is still FL704.
+    let mut inputs = vec![Input {
+        path: "c.flow".into(),
+        key: "c.flow".into(),
+        bytes: format!(
+            "{}sink spare: sqlite_table {{\n  table \"s\"\n}}\n",
+            file("c")
+        )
+        .into_bytes(),
+    }];
+    inputs.push(Input {
+        path: "d.flow".into(),
+        key: "d.flow".into(),
+        bytes: file("d").into_bytes(),
+    });
+    let o = analyze::check(inputs, &NoImports);
+    let fl704: Vec<&str> = o
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "FL704")
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(fl704.len(), 1, "{fl704:?}");
+    assert!(fl704[0].contains("`spare`"), "{fl704:?}");
+}

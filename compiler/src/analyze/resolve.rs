@@ -733,6 +733,9 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                         loc(u.file, p.name.span),
                         "pipeline names are one namespace across all files of a run; rename one",
                     ));
+                    // Not resolved, but its tasks still use what they name:
+                    // no FL704 on top of the duplicate.
+                    self.mark_named_in(u.file, p);
                     continue;
                 }
                 names.insert(p.name.name.clone(), loc(u.file, p.name.span));
@@ -741,6 +744,30 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             }
         }
         (pipelines, files)
+    }
+
+    /// Count as used every declaration a statement of `p` names.
+    fn mark_named_in(&mut self, f: FileId, p: &ast::Pipeline) {
+        let names = self.names.borrow();
+        let Some(scope) = names.decl_scope.get(&f) else {
+            return;
+        };
+        let mut used = Vec::new();
+        for task in &p.tasks {
+            for stmt in &task.stmts {
+                let named: Vec<&ast::Ident> = match stmt {
+                    ast::TaskStmt::Read(r) => vec![&r.source],
+                    ast::TaskStmt::Write(w) => vec![&w.sink],
+                    ast::TaskStmt::Emit(e) => match &e.via {
+                        Some(ast::Via::Outbox(Some(s), _)) => vec![&e.effect, s],
+                        _ => vec![&e.effect],
+                    },
+                    _ => Vec::new(),
+                };
+                used.extend(named.iter().filter_map(|n| scope.get(&n.name).copied()));
+            }
+        }
+        self.referenced.extend(used);
     }
 
     fn pipeline(&mut self, f: FileId, p: &ast::Pipeline) -> PipelineDef {
