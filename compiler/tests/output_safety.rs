@@ -223,7 +223,7 @@ fn names_that_look_like_paths_never_become_paths() {
     assert_eq!(output.status.code(), Some(1));
     assert!(text(&output.stdout).contains("FL001"));
     // A `python -m` module that is not a dotted identifier is not used as a
-    // path: the task's module is then `<pipeline>.<task>`.
+    // path: it is FL802, and nothing is written.
     write(
         &flow,
         "pipeline p {\n  task t {\n    run command [\"python\", \"-m\", \"../../escape\"]\n  }\n}\n",
@@ -233,8 +233,9 @@ fn names_that_look_like_paths_never_become_paths() {
         .arg(&flow)
         .output()
         .expect("runs");
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stdout));
-    assert!(out.join("p/t.py").is_file());
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stdout));
+    assert!(text(&output.stdout).contains("FL802"));
+    assert!(!out.join("p/t.py").exists());
     let outside: Vec<String> = tree(dir.path())
         .into_keys()
         .filter(|p| !p.starts_with("deep"))

@@ -182,6 +182,11 @@ fn run_module(task: &Task) -> Option<&str> {
 /// Why Python cannot import `module`, if it cannot.
 fn unimportable(module: &str) -> Option<String> {
     for part in module.split('.') {
+        if part.is_empty() {
+            return Some(format!(
+                "`{module}` is not a dotted name of Python identifiers"
+            ));
+        }
         if !is_identifier(part) {
             return Some(format!("`{part}` is not a Python identifier"));
         }
