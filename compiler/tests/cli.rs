@@ -314,6 +314,31 @@ fn sarif_output_validates_against_the_sarif_schema() {
     assert!(!validator.is_valid(&broken));
 }
 
+/// SARIF counts `charOffset` and `charLength` in code points (the run's
+/// `columnKind`), not in bytes as flowc's JSON spans do.
+#[test]
+fn sarif_char_offsets_count_code_points() {
+    let f = temp_flow("source a: files {\r\n  path \"é😀{interval.strat}\"\r\n}\r\n".as_bytes());
+    let run = |format: &str| {
+        let out = flowc()
+            .args(["check", "--format", format])
+            .arg(f.path())
+            .output()
+            .expect("runs");
+        json_of(&out.stdout)
+    };
+    let sarif = run("sarif");
+    assert_eq!(sarif["runs"][0]["columnKind"], "unicodeCodePoints");
+    let region = &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"];
+    let json = run("json");
+    let span = &json["diagnostics"][0]["span"];
+    // `source a: files {\r\n  path "é😀` is 29 code points and 33 bytes.
+    assert_eq!(span["offset"], 33, "{json}");
+    assert_eq!(region["charOffset"], 29, "{sarif}");
+    assert_eq!(region["charLength"], 16, "{sarif}");
+    assert_eq!(region["startColumn"], span["column"], "{sarif}");
+}
+
 #[test]
 fn json_shape_matches_rules_md_for_every_fixture() {
     let out = flowc()

@@ -17,14 +17,49 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
+/// Per file, the code points before each line: SARIF's `charOffset` counts
+/// code points (the run's `columnKind`), spans count bytes.
+#[derive(Default)]
+struct CodePoints(std::collections::HashMap<crate::source::FileId, Vec<usize>>);
+
+impl CodePoints {
+    /// Code points before `span.start`, and inside `span`.
+    fn of(
+        &mut self,
+        sources: &SourceMap,
+        file: crate::source::FileId,
+        line: usize,
+        column: usize,
+        span: Span,
+    ) -> (usize, usize) {
+        let text = sources.text(file);
+        let before_lines = self.0.entry(file).or_insert_with(|| {
+            let mut total = 0;
+            let mut starts = vec![0];
+            for line in text.split_inclusive('\n') {
+                total += line.chars().count();
+                starts.push(total);
+            }
+            starts
+        });
+        let offset = before_lines.get(line - 1).copied().unwrap_or(0) + column - 1;
+        let length = text
+            .get(span.start.min(text.len())..span.end.min(text.len()))
+            .map_or(span.len(), |t| t.chars().count());
+        (offset, length)
+    }
+}
+
 fn location(
     sources: &SourceMap,
+    points: &mut CodePoints,
     file: crate::source::FileId,
     span: Span,
     message: Option<&str>,
 ) -> Value {
     let start = sources.locate(file, span);
     let end = sources.locate(file, Span::new(span.end, span.end));
+    let (char_offset, char_length) = points.of(sources, file, start.line, start.column, span);
     let mut loc = json!({
         "physicalLocation": {
             "artifactLocation": { "uri": sources.path(file) },
@@ -33,8 +68,8 @@ fn location(
                 "startColumn": start.column,
                 "endLine": end.line,
                 "endColumn": end.column,
-                "charOffset": start.offset,
-                "charLength": span.len(),
+                "charOffset": char_offset,
+                "charLength": char_length,
             }
         }
     });
@@ -59,6 +94,7 @@ pub fn render(sources: &SourceMap, diags: &[Diagnostic]) -> String {
             })
         })
         .collect();
+    let mut points = CodePoints::default();
     let results: Vec<Value> = diags
         .iter()
         .map(|d| {
@@ -76,9 +112,9 @@ pub fn render(sources: &SourceMap, diags: &[Diagnostic]) -> String {
                 "ruleIndex": index,
                 "level": level(d.severity),
                 "message": { "text": text },
-                "locations": [location(sources, d.file, d.span, None)],
+                "locations": [location(sources, &mut points, d.file, d.span, None)],
                 "relatedLocations": d.labels.iter().enumerate().map(|(i, l)| {
-                    let mut v = location(sources, l.file, l.span, Some(&l.message));
+                    let mut v = location(sources, &mut points, l.file, l.span, Some(&l.message));
                     v["id"] = json!(i);
                     v
                 }).collect::<Vec<_>>(),
