@@ -273,6 +273,21 @@ pub fn table(outcome: &Outcome) -> String {
                 t.achieved.map_or("n/a (no outputs)", guarantee_word)
             );
         }
+        // Every `allow` with its reason (LANGUAGE.md: the reason shows in reports).
+        let allows = p.allows.iter().map(|a| (None, a)).chain(
+            p.tasks
+                .iter()
+                .flat_map(|t| t.allows.iter().map(move |a| (Some(&t.name), a))),
+        );
+        for (task, a) in allows {
+            let scope = task.map_or_else(|| "the pipeline".to_string(), |t| format!("task `{t}`"));
+            let _ = writeln!(
+                out,
+                "  allowed in {scope}: {} because {}",
+                a.code,
+                crate::codegen::quote::yaml_str(&a.reason)
+            );
+        }
         out.push('\n');
     }
     out
