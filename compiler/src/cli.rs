@@ -272,8 +272,13 @@ fn generate_into(
 ) -> Result<(ExitCode, std::collections::BTreeSet<String>), ExitCode> {
     use crate::codegen::{emit, lower};
     let mut outcome = check_paths(paths).map_err(|e| usage_error(&e))?;
-    std::fs::create_dir_all(out)
-        .map_err(|e| usage_error(&format!("cannot create `{}`: {e}", out.display())))?;
+    std::fs::create_dir_all(out).map_err(|e| {
+        usage_error(&format!(
+            "cannot create `{}`: {}",
+            out.display(),
+            crate::files::io_words(&e)
+        ))
+    })?;
     // Shared support files are written once per .flow file; count them once.
     let mut written = std::collections::BTreeSet::new();
     let mut extra = Vec::new();
@@ -400,7 +405,12 @@ fn fmt(paths: &[PathBuf], check: bool) -> ExitCode {
                     continue;
                 }
             }
-            Err(e) => return usage_error(&format!("cannot read `{name}`: {e}")),
+            Err(e) => {
+                return usage_error(&format!(
+                    "cannot read `{name}`: {}",
+                    crate::files::io_words(&e)
+                ))
+            }
         };
         match crate::format::format(&text) {
             Ok(new) if new == text => {}
@@ -417,7 +427,10 @@ fn fmt(paths: &[PathBuf], check: bool) -> ExitCode {
             }
             Ok(new) => {
                 if let Err(e) = crate::codegen::emit::write_atomic(f, &new) {
-                    return usage_error(&format!("cannot write `{name}`: {e}"));
+                    return usage_error(&format!(
+                        "cannot write `{name}`: {}",
+                        crate::files::io_words(&e)
+                    ));
                 }
                 eprintln!("formatted {name}");
             }
@@ -486,7 +499,11 @@ fn init(dir: Option<&std::path::Path>) -> ExitCode {
     }
     for (rel, contents) in &files {
         if let Err(e) = crate::codegen::emit::write_atomic(&dir.join(rel), contents) {
-            return usage_error(&format!("cannot write `{}`: {e}", dir.join(rel).display()));
+            return usage_error(&format!(
+                "cannot write `{}`: {}",
+                dir.join(rel).display(),
+                crate::files::io_words(&e)
+            ));
         }
         eprintln!("created {}", dir.join(rel).display());
     }

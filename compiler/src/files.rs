@@ -31,6 +31,20 @@ pub fn normalize(p: &Path) -> PathBuf {
     out.iter().collect()
 }
 
+/// An I/O error in the house style: lowercase, without the `(os error N)`
+/// that only means something to a programmer.
+pub fn io_words(e: &std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::PermissionDenied {
+        return "permission denied".to_string();
+    }
+    let text = e.to_string();
+    let text = text.split(" (os error").next().unwrap_or(&text);
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |c| {
+        c.to_lowercase().collect::<String>() + chars.as_str()
+    })
+}
+
 pub fn display(p: &Path) -> String {
     p.to_string_lossy().replace('\\', "/")
 }
@@ -41,17 +55,7 @@ pub fn read_input(path: &Path) -> Result<Input, String> {
     }
     let bytes = std::fs::read(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => "no such file".to_string(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        // Other errors are rare; say what the system said, without the
-        // `(os error N)` that only means something to a programmer.
-        _ => {
-            let text = e.to_string();
-            let text = text.split(" (os error").next().unwrap_or(&text);
-            let mut chars = text.chars();
-            chars.next().map_or_else(String::new, |c| {
-                c.to_lowercase().collect::<String>() + chars.as_str()
-            })
-        }
+        _ => io_words(&e),
     })?;
     let key = std::fs::canonicalize(path).map_or_else(|_| display(path), |c| display(&c));
     Ok(Input {
@@ -74,11 +78,12 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     for p in paths {
         let meta = std::fs::metadata(p).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => format!("`{}` does not exist", display(p)),
-            _ => format!("cannot read `{}`: {e}", display(p)),
+            _ => format!("cannot read `{}`: {}", display(p), io_words(&e)),
         })?;
         if meta.is_dir() {
             let mut found = Vec::new();
-            walk(p, &mut found).map_err(|e| format!("cannot read folder `{}`: {e}", display(p)))?;
+            walk(p, &mut found)
+                .map_err(|e| format!("cannot read folder `{}`: {}", display(p), io_words(&e)))?;
             found.sort();
             out.extend(found);
         } else {

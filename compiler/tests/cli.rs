@@ -758,3 +758,25 @@ fn headers_never_name_an_absolute_path() {
     let text = std::fs::read_to_string(out_dir.path().join("revenue_daily.py")).expect("written");
     assert!(text.contains("\"examples/revenue_daily.flow\""), "{text}");
 }
+
+/// STYLE.md: messages are lowercase, with no programmer's detail such as
+/// `(os error 40)`.
+#[cfg(unix)]
+#[test]
+fn io_errors_are_said_in_the_house_style() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::os::unix::fs::symlink("loop.flow", dir.path().join("loop.flow")).expect("link");
+    let out = Command::cargo_bin("flowc")
+        .expect("bin")
+        .current_dir(dir.path())
+        .args(["check", "loop.flow"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        text.contains("cannot read `loop.flow`: too many levels"),
+        "{text}"
+    );
+    assert!(!text.contains("os error"), "{text}");
+}

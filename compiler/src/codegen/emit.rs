@@ -221,7 +221,11 @@ pub fn write_all(
                 "FL804",
                 file,
                 span,
-                format!("cannot write `{}`: {e}", p.display()),
+                format!(
+                    "cannot write `{}`: {}",
+                    p.display(),
+                    crate::files::io_words(&e)
+                ),
             )
             .help("check that the output folder is writable")]);
         }
