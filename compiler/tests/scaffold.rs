@@ -174,3 +174,28 @@ fn a_module_that_is_another_tasks_transform_is_fl803() {
         .iter()
         .any(|f| f.path == "m/x_transform_transform.py"));
 }
+
+/// A generated package named like a module Python or the runtime imports
+/// would hide it when the task runs from the output folder.
+#[test]
+fn a_module_that_would_hide_a_standard_module_is_refused() {
+    for (module, refused) in [
+        ("json.load", true),
+        ("psycopg.x", true),
+        ("jsonish.load", false),
+    ] {
+        let mut pipelines = fixture("sqlite_modes");
+        pipelines[0].tasks.truncate(1);
+        pipelines[0].tasks[0].command = vec!["python".into(), "-m".into(), module.into()];
+        let result = python::generate(&pipelines);
+        assert_eq!(result.is_err(), refused, "{module}: {result:#?}");
+        if let Err(problems) = result {
+            assert_eq!(problems[0].code, "FL802");
+            assert!(
+                problems[0].message.contains("would hide"),
+                "{}",
+                problems[0].message
+            );
+        }
+    }
+}

@@ -7,6 +7,7 @@ mod helpers;
 pub mod ir;
 pub mod lower;
 pub mod python;
+mod python_names;
 pub mod quote;
 
 /// Items per string of [`render_each`]: about 300 KB of Argo YAML.

@@ -190,20 +190,18 @@ fn unimportable(module: &str) -> Option<String> {
         if !is_identifier(part) {
             return Some(format!("`{part}` is not a Python identifier"));
         }
-        if PYTHON_KEYWORDS.contains(&part) {
+        if super::python_names::KEYWORDS.contains(&part) {
             return Some(format!("`{part}` is a Python keyword"));
         }
     }
+    let top = module.split('.').next().unwrap_or_default();
+    if super::python_names::TAKEN.contains(&top) {
+        return Some(format!(
+            "a package `{top}` in the output folder would hide the module `{top}` that Python or the runtime imports"
+        ));
+    }
     None
 }
-
-/// Python's keywords (soft keywords such as `match` and `type` may name modules).
-const PYTHON_KEYWORDS: [&str; 35] = [
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
-    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-    "with", "yield",
-];
 
 fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
@@ -249,12 +247,12 @@ fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
             if let Some(why) = unimportable(&module) {
                 let (message, help) = if run_module(task).is_some() {
                     (
-                        format!("task `{}` runs `python -m {module}`, which Python cannot import: {why}", task.name),
-                        "name a module of Python identifiers that are not keywords, as in `python -m orders.load`",
+                        format!("task `{}` runs `python -m {module}`, which flowc cannot scaffold: {why}", task.name),
+                        "name a module of Python identifiers that are not keywords, in a package of your own, as in `python -m orders.load`",
                     )
                 } else {
                     (
-                        format!("the scaffold of task `{}` would be module `{module}`, which Python cannot import: {why}", task.name),
+                        format!("the scaffold of task `{}` would be module `{module}`, which cannot work: {why}", task.name),
                         "run the task with `python -m MODULE`, naming a module that is not a Python keyword, or rename the pipeline or task",
                     )
                 };
