@@ -321,3 +321,20 @@ fn a_duplicate_pipeline_is_one_finding() {
     assert_eq!(fl704.len(), 1, "{fl704:?}");
     assert!(fl704[0].contains("`spare`"), "{fl704:?}");
 }
+
+/// A placeholder in a string with escapes is underlined exactly, not the
+/// whole string.
+#[test]
+fn a_bad_placeholder_after_escapes_is_underlined_exactly() {
+    for body in [
+        r#"\t{interval.strat}"#,
+        r#"a\"\u{1F600}\n{interval.strat}"#,
+        r#"\u{41}\\{interval.strat}/x"#,
+        r#"é😀/{interval.strat}"#,
+    ] {
+        let text = format!("source src: files {{\n  path \"{body}\"\n}}\n");
+        let f = check(&text);
+        let d = one(&f, "FL002");
+        assert_eq!(f.under(d), "{interval.strat}", "{body}");
+    }
+}

@@ -71,6 +71,7 @@ fn text(value: impl Into<String>) -> Str {
     Str {
         value: value.into(),
         span: S,
+        raw: None,
     }
 }
 

@@ -692,13 +692,7 @@ impl Resolver<'_> {
                 let bad = literal::check_placeholders(&s.value);
                 if !bad.is_empty() {
                     for (at, len, msg) in bad {
-                        // Point into the literal when it has no escapes; else at the whole string.
-                        let raw = &s.span;
-                        let span = if raw.len() == s.value.len() + 2 {
-                            Span::new(raw.start + 1 + at, raw.start + 1 + at + len)
-                        } else {
-                            *raw
-                        };
+                        let span = s.span_of(at, at + len);
                         self.push(Diagnostic::new("FL002", f, span, msg).help("the placeholders are `{interval.start}` and `{interval.end}`; write `{{` and `}}` for literal braces"));
                     }
                     return None;

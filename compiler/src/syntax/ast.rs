@@ -10,10 +10,46 @@ pub struct Ident {
 }
 
 /// A string literal, escapes decoded.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct Str {
     pub value: String,
     pub span: Span,
+    /// The literal's text between its quotes, kept only when it has escapes
+    /// (so differs from `value`): where a part of `value` is written. Like
+    /// the span it says where, not what, so equality and the debug form
+    /// leave it out.
+    pub raw: Option<Box<str>>,
+}
+
+impl Str {
+    /// The span, in the file, of `value[from..to]`.
+    pub fn span_of(&self, from: usize, to: usize) -> Span {
+        let body = self.span.start + 1;
+        match &self.raw {
+            None => Span::new(body + from, body + to),
+            Some(raw) => Span::new(
+                body + crate::syntax::parser::raw_offset(raw, from),
+                body + crate::syntax::parser::raw_offset(raw, to),
+            ),
+        }
+    }
+}
+
+impl PartialEq for Str {
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value && self.span == other.span
+    }
+}
+
+impl Eq for Str {}
+
+impl std::fmt::Debug for Str {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Str")
+            .field("value", &self.value)
+            .field("span", &self.span)
+            .finish()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -542,7 +542,10 @@ impl Lower {
             (b.as_str(), self.map.pos(b.as_span().start()))
         });
         match unescape(raw) {
-            Ok(value) => Str { value, span },
+            Ok(value) => {
+                let raw = (value != raw).then(|| raw.into());
+                Str { value, span, raw }
+            }
             Err((at, len, msg)) => {
                 self.diags.push(
                     Diagnostic::new(
@@ -556,6 +559,7 @@ impl Lower {
                 Str {
                     value: raw.to_string(),
                     span,
+                    raw: None,
                 }
             }
         }
@@ -827,6 +831,39 @@ impl Lower {
             span,
         }
     }
+}
+
+/// Where in a string body (`raw`, escapes and all) the byte `decoded` of its
+/// decoded value is written. Past the end, the end.
+pub fn raw_offset(raw: &str, decoded: usize) -> usize {
+    let mut at = 0;
+    let mut chars = raw.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if at >= decoded {
+            return i;
+        }
+        if c != '\\' {
+            at += c.len_utf8();
+            continue;
+        }
+        match chars.next() {
+            Some((_, 'u')) => {
+                let rest = &raw[i + 2..];
+                let close = rest.find('}').unwrap_or(0);
+                let ch = rest
+                    .get(1..close)
+                    .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+                    .and_then(char::from_u32);
+                at += ch.map_or(1, char::len_utf8);
+                while chars.peek().is_some_and(|&(j, _)| j <= i + 2 + close) {
+                    chars.next();
+                }
+            }
+            Some(_) => at += 1,
+            None => at += 1,
+        }
+    }
+    raw.len()
 }
 
 /// Decode the escapes of a string body. Errors give (offset, length, message).
