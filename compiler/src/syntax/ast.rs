@@ -48,7 +48,7 @@ impl std::fmt::Debug for Str {
         f.debug_struct("Str")
             .field("value", &self.value)
             .field("span", &self.span)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 

@@ -859,8 +859,7 @@ pub fn raw_offset(raw: &str, decoded: usize) -> usize {
                     chars.next();
                 }
             }
-            Some(_) => at += 1,
-            None => at += 1,
+            _ => at += 1,
         }
     }
     raw.len()
