@@ -327,10 +327,10 @@ fn a_duplicate_pipeline_is_one_finding() {
 #[test]
 fn a_bad_placeholder_after_escapes_is_underlined_exactly() {
     for body in [
-        r#"\t{interval.strat}"#,
+        r"\t{interval.strat}",
         r#"a\"\u{1F600}\n{interval.strat}"#,
-        r#"\u{41}\\{interval.strat}/x"#,
-        r#"é😀/{interval.strat}"#,
+        r"\u{41}\\{interval.strat}/x",
+        "é😀/{interval.strat}",
     ] {
         let text = format!("source src: files {{\n  path \"{body}\"\n}}\n");
         let f = check(&text);
