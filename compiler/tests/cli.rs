@@ -586,6 +586,9 @@ fn scaffold_rewrites_generated_modules_but_never_user_transforms() {
         text.contains("FL805") && text.contains("kafka_topic"),
         "{text}"
     );
+    // Each at the statement that uses the kind: `read s` (line 11), `write o` (12).
+    assert!(text.contains("k.flow:11:5]"), "{text}");
+    assert!(text.contains("k.flow:12:5]"), "{text}");
     assert!(std::fs::read_dir(&empty).map_or(0, Iterator::count) == 0);
 }
 

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::helpers::{py_str_helper, string_param};
 use super::ir::{OnAmbiguous, Pipeline, Task};
-use super::{GeneratedFile, TargetProblem};
+use super::{At, GeneratedFile, TargetProblem};
 
 /// The module every generated DAG imports. Its leading underscore keeps it
 /// apart from pipeline files unless a pipeline is named `_flowc_airflow`,
@@ -142,7 +142,7 @@ fn problem(
         task: task.map(|t| t.name.clone()),
         message,
         help,
-        on_run: false,
+        at: At::Name,
     }
 }
 

@@ -16,7 +16,7 @@ use serde::Serialize;
 use super::helpers::string_param;
 use super::ir::{OnAmbiguous, Pipeline, Task};
 use super::quote::yaml_str;
-use super::{GeneratedFile, TargetProblem};
+use super::{At, GeneratedFile, TargetProblem};
 
 /// Which Argo resource a pipeline becomes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -114,7 +114,7 @@ pub fn generate(
                     ),
                     help: "Argo names are lowercase with `-` for `_`: rename one of the pipelines"
                         .to_owned(),
-                    on_run: false,
+                    at: At::Name,
                 });
             } else {
                 taken.insert(name.clone(), &pipeline.name);
@@ -277,7 +277,7 @@ fn document(
             task: task.map(str::to_owned),
             message,
             help,
-            on_run: false,
+            at: At::Name,
         };
 
     let name = match metadata_name(&pipeline.name, max_name) {
@@ -457,7 +457,7 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
         task: Some(task.name.clone()),
         message,
         help: help.to_owned(),
-        on_run: false,
+        at: At::Name,
     };
     if task.image.is_none() {
         out.push(problem(
@@ -489,7 +489,9 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
                 "keep `{{` out of the definition: read the text from a file in the image, or build it \
                  at run time (for example `printf '\\173\\173'` in a shell)",
             );
-            found.on_run = matches!(what, Label::Argument(_));
+            if matches!(what, Label::Argument(_)) {
+                found.at = At::Run;
+            }
             out.push(found);
         }
     }

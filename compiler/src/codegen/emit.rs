@@ -3,7 +3,7 @@
 use std::io::Write as _;
 use std::path::{Component, Path, PathBuf};
 
-use super::{GeneratedFile, TargetProblem};
+use super::{At, GeneratedFile, TargetProblem};
 use std::collections::{BTreeMap, HashMap};
 
 use crate::analyze::model::Loc;
@@ -128,8 +128,15 @@ pub struct Places {
     pipelines: BTreeMap<String, (Loc, HashMap<String, TaskPlaces>)>,
 }
 
-/// Where a task is named, and its `run` statement.
-type TaskPlaces = (Loc, Option<Loc>);
+/// Where a task is named, its `run` statement, and its statements by the
+/// declaration they name (`read`, `write`, `emit`; the first of each).
+struct TaskPlaces {
+    name: Loc,
+    run: Option<Loc>,
+    reads: HashMap<String, Loc>,
+    writes: HashMap<String, Loc>,
+    emits: HashMap<String, Loc>,
+}
 
 impl Places {
     /// No pipelines: every finding goes to the start of `file`.
@@ -150,7 +157,24 @@ impl Places {
                 let tasks = p
                     .tasks
                     .iter()
-                    .map(|t| (t.name.clone(), (t.name_loc, t.run.as_ref().map(|r| r.loc))))
+                    .map(|t| {
+                        let by_name = |items: Vec<(usize, Loc)>| {
+                            let mut map = HashMap::new();
+                            for (decl, loc) in items {
+                                map.entry(outcome.program.decls[decl].name.clone())
+                                    .or_insert(loc);
+                            }
+                            map
+                        };
+                        let places = TaskPlaces {
+                            name: t.name_loc,
+                            run: t.run.as_ref().map(|r| r.loc),
+                            reads: by_name(t.reads.iter().map(|r| (r.decl, r.loc)).collect()),
+                            writes: by_name(t.writes.iter().map(|w| (w.decl, w.loc)).collect()),
+                            emits: by_name(t.emits.iter().map(|e| (e.decl, e.loc)).collect()),
+                        };
+                        (t.name.clone(), places)
+                    })
                     .collect();
                 (p.name.clone(), (p.name_loc, tasks))
             })
@@ -166,13 +190,16 @@ pub fn problems_to_diagnostics(places: &Places, problems: Vec<TargetProblem>) ->
         .into_iter()
         .map(|p| {
             let loc = places.pipelines.get(&p.pipeline).map(|(at, tasks)| {
-                p.task
-                    .as_ref()
-                    .and_then(|t| tasks.get(t))
-                    .map_or(*at, |(name, run)| match run {
-                        Some(run) if p.on_run => *run,
-                        _ => *name,
-                    })
+                p.task.as_ref().and_then(|t| tasks.get(t)).map_or(*at, |t| {
+                    let found = match &p.at {
+                        At::Name => None,
+                        At::Run => t.run,
+                        At::Read(d) => t.reads.get(d).copied(),
+                        At::Write(d) => t.writes.get(d).copied(),
+                        At::Emit(d) => t.emits.get(d).copied(),
+                    };
+                    found.unwrap_or(t.name)
+                })
             });
             let (f, span) = loc.map_or((places.file, crate::span::Span::new(0, 0)), |l| {
                 (l.file, l.span)

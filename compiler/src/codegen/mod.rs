@@ -99,8 +99,8 @@ impl GeneratedFile {
 
 /// A problem a generator found that makes a pipeline impossible to emit
 /// for its target (`FL8xx`). The caller attaches the span of the named task
-/// (or of the pipeline when `task` is `None`), or of the task's `run`
-/// statement when `on_run` is set.
+/// (or of the pipeline when `task` is `None`), or of the statement `at`
+/// names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TargetProblem {
     pub code: &'static str,
@@ -108,6 +108,22 @@ pub struct TargetProblem {
     pub task: Option<String>,
     pub message: String,
     pub help: String,
-    /// The problem is in the task's `run` statement (a command argument).
-    pub on_run: bool,
+    /// Where in the task the problem is.
+    pub at: At,
+}
+
+/// The part of a task a [`TargetProblem`] is about; its finding points there.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum At {
+    /// The task's (or pipeline's) name.
+    #[default]
+    Name,
+    /// The task's `run` statement.
+    Run,
+    /// The `read` of the named source.
+    Read(String),
+    /// The `write` to the named sink.
+    Write(String),
+    /// The `emit` of the named effect.
+    Emit(String),
 }

@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use super::helpers::{param, py_str_helper, string_param};
 use super::ir::{Emit, Mode, Pin, Pipeline, Read, Task, Tracking, Write};
 use super::quote::python_str;
-use super::{GeneratedFile, TargetProblem};
+use super::{At, GeneratedFile, TargetProblem};
 
 /// What `scaffold` produces: files to write on every run, and files to write
 /// only when no file exists at that path (the hand-written transforms and the
@@ -96,7 +96,7 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Scaffold, Vec<TargetProblem>> 
             task: None,
             message,
             help: "this is a bug in flowc's Python templates".to_owned(),
-            on_run: false,
+            at: At::Name,
         }]
     })?;
 
@@ -157,7 +157,7 @@ fn render_problem(pipeline: &Pipeline, task: &Task, err: &RenderError) -> Target
             task.name
         ),
         help: "this is a bug in flowc's Python templates".to_owned(),
-        on_run: false,
+        at: At::Name,
     }
 }
 
@@ -215,14 +215,14 @@ fn is_dotted_identifier(s: &str) -> bool {
     s.split('.').all(is_identifier)
 }
 
-fn problem(pipeline: &Pipeline, task: &Task, message: String, help: &str) -> TargetProblem {
+fn problem(pipeline: &Pipeline, task: &Task, at: At, message: String, help: &str) -> TargetProblem {
     TargetProblem {
         code: "FL805",
         pipeline: pipeline.name.clone(),
         task: Some(task.name.clone()),
         message,
         help: help.to_owned(),
-        on_run: false,
+        at,
     }
 }
 
@@ -262,7 +262,7 @@ fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
                     task: Some(task.name.clone()),
                     message,
                     help: help.to_owned(),
-                    on_run: true,
+                    at: At::Run,
                 });
                 continue;
             }
@@ -274,7 +274,7 @@ fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
                     task: Some(task.name.clone()),
                     message: format!("task `{}` runs module `{module}`, inside the generated `flowc_runtime` package", task.name),
                     help: "run the task from a module outside `flowc_runtime`".to_owned(),
-                    on_run: true,
+                    at: At::Run,
                 });
             }
             // A module may not be another task's transform, nor the reverse.
@@ -293,7 +293,7 @@ fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
                         pipeline.name, task.name
                     ),
                     help: "give the tasks modules that do not end in the other's name plus `_transform`".to_owned(),
-                    on_run: true,
+                    at: At::Run,
                 });
             }
             transforms.insert(transform, (pipeline.name.clone(), task.name.clone()));
@@ -309,7 +309,7 @@ fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
                         pipeline.name, task.name
                     ),
                     help: "give each task its own module in `run command [\"python\", \"-m\", ...]`".to_owned(),
-                    on_run: true,
+                    at: At::Run,
                 });
             }
         }
@@ -323,6 +323,7 @@ fn check_read(pipeline: &Pipeline, task: &Task, read: &Read, problems: &mut Vec<
         problems.push(problem(
             pipeline,
             task,
+            At::Read(read.source.name.clone()),
             format!(
                 "kind `{kind}` (read of `{}`) has no Python runtime yet",
                 read.source.name
@@ -342,6 +343,7 @@ fn check_read(pipeline: &Pipeline, task: &Task, read: &Read, problems: &mut Vec<
         problems.push(problem(
             pipeline,
             task,
+            At::Read(read.source.name.clone()),
             format!(
                 "kind `{kind}` (read of `{}`) has no Python runtime for pin `{}`",
                 read.source.name,
@@ -358,6 +360,7 @@ fn check_write(pipeline: &Pipeline, task: &Task, write: &Write, problems: &mut V
         problems.push(problem(
             pipeline,
             task,
+            At::Write(write.sink.name.clone()),
             format!(
                 "kind `{kind}` (write to `{}`) has no Python runtime yet",
                 write.sink.name
@@ -382,6 +385,7 @@ fn check_write(pipeline: &Pipeline, task: &Task, write: &Write, problems: &mut V
         problems.push(problem(
             pipeline,
             task,
+            At::Write(write.sink.name.clone()),
             format!(
                 "kind `{kind}` (write to `{}`) has no Python runtime for mode `{}`",
                 write.sink.name,
@@ -398,6 +402,7 @@ fn check_emit(pipeline: &Pipeline, task: &Task, emit: &Emit, problems: &mut Vec<
         problems.push(problem(
             pipeline,
             task,
+            At::Emit(emit.effect.name.clone()),
             format!(
                 "kind `{kind}` (emit of `{}`) has no Python runtime yet",
                 emit.effect.name
@@ -415,6 +420,7 @@ fn check_emit(pipeline: &Pipeline, task: &Task, emit: &Emit, problems: &mut Vec<
             Some(w) => problems.push(problem(
                 pipeline,
                 task,
+                At::Emit(emit.effect.name.clone()),
                 format!(
                     "kind `{}` (outbox of `{}`) has no Python runtime for an outbox",
                     w.sink.kind, emit.effect.name
@@ -424,6 +430,7 @@ fn check_emit(pipeline: &Pipeline, task: &Task, emit: &Emit, problems: &mut Vec<
             None => problems.push(problem(
                 pipeline,
                 task,
+                At::Emit(emit.effect.name.clone()),
                 format!(
                     "the outbox of `{}` names no sink the task writes",
                     emit.effect.name
