@@ -338,3 +338,27 @@ fn a_bad_placeholder_after_escapes_is_underlined_exactly() {
         assert_eq!(f.under(d), "{interval.strat}", "{body}");
     }
 }
+
+/// A `commit` set on the source is found at the read of each task (where
+/// that task's `allow` reaches), with the source's `commit` line labelled.
+#[test]
+fn a_commit_mode_set_on_the_source_is_found_at_the_read() {
+    let text = "source k: kafka_topic {\n  topic \"events\"\n  commit auto\n  identity id\n}\nsink s: postgres_table {\n  table \"t\"\n  primary_key id\n}\npipeline p {\n  require at_most_once\n  task t {\n    read k pinned offsets\n    key input.id\n    write s upsert\n    run command [\"x\"]\n  }\n}\n";
+    let f = check(text);
+    let d = one(&f, "FL301");
+    assert_eq!(f.under(d), "read k pinned offsets");
+    let label = &d.labels.last().expect("a label").span;
+    assert_eq!(&f.text[label.start..label.end], "commit auto");
+    // The task's `allow` suppresses it, and is used.
+    let allowed = check(&text.replace(
+        "    run command",
+        "    allow FL301 because \"loss is acceptable for this feed\"\n    run command",
+    ));
+    assert!(allowed.with("FL301").is_empty(), "{:?}", allowed.codes());
+    assert!(allowed.with("FL705").is_empty(), "{:?}", allowed.codes());
+    // The same for `before_write` (FL302) and `in_transaction` (FL303).
+    let f = check(&text.replace("commit auto", "commit before_write"));
+    assert_eq!(f.under(one(&f, "FL302")), "read k pinned offsets");
+    let f = check(&text.replace("commit auto", "commit in_transaction"));
+    assert_eq!(f.under(one(&f, "FL303")), "read k pinned offsets");
+}

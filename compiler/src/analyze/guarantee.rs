@@ -155,6 +155,17 @@ impl<'a> TaskFacts<'a> {
         }
     }
 
+    /// Where a finding about the read's commit mode goes: the `commit`
+    /// clause of the read, else the read itself (a finding about a task
+    /// stays inside it, where its `allow` reaches), with the source's own
+    /// `commit` line as a second place to show.
+    pub fn commit_place(&self, r: &super::model::ReadDef) -> (Loc, Option<Loc>) {
+        match (r.commit, r.commit_loc) {
+            (Some(_), Some(at)) => (at, None),
+            _ => (r.loc, self.decl(r.decl).commit_loc),
+        }
+    }
+
     /// The commit mode in force: stated, else `after_write` for kinds with offsets.
     pub fn effective_commit(&self, r: &super::model::ReadDef) -> Option<CommitMode> {
         let kind = self.program.kind_of(self.decl(r.decl));

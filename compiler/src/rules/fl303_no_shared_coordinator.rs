@@ -36,6 +36,8 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                     Some(format!("`{}` (kind `{}`) has no offsets to commit", src.name, kind.name))
                 } else if f.effective_commit(r) != Some(CommitMode::InTransaction) {
                     Some(format!("`{}` does not commit `in_transaction`", src.name))
+                } else if src.coordinator.is_none() && sink.coordinator.is_none() {
+                    Some(format!("neither `{}` nor `{}` names a coordinator, so nothing says they share one", src.name, sink.name))
                 } else if src.coordinator != sink.coordinator || sink.coordinator.is_none() {
                     Some(format!("`{}` has coordinator {} but `{}` has {}", src.name, coord(src.coordinator.as_deref()), sink.name, coord(sink.coordinator.as_deref())))
                 } else {
@@ -51,13 +53,18 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             return;
         }
         for r in &t.task.reads {
-            if let Some((CommitMode::InTransaction, at)) = f.stated_commit(r) {
+            if let Some((CommitMode::InTransaction, _)) = f.stated_commit(r) {
                 if f.program.kind_of(f.decl(r.decl)).offsets {
-                    out.push(
-                        Diagnostic::new(RULE.code, at.file, at.span, format!("`{}` commits `in_transaction`, but task `{}` has no `transactional` write", f.decl(r.decl).name, t.task.name))
-                            .label(r.loc.file, r.loc.span, "read here")
-                            .help("add a `write SINK transactional` under the same coordinator, or commit `after_write`"),
-                    );
+                    let (at, on_source) = f.commit_place(r);
+                    let name = &f.decl(r.decl).name;
+                    let mut d = Diagnostic::new(RULE.code, at.file, at.span, format!("`{name}` commits `in_transaction`, but task `{}` has no `transactional` write", t.task.name));
+                    if at != r.loc {
+                        d = d.label(r.loc.file, r.loc.span, "read here");
+                    }
+                    if let Some(c) = on_source {
+                        d = d.label(c.file, c.span, format!("`commit in_transaction` is set on `{name}` here"));
+                    }
+                    out.push(d.help("add a `write SINK transactional` under the same coordinator, or commit `after_write`"));
                 }
             }
         }
