@@ -362,3 +362,20 @@ fn a_commit_mode_set_on_the_source_is_found_at_the_read() {
     let f = check(&text.replace("commit auto", "commit in_transaction"));
     assert_eq!(f.under(one(&f, "FL303")), "read k pinned offsets");
 }
+
+/// When a name does not resolve the rules do not run on the file, so an
+/// `allow` cannot be judged unused (FL705) there.
+#[test]
+fn no_fl705_in_a_file_whose_rules_did_not_run() {
+    let text = "sink x: files {\n  path \"x\"\n}\nsink unused: no_such_kind {\n}\npipeline p {\n  require at_least_once\n  task w {\n    write x append\n    allow FL202 because \"duplicates are fine downstream\"\n    run command [\"x\"]\n  }\n}\n";
+    let f = check(text);
+    assert_eq!(f.with("FL702").len(), 1, "{:?}", f.codes());
+    assert!(f.with("FL705").is_empty(), "{:?}", f.codes());
+    // Once the file resolves, the allow is used.
+    let f = check(&text.replace("sink unused: no_such_kind {\n}\n", ""));
+    assert!(f.with("FL705").is_empty(), "{:?}", f.codes());
+    assert!(f
+        .diags
+        .iter()
+        .any(|d| d.code == "FL202" && d.suppressed.is_some()));
+}

@@ -227,7 +227,7 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
     std::thread::spawn(move || drop(loaded));
     let analysis = guarantee::analyze(&program, &broken, &mut diags);
     crate::rules::run(&program, &analysis, &broken, &mut diags);
-    suppress(&program, &mut diags);
+    suppress(&program, &broken, &mut diags);
     diags.retain(|d| !sources.path(d.file).starts_with("<stdlib>") || d.is_error());
     diagnostic::sort(&mut diags, &sources);
     dedup(&mut diags);
@@ -404,8 +404,10 @@ fn report_use_cycles(loaded: &[Loaded], sources: &SourceMap, diags: &mut Vec<Dia
     }
 }
 
-/// Mark findings covered by an `allow`, and report allows that cover nothing (FL705).
-fn suppress(program: &Program, diags: &mut Vec<Diagnostic>) {
+/// Mark findings covered by an `allow`, and report allows that cover nothing
+/// (FL705), except in `broken` files: the rules did not run there, so an
+/// allow's finding may yet come once the file's other errors are fixed.
+fn suppress(program: &Program, broken: &BTreeSet<FileId>, diags: &mut Vec<Diagnostic>) {
     let mut allows: Vec<(&model::AllowDef, bool)> = Vec::new();
     for p in &program.pipelines {
         for t in &p.tasks {
@@ -427,7 +429,7 @@ fn suppress(program: &Program, diags: &mut Vec<Diagnostic>) {
         }
     }
     for (a, used) in allows {
-        if !used {
+        if !used && !broken.contains(&a.loc.file) {
             diags.push(
                 Diagnostic::new(
                     "FL705",
