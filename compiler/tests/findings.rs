@@ -379,3 +379,29 @@ fn no_fl705_in_a_file_whose_rules_did_not_run() {
         .iter()
         .any(|d| d.code == "FL202" && d.suppressed.is_some()));
 }
+
+/// A repeated task, and a declaration that clashes with an imported one,
+/// are each one finding (FL703): what they name is not also unused (FL704).
+#[test]
+fn a_repeated_name_is_one_finding_not_also_an_unused_declaration() {
+    let text = "sink s1: files {\n  path \"a\"\n}\nsink s2: files {\n  path \"b\"\n}\npipeline p {\n  task t {\n    write s1 append\n    run command [\"x\"]\n  }\n  task t {\n    write s2 append\n    run command [\"x\"]\n  }\n}\n";
+    let f = check(text);
+    assert_eq!(f.with("FL703").len(), 1, "{:?}", f.codes());
+    assert!(f.with("FL704").is_empty(), "{:?}", f.codes());
+
+    let lib = "sink s: files {\n  path \"lib\"\n}\n";
+    let main = "use \"lib.flow\"\nsink s: files {\n  path \"main\"\n}\npipeline p {\n  require at_least_once\n  task t {\n    write s append\n    allow FL202 because \"ok\"\n    run command [\"x\"]\n  }\n}\n";
+    let loader =
+        flowc::invariants::MemLoader::new(vec![("lib.flow".into(), lib.as_bytes().to_vec())]);
+    let o = analyze::check(
+        vec![Input {
+            path: "main.flow".into(),
+            key: "main.flow".into(),
+            bytes: main.as_bytes().to_vec(),
+        }],
+        &loader,
+    );
+    let codes: Vec<&str> = o.diagnostics.iter().map(|d| d.code).collect();
+    assert!(codes.contains(&"FL703"), "{codes:?}");
+    assert!(!codes.contains(&"FL704"), "{codes:?}");
+}

@@ -146,6 +146,7 @@ fn scope_for(
     unit: &Unit<'_>,
     own: &BTreeMap<FileId, Vec<(String, usize, Loc)>>,
     diags: &mut Vec<Diagnostic>,
+    shadowed: &mut Vec<usize>,
 ) -> BTreeMap<String, usize> {
     const HELP: &str =
         "rename one of them: sources, sinks and effects share one namespace, imports included";
@@ -162,6 +163,8 @@ fn scope_for(
                     *at,
                     HELP,
                 ));
+                // Names bind to the first; the second is the FL703, not also unused.
+                shadowed.push(*idx);
             }
             Some(_) => {}
             None => {
@@ -420,7 +423,9 @@ impl Resolver<'_> {
             }
         }
         for u in units {
-            let scope = scope_for(u, &own, self.diags);
+            let mut shadowed = Vec::new();
+            let scope = scope_for(u, &own, self.diags, &mut shadowed);
+            self.referenced.extend(shadowed);
             let files = u.uses.iter().chain(std::iter::once(&u.file));
             let not_resolved: BTreeSet<String> = files
                 .flat_map(|f| broken.get(f).into_iter().flatten())
@@ -729,7 +734,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                     ));
                     // Not resolved, but its tasks still use what they name:
                     // no FL704 on top of the duplicate.
-                    self.mark_named_in(u.file, p);
+                    self.mark_named_in(u.file, &p.tasks);
                     continue;
                 }
                 names.insert(p.name.name.clone(), loc(u.file, p.name.span));
@@ -740,14 +745,14 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         (pipelines, files)
     }
 
-    /// Count as used every declaration a statement of `p` names.
-    fn mark_named_in(&mut self, f: FileId, p: &ast::Pipeline) {
+    /// Count as used every declaration a statement of `tasks` names.
+    fn mark_named_in<'t>(&mut self, f: FileId, tasks: impl IntoIterator<Item = &'t ast::Task>) {
         let names = self.names.borrow();
         let Some(scope) = names.decl_scope.get(&f) else {
             return;
         };
         let mut used = Vec::new();
-        for task in &p.tasks {
+        for task in tasks {
             for stmt in &task.stmts {
                 let named: Vec<&ast::Ident> = match stmt {
                     ast::TaskStmt::Read(r) => vec![&r.source],
@@ -883,6 +888,8 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         // (position among the pipeline's tasks, FL703) for each repeated name.
         let mut again: Vec<(usize, Diagnostic)> = Vec::new();
         let mut first: Vec<&ast::Task> = Vec::with_capacity(p.tasks.len());
+        // Not resolved, but what they name is used: no FL704 on top of FL703.
+        let mut repeated: Vec<&ast::Task> = Vec::new();
         for (at, t) in p.tasks.iter().enumerate() {
             if let Some(prev) = task_names.get(t.name.name.as_str()) {
                 again.push((
@@ -897,11 +904,13 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                         "rename one of the tasks",
                     ),
                 ));
+                repeated.push(t);
                 continue;
             }
             task_names.insert(&t.name.name, t.name.span);
             first.push(t);
         }
+        self.mark_named_in(f, repeated);
         // Each task is resolved on its own, so a large pipeline's are spread
         // over the cores; every task's findings are then added in the order
         // of the file, as one thread would have.
