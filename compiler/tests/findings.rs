@@ -405,3 +405,32 @@ fn a_repeated_name_is_one_finding_not_also_an_unused_declaration() {
     assert!(codes.contains(&"FL703"), "{codes:?}");
     assert!(!codes.contains(&"FL704"), "{codes:?}");
 }
+
+/// RULES.md: rules fire independently; FL703 replaces none. A pipeline
+/// whose name repeats one in another file is still checked and reported.
+#[test]
+fn a_repeated_pipeline_is_still_checked_and_reported() {
+    let a = "pipeline p {\n  task t {\n    run command [\"x\"]\n  }\n}\n";
+    let b = "sink s: files {\n  path \"b\"\n}\npipeline p {\n  task u {\n    write s append\n    run command [\"x\"]\n  }\n}\n";
+    let inputs = [("a.flow", a), ("b.flow", b)]
+        .map(|(path, text)| Input {
+            path: path.into(),
+            key: path.into(),
+            bytes: text.as_bytes().to_vec(),
+        })
+        .to_vec();
+    let o = analyze::check(inputs, &NoImports);
+    let codes: Vec<&str> = o.diagnostics.iter().map(|d| d.code).collect();
+    for code in ["FL703", "FL202", "FL900"] {
+        assert!(codes.contains(&code), "{code} in {codes:?}");
+    }
+    let report: serde_json::Value =
+        serde_json::from_str(&flowc::report::json(&o)).expect("report json");
+    let files: Vec<&str> = report["pipelines"]
+        .as_array()
+        .expect("pipelines")
+        .iter()
+        .map(|p| p["file"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(files, ["a.flow", "b.flow"]);
+}

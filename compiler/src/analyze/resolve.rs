@@ -732,9 +732,9 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                         loc(u.file, p.name.span),
                         "pipeline names are one namespace across all files of a run; rename one",
                     ));
-                    // Not resolved, but its tasks still use what they name:
-                    // no FL704 on top of the duplicate.
-                    self.mark_named_in(u.file, &p.tasks);
+                    // Still resolved and analysed: FL703 replaces no other
+                    // finding, and the report still shows the pipeline.
+                    pipelines.push(self.pipeline(u.file, p));
                     continue;
                 }
                 names.insert(p.name.name.clone(), loc(u.file, p.name.span));
