@@ -334,7 +334,9 @@ impl<'a> TaskFacts<'a> {
         };
         self.task.reads.iter().all(|r| {
             let d = self.decl(r.decl);
-            self.program.kind_of(d).offsets
+            let kind = self.program.kind_of(d);
+            kind.offsets
+                && kind.commits.contains(&CommitMode::InTransaction)
                 && self.effective_commit(r) == Some(CommitMode::InTransaction)
                 && d.coordinator.as_ref() == Some(coord)
         })

@@ -626,6 +626,14 @@ impl Resolver<'_> {
                                 .find(|(n, _)| *n == w)
                                 .map(|(_, m)| *m);
                             def.commit_loc = Some(at);
+                            if let Some(m) = def.commit.filter(|m| !kind.commits.contains(m)) {
+                                self.push(commit_not_offered(
+                                    f,
+                                    p.args.first().map_or(p.span, ast::Value::span),
+                                    &kind,
+                                    m,
+                                ));
+                            }
                         } else {
                             self.push(
                                 Diagnostic::new("FL003", f, p.name.span, format!("kind `{}` has no offsets, so `commit` does not apply to `{}`", kind.name, d.name.name))
@@ -1345,6 +1353,13 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         if self.role_mismatch(f, &r.source, decl, "read", &[Role::Source]) {
             return None;
         }
+        if let (Some(at), Some(m)) = (rd.commit_loc, rd.commit) {
+            let kind = &self.names().kinds[self.names().decls[decl].kind_idx];
+            if kind.offsets && !kind.commits.contains(&m) {
+                let d = commit_not_offered(f, at.span, kind, m);
+                self.push(d);
+            }
+        }
         if let Some(at) = rd.commit_loc {
             let d = &self.names().decls[decl];
             if !self.names().kinds[d.kind_idx].offsets {
@@ -2005,6 +2020,31 @@ impl Seen {
             .insert(key.to_string(), (s.span, s.name.name.clone()));
         true
     }
+}
+
+/// FL003: a commit mode the kind does not list in `commits`.
+fn commit_not_offered(f: FileId, span: Span, kind: &KindDef, mode: CommitMode) -> Diagnostic {
+    let offered: Vec<String> = kind
+        .commits
+        .iter()
+        .map(|m| format!("`{}`", m.word()))
+        .collect();
+    Diagnostic::new(
+        "FL003",
+        f,
+        span,
+        format!(
+            "kind `{}` does not offer `commit {}`",
+            kind.name,
+            mode.word()
+        ),
+    )
+    .label(kind.loc.file, kind.loc.span, format!("kind `{}` declared here", kind.name))
+    .help(if offered.is_empty() {
+        format!("kind `{}` lists no `commits`; add the mode to its `commits` line if the connector can do it", kind.name)
+    } else {
+        format!("kind `{}` commits {}", kind.name, offered.join(", "))
+    })
 }
 
 /// The first of a statement's repeatable clauses; every later one is FL007.

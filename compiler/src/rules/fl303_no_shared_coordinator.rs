@@ -34,6 +34,8 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 let kind = f.program.kind_of(src);
                 let why = if !kind.offsets {
                     Some(format!("`{}` (kind `{}`) has no offsets to commit", src.name, kind.name))
+                } else if !kind.commits.contains(&CommitMode::InTransaction) {
+                    Some(format!("kind `{}` of `{}` does not offer `commit in_transaction`", kind.name, src.name))
                 } else if f.effective_commit(r) != Some(CommitMode::InTransaction) {
                     Some(format!("`{}` does not commit `in_transaction`", src.name))
                 } else if src.coordinator.is_none() && sink.coordinator.is_none() {
