@@ -437,7 +437,7 @@ fn a_repeated_pipeline_is_still_checked_and_reported() {
 
 /// A kind's `commits` line says which commit modes it offers: another is
 /// FL003 (as `commit` on a kind without offsets is), and it does not count
-/// towards exactly_once (a).
+/// towards `exactly_once` (a).
 #[test]
 fn a_commit_mode_the_kind_does_not_offer_is_fl003_and_not_exactly_once() {
     let text = "kind queue {\n  roles        source, sink\n  pins         offsets\n  offsets\n  commits      after_write\n  writes       transactional\n  transactional\n  coordinator  \"q\"\n}\nsource s: queue {\n}\nsink o: queue {\n}\npipeline p {\n  schedule \"@daily\"\n  start 2026-01-01\n  task t {\n    read s pinned offsets commit in_transaction\n    write o transactional\n    run command [\"x\"]\n  }\n}\n";
