@@ -471,3 +471,33 @@ fn a_commit_mode_the_kind_does_not_offer_is_fl003_and_not_exactly_once() {
     let d = one(&f, "FL003");
     assert_eq!(f.under(d), "auto");
 }
+
+/// A kind declared again in a file that imports it is FL703 in that file,
+/// the importing one, as for sources, sinks and effects; the imported file
+/// is fine on its own and gets no finding.
+#[test]
+fn a_kind_clash_with_an_import_is_found_in_the_importing_file() {
+    let lib = "kind k {\n  roles source\n  pins listing\n}\n";
+    let main = "use \"lib.flow\"\nkind k {\n  roles source\n  pins listing\n}\n";
+    let loader =
+        flowc::invariants::MemLoader::new(vec![("lib.flow".into(), lib.as_bytes().to_vec())]);
+    let o = analyze::check(
+        vec![Input {
+            path: "main.flow".into(),
+            key: "main.flow".into(),
+            bytes: main.as_bytes().to_vec(),
+        }],
+        &loader,
+    );
+    let d = o
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "FL703")
+        .expect("FL703");
+    assert_eq!(o.sources.path(d.file), "main.flow");
+    assert_eq!(&o.sources.text(d.file)[d.span.start..d.span.end], "k");
+    assert!(d
+        .labels
+        .iter()
+        .any(|l| o.sources.path(l.file) == "lib.flow" && l.message == "first declared here"));
+}

@@ -235,12 +235,15 @@ impl Resolver<'_> {
                 for (n, i, l) in own.get(used).into_iter().flatten() {
                     match scope.get(n) {
                         Some(prev) if prev != i => {
-                            let pl = self.names.kinds[*prev].loc;
+                            // Found where it clashes: in this file, whose
+                            // kind meets the imported one (as for sources,
+                            // sinks and effects).
+                            let own_loc = self.names.kinds[*prev].loc;
                             self.push(duplicate(
                                 format!("kind `{n}` is declared twice"),
-                                pl,
                                 *l,
-                                "rename one of them: kinds share one namespace",
+                                own_loc,
+                                "rename one of them: kinds share one namespace, imports included",
                             ));
                         }
                         Some(_) => {}

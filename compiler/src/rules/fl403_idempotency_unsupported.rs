@@ -28,7 +28,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             let at = e.via_loc.unwrap_or(e.loc);
             out.push(
                 Diagnostic::new(RULE.code, at.file, at.span, format!("`{}` (kind `{}`) cannot deduplicate on an idempotency key", effect.name, kind.name))
-                    .label(kind.loc.file, kind.loc.span, format!("kind `{}` has `idempotency none`", kind.name))
+                    .label(kind.loc.file, kind.loc.span, format!("kind `{}` does not declare `idempotency key`", kind.name))
                     .help("send it `via outbox` instead, and accept at-least-once delivery with `require at_least_once`"),
             );
         }
