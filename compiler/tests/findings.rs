@@ -4,7 +4,7 @@
 //! wrong token, a library's wording, a help that suggested invalid code).
 //! Expectations come from LANGUAGE.md and RULES.md.
 
-use flowc::analyze::{self, Input, NoImports};
+use flowc::analyze::{self, Input};
 use flowc::diagnostic::Diagnostic;
 
 struct Found {
@@ -32,18 +32,31 @@ impl Found {
 }
 
 fn check(text: &str) -> Found {
-    let o = analyze::check(
-        vec![Input {
-            path: "t.flow".into(),
-            key: "t.flow".into(),
-            bytes: text.as_bytes().to_vec(),
-        }],
-        &NoImports,
-    );
+    let o = check_files(&[("t.flow", text)], &[]);
     Found {
         text: text.to_owned(),
         diags: o.diagnostics,
     }
+}
+
+/// Check `files` together (each given on the command line), with `imports`
+/// served to `use` from memory.
+fn check_files(files: &[(&str, &str)], imports: &[(&str, &str)]) -> analyze::Outcome {
+    let inputs = files
+        .iter()
+        .map(|(path, text)| Input {
+            path: (*path).into(),
+            key: (*path).into(),
+            bytes: text.as_bytes().to_vec(),
+        })
+        .collect();
+    let loader = flowc::invariants::MemLoader::new(
+        imports
+            .iter()
+            .map(|(path, text)| ((*path).to_owned(), text.as_bytes().to_vec()))
+            .collect(),
+    );
+    analyze::check(inputs, &loader)
 }
 
 fn one<'a>(found: &'a Found, code: &str) -> &'a Diagnostic {
@@ -285,33 +298,16 @@ fn a_duplicate_pipeline_is_one_finding() {
     let file = |suffix: &str| {
         format!("source src_{suffix}: files {{\n  path \"in/\"\n  immutable\n  identity id\n}}\nsink out_{suffix}: sqlite_table {{\n  table \"o\"\n  primary_key id\n}}\npipeline p {{\n  task t {{\n    read src_{suffix}\n    key input.id\n    write out_{suffix} upsert\n    run command [\"x\"]\n  }}\n}}\n")
     };
-    let inputs = ["a", "b"]
-        .map(|s| Input {
-            path: format!("{s}.flow"),
-            key: format!("{s}.flow"),
-            bytes: file(s).into_bytes(),
-        })
-        .to_vec();
-    let o = analyze::check(inputs, &NoImports);
+    let o = check_files(&[("a.flow", &file("a")), ("b.flow", &file("b"))], &[]);
     let codes: Vec<&str> = o.diagnostics.iter().map(|d| d.code).collect();
     assert!(codes.contains(&"FL703"), "{codes:?}");
     assert!(!codes.contains(&"FL704"), "{codes:?}");
     // A declaration nobody names is still FL704.
-    let mut inputs = vec![Input {
-        path: "c.flow".into(),
-        key: "c.flow".into(),
-        bytes: format!(
-            "{}sink spare: sqlite_table {{\n  table \"s\"\n}}\n",
-            file("c")
-        )
-        .into_bytes(),
-    }];
-    inputs.push(Input {
-        path: "d.flow".into(),
-        key: "d.flow".into(),
-        bytes: file("d").into_bytes(),
-    });
-    let o = analyze::check(inputs, &NoImports);
+    let c = format!(
+        "{}sink spare: sqlite_table {{\n  table \"s\"\n}}\n",
+        file("c")
+    );
+    let o = check_files(&[("c.flow", &c), ("d.flow", &file("d"))], &[]);
     let fl704: Vec<&str> = o
         .diagnostics
         .iter()
@@ -391,16 +387,7 @@ fn a_repeated_name_is_one_finding_not_also_an_unused_declaration() {
 
     let lib = "sink s: files {\n  path \"lib\"\n}\n";
     let main = "use \"lib.flow\"\nsink s: files {\n  path \"main\"\n}\npipeline p {\n  require at_least_once\n  task t {\n    write s append\n    allow FL202 because \"ok\"\n    run command [\"x\"]\n  }\n}\n";
-    let loader =
-        flowc::invariants::MemLoader::new(vec![("lib.flow".into(), lib.as_bytes().to_vec())]);
-    let o = analyze::check(
-        vec![Input {
-            path: "main.flow".into(),
-            key: "main.flow".into(),
-            bytes: main.as_bytes().to_vec(),
-        }],
-        &loader,
-    );
+    let o = check_files(&[("main.flow", main)], &[("lib.flow", lib)]);
     let codes: Vec<&str> = o.diagnostics.iter().map(|d| d.code).collect();
     assert!(codes.contains(&"FL703"), "{codes:?}");
     assert!(!codes.contains(&"FL704"), "{codes:?}");
@@ -412,14 +399,7 @@ fn a_repeated_name_is_one_finding_not_also_an_unused_declaration() {
 fn a_repeated_pipeline_is_still_checked_and_reported() {
     let a = "pipeline p {\n  task t {\n    run command [\"x\"]\n  }\n}\n";
     let b = "sink s: files {\n  path \"b\"\n}\npipeline p {\n  task u {\n    write s append\n    run command [\"x\"]\n  }\n}\n";
-    let inputs = [("a.flow", a), ("b.flow", b)]
-        .map(|(path, text)| Input {
-            path: path.into(),
-            key: path.into(),
-            bytes: text.as_bytes().to_vec(),
-        })
-        .to_vec();
-    let o = analyze::check(inputs, &NoImports);
+    let o = check_files(&[("a.flow", a), ("b.flow", b)], &[]);
     let codes: Vec<&str> = o.diagnostics.iter().map(|d| d.code).collect();
     for code in ["FL703", "FL202", "FL900"] {
         assert!(codes.contains(&code), "{code} in {codes:?}");
@@ -479,16 +459,7 @@ fn a_commit_mode_the_kind_does_not_offer_is_fl003_and_not_exactly_once() {
 fn a_kind_clash_with_an_import_is_found_in_the_importing_file() {
     let lib = "kind k {\n  roles source\n  pins listing\n}\n";
     let main = "use \"lib.flow\"\nkind k {\n  roles source\n  pins listing\n}\n";
-    let loader =
-        flowc::invariants::MemLoader::new(vec![("lib.flow".into(), lib.as_bytes().to_vec())]);
-    let o = analyze::check(
-        vec![Input {
-            path: "main.flow".into(),
-            key: "main.flow".into(),
-            bytes: main.as_bytes().to_vec(),
-        }],
-        &loader,
-    );
+    let o = check_files(&[("main.flow", main)], &[("lib.flow", lib)]);
     let d = o
         .diagnostics
         .iter()
