@@ -485,7 +485,7 @@ fn registry() -> Handlebars<'static> {
     let mut registry = Handlebars::new();
     registry.set_strict_mode(true);
     registry.register_escape_fn(handlebars::no_escape);
-    registry.register_helper("py_str", Box::new(py_str_helper));
+    registry.register_helper("py_str", py_str_helper());
     registry.register_helper("py_ident", Box::new(py_ident_helper));
     registry
         .register_template_string("dag", DAG_TEMPLATE)

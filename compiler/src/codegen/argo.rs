@@ -10,10 +10,10 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use handlebars::{Context, Handlebars, Helper, HelperResult, Output, RenderContext};
+use handlebars::Handlebars;
 use serde::Serialize;
 
-use super::helpers::string_param;
+use super::helpers::quoting;
 use super::ir::{OnAmbiguous, Pipeline, Task};
 use super::quote::yaml_str;
 use super::{At, GeneratedFile, TargetProblem};
@@ -78,19 +78,6 @@ const WORKFLOW_SPEC: &str = include_str!("../../../templates/argo/workflow_spec.
 const DAG_TASK: &str = include_str!("../../../templates/argo/dag_task.yaml.hbs");
 const CONTAINER_TEMPLATE: &str =
     include_str!("../../../templates/argo/container_template.yaml.hbs");
-
-/// `{{yaml x}}`: the string as a double-quoted YAML scalar, written straight
-/// to the output.
-fn yaml(
-    helper: &Helper<'_>,
-    _: &Handlebars<'_>,
-    _: &Context,
-    _: &mut RenderContext<'_, '_>,
-    out: &mut dyn Output,
-) -> HelperResult {
-    out.write(&yaml_str(string_param(helper, "yaml")?))?;
-    Ok(())
-}
 
 /// Renders every pipeline, or returns every problem found in any of them.
 pub fn generate(
@@ -180,7 +167,8 @@ fn registry() -> Handlebars<'static> {
     let mut hb = Handlebars::new();
     hb.set_strict_mode(true);
     hb.register_escape_fn(handlebars::no_escape);
-    hb.register_helper("yaml", Box::new(yaml));
+    // `{{yaml x}}`: the string as a double-quoted YAML scalar.
+    hb.register_helper("yaml", Box::new(quoting("yaml", yaml_str)));
     hb.register_template_string("document", DOCUMENT)
         .expect("document.yaml.hbs parses");
     hb.register_partial("workflow_spec", WORKFLOW_SPEC)

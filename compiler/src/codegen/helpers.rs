@@ -36,16 +36,29 @@ pub(crate) fn string_param<'a>(
     }
 }
 
+/// A helper `{{NAME s}}` that writes the string `s` through `quote`:
+/// `{{py_str s}}` a Python string literal, `{{yaml s}}` a YAML scalar.
+pub(crate) fn quoting(
+    name: &'static str,
+    quote: fn(&str) -> String,
+) -> impl Fn(
+    &Helper<'_>,
+    &Handlebars<'_>,
+    &Context,
+    &mut RenderContext<'_, '_>,
+    &mut dyn Output,
+) -> HelperResult
+       + Send
+       + Sync {
+    move |helper, _, _, _, out| {
+        out.write(&quote(string_param(helper, name)?))?;
+        Ok(())
+    }
+}
+
 /// `{{py_str s}}`: a Python string literal that reads back as `s`.
-pub(crate) fn py_str_helper(
-    helper: &Helper<'_>,
-    _: &Handlebars<'_>,
-    _: &Context,
-    _: &mut RenderContext<'_, '_>,
-    out: &mut dyn Output,
-) -> HelperResult {
-    out.write(&python_str(string_param(helper, "py_str")?))?;
-    Ok(())
+pub(crate) fn py_str_helper() -> Box<dyn handlebars::HelperDef + Send + Sync> {
+    Box::new(quoting("py_str", python_str))
 }
 
 #[cfg(test)]
@@ -58,7 +71,7 @@ mod tests {
     fn registry() -> Handlebars<'static> {
         let mut hb = Handlebars::new();
         hb.set_strict_mode(true);
-        hb.register_helper("py_str", Box::new(py_str_helper));
+        hb.register_helper("py_str", py_str_helper());
         hb
     }
 

@@ -505,7 +505,7 @@ fn registry() -> Result<Handlebars<'static>, String> {
     let mut hb = Handlebars::new();
     hb.set_strict_mode(true);
     hb.register_escape_fn(handlebars::no_escape);
-    hb.register_helper("py_str", Box::new(py_str_helper));
+    hb.register_helper("py_str", py_str_helper());
     hb.register_helper("py_value", Box::new(py_value_helper));
     hb.register_helper("py_ident", Box::new(py_ident_helper));
     for (name, text) in [
