@@ -277,6 +277,20 @@ fn problems_instead_of_broken_files() {
     let mut edge = manual_without_image();
     edge.tasks[0].timeout_seconds = Some(999_999_999 * 86_400 + 86_399);
     edge.tasks[0].retries = i32::MAX as u32;
+    // A lease of 0s is no lease to Airflow; a NUL cannot reach a process;
+    // the runtime's own variables would override the task's.
+    let mut zero = manual_without_image();
+    zero.tasks[0].timeout_seconds = Some(0);
+    assert_eq!(codes(&[zero]), ["FL802"]);
+    let mut nul = manual_without_image();
+    nul.tasks[0].command = vec!["a\0b".into()];
+    assert_eq!(codes(&[nul]), ["FL802"]);
+    let mut reserved = manual_without_image();
+    reserved.tasks[0].env = vec![EnvVar {
+        name: "FLOW_TASK".into(),
+        value: "mine".into(),
+    }];
+    assert_eq!(codes(&[reserved]), ["FL802"]);
     let mut first_year = keyword_names();
     first_year.start = Some("0001-01-01".into());
     assert!(airflow::generate(&[edge, first_year]).is_ok());

@@ -768,6 +768,22 @@ fn fl802_shows_a_string_escaped_and_cut_to_one_line() {
     assert!(m.chars().count() < 200, "{m}");
 }
 
+/// No process can be started with a NUL in its argv or env.
+#[test]
+fn fl802_for_a_nul_character() {
+    let mut t = task("t", &[]);
+    t.command = vec!["a\0b".into()];
+    t.env = vec![EnvVar {
+        name: "N".into(),
+        value: "x\0y".into(),
+    }];
+    let found = problems(&[manual("p", vec![t])], ArgoKind::Auto);
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert!(found
+        .iter()
+        .all(|p| p.code == "FL802" && p.message.contains("NUL")));
+}
+
 #[test]
 fn argo_kind_parses_the_cli_values() {
     assert_eq!("auto".parse::<ArgoKind>(), Ok(ArgoKind::Auto));

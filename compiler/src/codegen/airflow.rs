@@ -379,6 +379,23 @@ impl<'a> DagView<'a> {
                     ));
                 }
             }
+            if task.timeout_seconds == Some(0) {
+                problems.push(problem(
+                    "FL802",
+                    pipeline,
+                    Some(task),
+                    format!(
+                        "task `{}` has a timeout of 0s, which Airflow reads as no timeout at all",
+                        task.name
+                    ),
+                    "give a timeout of at least 1s, or none".into(),
+                ));
+            }
+            for (message, help, at) in super::process_problems(task) {
+                let mut found = problem("FL802", pipeline, Some(task), message, help.into());
+                found.at = at;
+                problems.push(found);
+            }
             if i32::try_from(task.retries).is_err() {
                 problems.push(problem(
                     "FL802",

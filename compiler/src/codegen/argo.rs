@@ -61,18 +61,6 @@ const STARTING_DEADLINE_SECONDS: u64 = 300;
 /// The exit code of the protocol that means "nothing was committed".
 const EXIT_NOTHING_COMMITTED: u32 = 75;
 
-/// Names of the environment variables the generated definition sets itself.
-const FLOW_ENV: [&str; 8] = [
-    "FLOW_PIPELINE",
-    "FLOW_TASK",
-    "FLOW_INTERVAL_END",
-    "FLOW_SCHEDULE",
-    "FLOW_TIMEZONE",
-    "FLOW_RUN_ID",
-    "FLOW_ATTEMPT",
-    "FLOW_INTERVAL_START",
-];
-
 const DOCUMENT: &str = include_str!("../../../templates/argo/document.yaml.hbs");
 const WORKFLOW_SPEC: &str = include_str!("../../../templates/argo/workflow_spec.yaml.hbs");
 const DAG_TASK: &str = include_str!("../../../templates/argo/dag_task.yaml.hbs");
@@ -483,17 +471,10 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
             out.push(found);
         }
     }
-    for var in &task.env {
-        if FLOW_ENV.contains(&var.name.as_str()) {
-            out.push(problem(
-                "FL802",
-                format!(
-                    "env `{}` is set by flowc itself and would be overridden",
-                    var.name
-                ),
-                "rename the variable: names the runtime reads (`FLOW_*`) are reserved",
-            ));
-        }
+    for (message, help, at) in super::process_problems(task) {
+        let mut found = problem("FL802", message, help);
+        found.at = at;
+        out.push(found);
     }
     // Argo reads `retryStrategy.limit` and `activeDeadlineSeconds` as 32-bit
     // integers, and a backoff as a Go duration (at most about 292 years).

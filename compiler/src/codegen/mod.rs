@@ -10,6 +10,71 @@ pub mod python;
 mod python_names;
 pub mod quote;
 
+/// Environment variables the generated definitions set for the task
+/// runtime; a task's own `env` may not use these names on any target.
+pub(crate) const FLOW_ENV: [&str; 8] = [
+    "FLOW_PIPELINE",
+    "FLOW_TASK",
+    "FLOW_INTERVAL_END",
+    "FLOW_SCHEDULE",
+    "FLOW_TIMEZONE",
+    "FLOW_RUN_ID",
+    "FLOW_ATTEMPT",
+    "FLOW_INTERVAL_START",
+];
+
+/// What no process can be started with, on any target: `(problem, help,
+/// where)` for each string of the task's argv, image and env that holds a
+/// NUL character, and each `env` name the runtime sets itself.
+pub(crate) fn process_problems(task: &ir::Task) -> Vec<(String, &'static str, At)> {
+    let mut out = Vec::new();
+    let nul =
+        "a process's arguments and environment cannot hold a NUL character; remove the `\\u{0}`";
+    for (n, arg) in (1..).zip(&task.command) {
+        if arg.contains('\0') {
+            out.push((
+                format!(
+                    "command argument {n} of task `{}` holds a NUL character",
+                    task.name
+                ),
+                nul,
+                At::Run,
+            ));
+        }
+    }
+    if task.image.as_deref().is_some_and(|i| i.contains('\0')) {
+        out.push((
+            format!("the image of task `{}` holds a NUL character", task.name),
+            nul,
+            At::Name,
+        ));
+    }
+    for var in &task.env {
+        if var.name.contains('\0') || var.value.contains('\0') {
+            out.push((
+                format!(
+                    "env `{}` of task `{}` holds a NUL character",
+                    var.name.replace('\0', "\\u{0}"),
+                    task.name
+                ),
+                nul,
+                At::Name,
+            ));
+        }
+        if FLOW_ENV.contains(&var.name.as_str()) {
+            out.push((
+                format!(
+                    "env `{}` is set by flowc itself and would be overridden",
+                    var.name
+                ),
+                "rename the variable: names the runtime reads (`FLOW_*`) are reserved",
+                At::Name,
+            ));
+        }
+    }
+    out
+}
+
 /// Items per string of [`render_each`]: about 300 KB of Argo YAML.
 const RENDER_BATCH: usize = 256;
 
