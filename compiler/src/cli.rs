@@ -300,9 +300,19 @@ fn generate_into(
         std::mem::take(&mut outcome.analysis),
     );
     std::thread::spawn(move || drop(model));
-    for (places, pipelines) in lowered {
-        match generate(&pipelines).map_err(|p| emit::problems_to_diagnostics(&places, p)) {
-            Ok(files) => match emit::write_all(out, &files, &places) {
+    // Everything is generated before anything is written: pipelines of
+    // different files may not claim one output (FL803).
+    let mut generated: Vec<_> = lowered
+        .iter()
+        .map(|(places, pipelines)| {
+            let result = generate(pipelines).map_err(|p| emit::problems_to_diagnostics(places, p));
+            (places, result)
+        })
+        .collect();
+    emit::claims_across_files(&mut generated);
+    for (places, result) in generated {
+        match result {
+            Ok(files) => match emit::write_all(out, &files, places) {
                 Ok(_) => written.extend(files.into_iter().map(|f| f.path)),
                 Err(d) => extra.extend(d),
             },

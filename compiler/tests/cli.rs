@@ -783,3 +783,67 @@ fn io_errors_are_said_in_the_house_style() {
     );
     assert!(!text.contains("os error"), "{text}");
 }
+
+/// Pipelines of different files of one run may not claim one output: the
+/// same Argo name, or one task's module as another's transform. FL803, and
+/// the second file writes nothing.
+#[test]
+fn outputs_claimed_by_pipelines_of_two_files_are_fl803() {
+    let dir = tempfile::tempdir().expect("dir");
+    let w = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).expect("write");
+    let run = |args: &[&str]| {
+        Command::cargo_bin("flowc")
+            .expect("bin")
+            .current_dir(dir.path())
+            .env("NO_COLOR", "1")
+            .args(args)
+            .output()
+            .expect("runs")
+    };
+    let pipeline = |name: &str| {
+        format!(
+            "pipeline {name} {{\n  image \"i:1\"\n  task t {{\n    run command [\"x\"]\n  }}\n}}\n"
+        )
+    };
+    w("a.flow", &pipeline("Orders_Daily"));
+    w("b.flow", &pipeline("orders_daily"));
+    let out = run(&[
+        "build", "--target", "argo", "--out", "argo", "a.flow", "b.flow",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("FL803") && text.contains("the Argo name `orders-daily`"),
+        "{text}"
+    );
+    assert!(text.contains("b.flow:1:10]"), "{text}");
+    assert!(dir.path().join("argo/Orders_Daily.yaml").is_file());
+    assert!(!dir.path().join("argo/orders_daily.yaml").exists());
+    // Airflow takes both: its DAG ids keep their case.
+    let out = run(&[
+        "build", "--target", "airflow", "--out", "dags", "a.flow", "b.flow",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
+    let task = |pipeline: &str, module: &str| {
+        format!("pipeline {pipeline} {{\n  task t {{\n    run command [\"python\", \"-m\", \"{module}\"]\n  }}\n}}\n")
+    };
+    w("x1.flow", &task("p1", "m.x_transform"));
+    w("x2.flow", &task("p2", "m.x"));
+    let out = run(&[
+        "scaffold", "--lang", "python", "--out", "py", "x1.flow", "x2.flow",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("would both write `m/x_transform.py`"),
+        "{text}"
+    );
+    assert!(dir.path().join("py/m/x_transform.py").is_file());
+    assert!(!dir.path().join("py/m/x.py").exists());
+}

@@ -103,6 +103,7 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
                 contents,
                 more,
                 pipeline: Some(pipeline.name.clone()),
+                claim: None,
             }),
             Err(err) => problems.push(problem(
                 "FL802",

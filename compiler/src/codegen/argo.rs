@@ -137,12 +137,14 @@ pub fn generate(
             let containers =
                 super::render_each(&registry, "container_template", &view.task_views, indent)
                     .unwrap_or_else(failed);
+            let argo_name = view.name.clone();
             drop(view);
             GeneratedFile {
                 path: format!("{}.yaml", pipeline.name),
                 contents,
                 more: dag.into_iter().chain(containers).collect(),
                 pipeline: Some(pipeline.name.clone()),
+                claim: Some(format!("the Argo name `{argo_name}`")),
             }
         })
         .collect();

@@ -139,6 +139,22 @@ struct TaskPlaces {
 }
 
 impl Places {
+    /// The file these places are in.
+    pub fn file(&self) -> FileId {
+        self.file
+    }
+
+    /// Where pipeline `name` is named, or the start of the file.
+    pub fn pipeline(&self, name: &str) -> Loc {
+        self.pipelines.get(name).map_or(
+            Loc {
+                file: self.file,
+                span: crate::span::Span::new(0, 0),
+            },
+            |(loc, _)| *loc,
+        )
+    }
+
     /// No pipelines: every finding goes to the start of `file`.
     pub fn empty(file: FileId) -> Places {
         Places {
@@ -259,6 +275,60 @@ pub fn write_all(
     }
     remove_stale_temps(targets.iter().map(|(p, _)| p.as_path()));
     Ok(targets.len())
+}
+
+/// What a generator made of one `.flow` file: its files, or its findings.
+pub type Generated = Result<Vec<GeneratedFile>, Vec<Diagnostic>>;
+
+/// FL803 where pipelines of different `.flow` files of one run would write
+/// one path or take one scheduler name (a file's own pipelines are checked
+/// by its generator). `outputs[i]` is what the `i`th file would write; a
+/// file with a clash gets its findings instead, and writes nothing. The
+/// first file to claim a name keeps it.
+pub fn claims_across_files(outputs: &mut [(&Places, Generated)]) {
+    // path or claim -> (index of the file, pipeline)
+    let mut taken: HashMap<String, (usize, String)> = HashMap::new();
+    let mut clashes: Vec<(usize, Diagnostic)> = Vec::new();
+    for (i, (places, result)) in outputs.iter().enumerate() {
+        let Ok(files) = result else { continue };
+        for f in files {
+            let Some(pipeline) = &f.pipeline else {
+                continue;
+            };
+            let keys = std::iter::once((format!("`{}`", f.path), true))
+                .chain(f.claim.iter().map(|c| (c.clone(), false)));
+            for (key, is_path) in keys {
+                match taken.get(&key) {
+                    Some((j, other)) if *j != i => {
+                        let other_places = outputs[*j].0;
+                        let at = places.pipeline(pipeline);
+                        let first = other_places.pipeline(other);
+                        let message = if is_path {
+                            format!("pipelines `{other}` and `{pipeline}` would both write {key}")
+                        } else {
+                            format!("pipelines `{other}` and `{pipeline}` both become {key}")
+                        };
+                        clashes.push((
+                            i,
+                            Diagnostic::new("FL803", at.file, at.span, message)
+                                .label(first.file, first.span, format!("`{other}` is here"))
+                                .help("rename one of the pipelines (or give its tasks other modules), so each output has one owner"),
+                        ));
+                    }
+                    Some(_) => {}
+                    None => {
+                        taken.insert(key, (i, pipeline.clone()));
+                    }
+                }
+            }
+        }
+    }
+    for (i, d) in clashes {
+        match &mut outputs[i].1 {
+            Err(found) => found.push(d),
+            result @ Ok(_) => *result = Err(vec![d]),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -133,8 +133,13 @@ pub struct GeneratedFile {
     /// several cores is written piece by piece, never joined in memory.
     pub more: Vec<String>,
     /// The pipeline the file is for, if one: a problem writing it is
-    /// reported at that pipeline's name.
+    /// reported at that pipeline's name, and two pipelines of different
+    /// `.flow` files may not claim one path (FL803).
     pub pipeline: Option<String>,
+    /// The name the file's definition takes in the scheduler besides its
+    /// path (an Argo resource's `metadata.name`), which two pipelines of a
+    /// run may not share either.
+    pub claim: Option<String>,
 }
 
 impl GeneratedFile {
@@ -144,7 +149,15 @@ impl GeneratedFile {
             contents,
             more: Vec::new(),
             pipeline: None,
+            claim: None,
         }
+    }
+
+    /// The same file, for `pipeline`.
+    #[must_use]
+    pub fn for_pipeline(mut self, pipeline: &str) -> Self {
+        self.pipeline = Some(pipeline.to_owned());
+        self
     }
 
     /// The whole text.

@@ -100,10 +100,11 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Scaffold, Vec<TargetProblem>> 
         }]
     })?;
 
-    let mut rewrite: BTreeMap<String, String> = BTreeMap::new();
-    let mut create: BTreeMap<String, String> = BTreeMap::new();
+    // Path -> (contents, the pipeline whose task it is for, if one).
+    let mut rewrite: BTreeMap<String, (String, Option<&str>)> = BTreeMap::new();
+    let mut create: BTreeMap<String, (String, Option<&str>)> = BTreeMap::new();
     for (path, contents) in RUNTIME {
-        rewrite.insert((*path).to_owned(), (*contents).to_owned());
+        rewrite.insert((*path).to_owned(), ((*contents).to_owned(), None));
     }
     let mut problems = Vec::new();
     for pipeline in pipelines {
@@ -113,7 +114,7 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Scaffold, Vec<TargetProblem>> 
             for depth in 1..parts.len() {
                 create.insert(
                     format!("{}/__init__.py", parts[..depth].join("/")),
-                    String::new(),
+                    (String::new(), None),
                 );
             }
             let path = format!("{}.py", parts.join("/"));
@@ -121,13 +122,13 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Scaffold, Vec<TargetProblem>> 
             let data = view(pipeline, task, &module, &transform_path);
             match registry.render("task", &data) {
                 Ok(text) => {
-                    rewrite.insert(path, text);
+                    rewrite.insert(path, (text, Some(&pipeline.name)));
                 }
                 Err(err) => problems.push(render_problem(pipeline, task, &err)),
             }
             match registry.render("transform", &data) {
                 Ok(text) => {
-                    create.insert(transform_path, text);
+                    create.insert(transform_path, (text, Some(&pipeline.name)));
                 }
                 Err(err) => problems.push(render_problem(pipeline, task, &err)),
             }
@@ -136,9 +137,15 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Scaffold, Vec<TargetProblem>> 
     if !problems.is_empty() {
         return Err(problems);
     }
-    let files = |map: BTreeMap<String, String>| {
+    let files = |map: BTreeMap<String, (String, Option<&str>)>| {
         map.into_iter()
-            .map(|(path, contents)| GeneratedFile::new(path, contents))
+            .map(|(path, (contents, pipeline))| {
+                let file = GeneratedFile::new(path, contents);
+                match pipeline {
+                    Some(p) => file.for_pipeline(p),
+                    None => file,
+                }
+            })
             .collect()
     };
     Ok(Scaffold {
