@@ -472,3 +472,35 @@ fn a_kind_clash_with_an_import_is_found_in_the_importing_file() {
         .iter()
         .any(|l| o.sources.path(l.file) == "lib.flow" && l.message == "first declared here"));
 }
+
+/// An unterminated string is said as such, underlined from its opening
+/// quote (as `flowc fmt` says it); every syntax error has a help line.
+#[test]
+fn an_unterminated_string_and_a_missing_block_are_said_plainly() {
+    for (line, under) in [
+        ("path \"x", "\"x"),
+        ("path \"abc\\\"", "\"abc\\\""),
+        ("path [\"a\", \"b]", "\"b]"),
+    ] {
+        let f = check(&format!("source s: files {{\n  {line}\n}}\n"));
+        let d = one(&f, "FL001");
+        assert!(
+            d.message.starts_with("unterminated string"),
+            "{}",
+            d.message
+        );
+        assert_eq!(f.under(d), under);
+    }
+    // A `#` after a closed string starts a comment, quotes and all.
+    assert!(check("source s: files {\n  path \"a\" # \"x\n}\n")
+        .diags
+        .is_empty());
+    for text in ["pipeline p\n", "source s: files\n", "kind k\n"] {
+        let f = check(text);
+        let d = one(&f, "FL001");
+        assert!(
+            d.help.as_deref().is_some_and(|h| h.contains('{')),
+            "{text}: {d:?}"
+        );
+    }
+}

@@ -1313,6 +1313,18 @@ fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> Diagn
     } else {
         format!("expected {expected}, found {found}")
     };
+    if let Some(open) = unterminated_string(text, pos) {
+        let line_end = text[open..]
+            .find(['\n', '\r'])
+            .map_or(text.len(), |n| open + n);
+        return Diagnostic::new(
+            "FL001",
+            file,
+            Span::new(open, line_end),
+            "unterminated string: a string must close with `\"` on the line it starts",
+        )
+        .help("close the string with `\"`; inside a string, write `\\\"` for a quote and `\\\\` for a backslash");
+    }
     let mut d = Diagnostic::new("FL001", file, span, message);
     if rest.trim().is_empty() {
         if let Some((open, c)) = unclosed_brace(text) {
@@ -1328,6 +1340,10 @@ fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> Diagn
                     format!("this `{c}` is never closed"),
                 )
                 .help(format!("add the missing `{close}`"));
+        } else if words.iter().any(|w| w == "`{`") {
+            d = d.help("open the block: `{` at the end of this line, the statements on the lines after it, and `}` on a line of its own");
+        } else {
+            d = d.help("the file ends in the middle of a statement; `flowc explain FL001` shows the shape of a `.flow` file");
         }
     } else if found == "end of line" && words.iter().any(|w| w == "`}`") {
         d = d.help("statements end at the end of their line; put each on a line of its own");
@@ -1339,6 +1355,30 @@ fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> Diagn
         d = d.help("`flowc explain FL001` shows the shape of a `.flow` file; docs/language.md has the grammar");
     }
     d
+}
+
+/// The opening quote of a string left open on the line that holds `pos`,
+/// when the error is at that line's end.
+fn unterminated_string(text: &str, pos: usize) -> Option<usize> {
+    let rest = text[pos..].trim_start_matches([' ', '\t']);
+    if !(rest.is_empty() || rest.starts_with(['\n', '\r'])) {
+        return None;
+    }
+    let line_start = text[..pos].rfind('\n').map_or(0, |n| n + 1);
+    let bytes = text.as_bytes();
+    let mut open = None;
+    let mut i = line_start;
+    while i < pos {
+        match (bytes[i], open) {
+            (b'#', None) => return None,
+            (b'"', None) => open = Some(i),
+            (b'"', Some(_)) => open = None,
+            (b'\\', Some(_)) => i += 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    open
 }
 
 fn describe_found(rest: &str) -> (String, usize) {
