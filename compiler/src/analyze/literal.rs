@@ -129,6 +129,12 @@ pub fn parse_cron(text: &str) -> Result<String, String> {
             });
     }
     let fields: Vec<&str> = text.split_whitespace().collect();
+    if fields.is_empty() {
+        return Err(
+            "the schedule is empty: write five cron fields, as in `0 2 * * *`, or a preset such as `@daily`"
+                .to_string(),
+        );
+    }
     if fields.len() != 5 {
         return Err(format!(
             "`{text}` has {} field{}; a schedule has exactly 5: minute hour day-of-month month day-of-week",
@@ -189,7 +195,13 @@ const CRON_FIELDS: [(&str, u32, u32); 5] = [
 /// optional `/STEP`; numbers in the field's range, or month and weekday names.
 fn check_cron_field(text: &str, index: usize, field: &str) -> Result<(), String> {
     let (name, lo, hi) = CRON_FIELDS[index];
-    let value = |v: &str| -> Result<u32, String> {
+    let a_name = if name.starts_with('h') { "an" } else { "a" };
+    let value = |v: &str, range: &str| -> Result<u32, String> {
+        if v.is_empty() {
+            return Err(format!(
+                "`{text}`: the {name} range `{range}` is missing a value on one side of `-`"
+            ));
+        }
         let up = v.to_ascii_uppercase();
         let named = match index {
             3 => MONTHS.iter().position(|m| *m == up).map(|p| p as u32 + 1),
@@ -199,13 +211,13 @@ fn check_cron_field(text: &str, index: usize, field: &str) -> Result<(), String>
         if let Some(n) = named {
             return Ok(n);
         }
-        let n: u32 = v
-            .parse()
-            .map_err(|_| format!("`{text}`: `{v}` is not a {name}"))?;
-        if n < lo || n > hi {
-            return Err(format!("`{text}`: {name} {n} is out of range {lo} to {hi}"));
+        if !v.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("`{text}`: `{v}` is not {a_name} {name}"));
         }
-        Ok(n)
+        match v.parse::<u32>() {
+            Ok(n) if (lo..=hi).contains(&n) => Ok(n),
+            _ => Err(format!("`{text}`: {name} {v} is out of range {lo} to {hi}")),
+        }
     };
     for item in field.split(',') {
         if item.is_empty() {
@@ -218,25 +230,42 @@ fn check_cron_field(text: &str, index: usize, field: &str) -> Result<(), String>
             None => (item, None),
         };
         if let Some(step) = step {
-            let n: u32 = step
-                .parse()
-                .map_err(|_| format!("`{text}`: the {name} step `{step}` is not a number"))?;
-            if n == 0 {
-                return Err(format!("`{text}`: the {name} step cannot be 0"));
+            if step.is_empty() {
+                return Err(format!("`{text}`: the {name} step is missing after `/`"));
+            }
+            if !step.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(format!(
+                    "`{text}`: the {name} step `{step}` is not a number"
+                ));
+            }
+            match step.parse::<u32>() {
+                Ok(0) => return Err(format!("`{text}`: the {name} step cannot be 0")),
+                Ok(_) => {}
+                Err(_) => {
+                    return Err(format!(
+                        "`{text}`: the {name} step {step} is too large (at most {hi} makes sense)"
+                    ))
+                }
             }
         }
         if range == "*" {
             continue;
         }
-        if step.is_some() && !range.contains('-') {
+        if let Some(step) = step.filter(|_| !range.contains('-')) {
+            // Sunday is 0 in the suggestion: Argo's cron has no 7.
+            let last = if index == 4 { 6 } else { hi };
+            let example = if range.is_empty() || value(range, range).is_err() {
+                format!("`*/{step}`")
+            } else {
+                format!("`*/{step}` or `{range}-{last}/{step}`")
+            };
             return Err(format!(
-                "`{text}`: a {name} step goes after `*` or a range, as in `*/15` or `{range}-{hi}/{}`",
-                step.unwrap_or_default()
+                "`{text}`: {a_name} {name} step goes after `*` or a range, as in {example}"
             ));
         }
         match range.split_once('-') {
             Some((a, b)) => {
-                let (a, b) = (value(a)?, value(b)?);
+                let (a, b) = (value(a, range)?, value(b, range)?);
                 if a > b {
                     return Err(format!(
                         "`{text}`: the {name} range `{range}` runs backwards; write the smaller value first"
@@ -244,7 +273,7 @@ fn check_cron_field(text: &str, index: usize, field: &str) -> Result<(), String>
                 }
             }
             None => {
-                value(range)?;
+                value(range, range)?;
             }
         }
     }
@@ -376,6 +405,25 @@ mod tests {
         assert!(err("5-1 * * * *").contains("the minute range `5-1` runs backwards"));
         assert!(err("1,,2 * * * *").contains("empty item"));
         assert!(err("5/15 * * * *").contains("`*/15` or `5-59/15`"));
+        assert!(err("0 5/2 * * *").contains("an hour step"));
+        assert!(err("0 0 * * MON/2").contains("`MON-6/2`"));
+        // Missing parts are named, never shown as empty backticks.
+        for (bad, says) in [
+            ("/5 * * * *", "as in `*/5`"),
+            ("-1 * * * *", "missing a value"),
+            ("1- * * * *", "missing a value"),
+            ("*/ * * * *", "step is missing after `/`"),
+            ("*/4294967296 * * * *", "too large"),
+            (
+                "99999999999 * * * *",
+                "minute 99999999999 is out of range 0 to 59",
+            ),
+            ("", "the schedule is empty"),
+        ] {
+            let e = err(bad);
+            assert!(e.contains(says), "{bad}: {e}");
+            assert!(!e.contains("``"), "{bad}: {e}");
+        }
         assert!(err("0 0 * DEC-JAN *").contains("runs backwards"));
         for ok in [
             "0 0 * * 7",
