@@ -1,6 +1,7 @@
 //! FL306 `uncommitted-offsets`: a source with offsets read with neither a pin nor a commit mode.
 
 use super::{Ctx, Rule};
+use crate::analyze::model::CommitMode;
 use crate::diagnostic::Diagnostic;
 use crate::diagnostic::Severity;
 
@@ -20,9 +21,26 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             if !t.facts.program.kind_of(src).offsets || t.facts.effective_pin(r).is_some() || t.facts.stated_commit(r).is_some() {
                 continue;
             }
+            // Suggest only what the kind offers.
+            let kind = t.facts.program.kind_of(src);
+            let mut ways: Vec<String> = Vec::new();
+            if kind.pins.contains(&crate::analyze::model::Pin::Offsets) {
+                ways.push("`pinned offsets`".into());
+            }
+            ways.extend(
+                [CommitMode::AfterWrite, CommitMode::InTransaction]
+                    .iter()
+                    .filter(|m| kind.commits.contains(m))
+                    .map(|m| format!("`commit {}`", m.word())),
+            );
+            let help = if ways.is_empty() {
+                format!("kind `{}` offers no offset pin and no safe commit mode; declare what the connector can do in the kind (`pins offsets`, `commits after_write`)", kind.name)
+            } else {
+                format!("say how offsets are handled: {}", ways.join(", or "))
+            };
             out.push(
                 Diagnostic::new(RULE.code, r.loc.file, r.loc.span, format!("task `{}` reads `{}` with neither a pin nor a commit mode; its offsets default to `commit after_write`", t.task.name, src.name))
-                    .help("say how offsets are handled: `pinned offsets`, or `commit after_write` / `commit in_transaction`"),
+                    .help(help),
             );
         }
     });
