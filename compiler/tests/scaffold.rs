@@ -199,3 +199,45 @@ fn a_module_that_would_hide_a_standard_module_is_refused() {
         }
     }
 }
+
+/// The module is what Python would run: `-m X`, `-mX`, after Python's own
+/// options; a script's arguments are not Python's options.
+#[test]
+fn the_module_is_read_as_python_reads_its_options() {
+    let module_of = |command: &[&str]| {
+        let mut pipelines = fixture("sqlite_modes");
+        pipelines[0].tasks.truncate(1);
+        pipelines[0].tasks[0].command = command.iter().map(|s| (*s).to_owned()).collect();
+        python::generate(&pipelines).map(|s| {
+            s.rewrite
+                .iter()
+                .map(|f| f.path.clone())
+                .find(|p| !p.starts_with("flowc_runtime/"))
+                .unwrap_or_default()
+        })
+    };
+    assert_eq!(
+        module_of(&["python", "-u", "-W", "ignore", "-m", "a.b"])
+            .ok()
+            .as_deref(),
+        Some("a/b.py")
+    );
+    assert_eq!(
+        module_of(&["python3", "-ma.b"]).ok().as_deref(),
+        Some("a/b.py")
+    );
+    assert_eq!(
+        module_of(&["python", "job.py", "-mode", "x"])
+            .ok()
+            .as_deref(),
+        Some("sq_modes/upsert_input.py")
+    );
+    let problems = module_of(&["python", "-m"]).expect_err("no module");
+    assert!(
+        problems[0]
+            .message
+            .contains("`-m` is not followed by a module"),
+        "{}",
+        problems[0].message
+    );
+}

@@ -182,12 +182,33 @@ fn run_module(task: &Task) -> Option<&str> {
     if !runs_python {
         return None;
     }
-    let pos = task.command.iter().position(|a| a == "-m")?;
-    task.command.get(pos + 1).map(String::as_str)
+    // Python's own options come before the script or module: `-m MODULE`
+    // (or `-mMODULE`); `-m` last names no module (an empty one, which
+    // cannot be imported). A script, or `-c`, runs no module.
+    let mut args = task.command.iter().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "-m" {
+            return Some(args.next().map_or("", String::as_str));
+        }
+        if let Some(module) = arg.strip_prefix("-m") {
+            return Some(module);
+        }
+        if arg.starts_with("-c") || !arg.starts_with('-') {
+            return None;
+        }
+        if arg == "-W" || arg == "-X" {
+            // Options that take a value.
+            args.next();
+        }
+    }
+    None
 }
 
 /// Why Python cannot import `module`, if it cannot.
 fn unimportable(module: &str) -> Option<String> {
+    if module.is_empty() {
+        return Some("`-m` is not followed by a module".to_string());
+    }
     for part in module.split('.') {
         if part.is_empty() {
             return Some(format!(
