@@ -216,7 +216,9 @@ fn unimportable(module: &str) -> Option<String> {
             ));
         }
         if !is_identifier(part) {
-            return Some(format!("`{part}` is not a Python identifier"));
+            return Some(format!(
+                "`{part}` is not a Python identifier of ASCII letters, digits and `_`"
+            ));
         }
         if super::python_names::KEYWORDS.contains(&part) {
             return Some(format!("`{part}` is a Python keyword"));
@@ -225,7 +227,7 @@ fn unimportable(module: &str) -> Option<String> {
     let top = module.split('.').next().unwrap_or_default();
     if super::python_names::TAKEN.contains(&top) {
         return Some(format!(
-            "a package `{top}` in the output folder would hide the module `{top}` that Python or the runtime imports"
+            "a generated `{top}` in the output folder would hide the module `{top}` that Python or the runtime imports"
         ));
     }
     None
@@ -276,12 +278,12 @@ fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
                 let (message, help) = if run_module(task).is_some() {
                     (
                         format!("task `{}` runs `python -m {module}`, which flowc cannot scaffold: {why}", task.name),
-                        "name a module of Python identifiers that are not keywords, in a package of your own, as in `python -m orders.load`",
+                        "run a module of your own: ASCII identifiers that are not Python keywords, in a package that no standard module shares, as in `python -m orders.load`",
                     )
                 } else {
                     (
                         format!("the scaffold of task `{}` would be module `{module}`, which cannot work: {why}", task.name),
-                        "run the task with `python -m MODULE`, naming a module that is not a Python keyword, or rename the pipeline or task",
+                        "run the task with `python -m MODULE` naming a module of your own, or rename the pipeline or task",
                     )
                 };
                 problems.push(TargetProblem {
