@@ -504,3 +504,14 @@ fn an_unterminated_string_and_a_missing_block_are_said_plainly() {
         );
     }
 }
+
+/// A `timeout` with a bad value is FL002, not also "no lease" (FL503).
+#[test]
+fn a_bad_timeout_is_one_finding() {
+    let text = PIPELINE
+        .replace("timeout 30m", "timeout 18446744073709551615s")
+        .replace("    run command", "    retries 2\n    run command");
+    let f = check(&text);
+    assert_eq!(f.with("FL002").len(), 1, "{:?}", f.codes());
+    assert!(f.with("FL503").is_empty(), "{:?}", f.codes());
+}

@@ -866,7 +866,12 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 }
                 "retries" => def.retries = self.int_arg(f, s).map(|n| (n, at)),
                 "retry_delay" => def.retry_delay = self.duration_arg(f, s),
-                "timeout" => def.timeout = self.duration_arg(f, s).map(|n| (n, at)),
+                // A timeout written with a bad value still counts as a lease
+                // written (FL002 says what is wrong; no FL503 on top); the
+                // file has an error, so the value reaches no output.
+                "timeout" => {
+                    def.timeout = Some((self.duration_arg(f, s).unwrap_or(u64::MAX), at));
+                }
                 "image" => def.image = self.string_arg(f, s),
                 _ => def.require = self.guarantee_arg(f, s).map(|g| (g, at)),
             }
@@ -1274,7 +1279,8 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             "retries" => def.retries = self.int_arg(f, s).map(|n| (n, at)),
             "internal_retries" => def.internal_retries = self.int_arg(f, s).map(|n| (n, at)),
             "retry_delay" => def.retry_delay = self.duration_arg(f, s),
-            "timeout" => def.timeout = self.duration_arg(f, s).map(|n| (n, at)),
+            // As for the pipeline's: a bad value still counts as written.
+            "timeout" => def.timeout = Some((self.duration_arg(f, s).unwrap_or(u64::MAX), at)),
             "nondeterministic" => {
                 if self.no_value(f, s) {
                     def.nondeterministic = Some(at);
