@@ -847,3 +847,29 @@ fn outputs_claimed_by_pipelines_of_two_files_are_fl803() {
     assert!(dir.path().join("py/m/x_transform.py").is_file());
     assert!(!dir.path().join("py/m/x.py").exists());
 }
+
+/// A value a target cannot hold is found at the line that sets it: the
+/// task's own, else the pipeline's.
+#[test]
+fn target_limits_point_at_the_setting() {
+    let f = temp_flow(b"pipeline p {\n  image \"i\"\n  retries 4294967295\n  task t {\n    timeout 4294967295d\n    run command [\"a\"]\n  }\n}\n");
+    for target in ["argo", "airflow"] {
+        let out_dir = tempfile::tempdir().expect("temp dir");
+        let out = flowc()
+            .args(["build", "--target", target, "--out"])
+            .arg(out_dir.path())
+            .arg(f.path())
+            .output()
+            .expect("runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{text}");
+        assert!(
+            text.contains(":3:3]"),
+            "{target}: retries at the pipeline's line: {text}"
+        );
+        assert!(
+            text.contains(":5:5]"),
+            "{target}: timeout at the task's line: {text}"
+        );
+    }
+}

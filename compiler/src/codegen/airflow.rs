@@ -368,7 +368,7 @@ impl<'a> DagView<'a> {
             ];
             for (what, seconds) in durations {
                 if let Some(s) = seconds.filter(|s| *s > TIMEDELTA_MAX_SECONDS) {
-                    problems.push(problem(
+                    let mut found = problem(
                         "FL802",
                         pipeline,
                         Some(task),
@@ -377,11 +377,15 @@ impl<'a> DagView<'a> {
                             task.name
                         ),
                         format!("give a shorter `{what}`"),
-                    ));
+                    );
+                    if what == "timeout" {
+                        found.at = At::Timeout;
+                    }
+                    problems.push(found);
                 }
             }
             if task.timeout_seconds == Some(0) {
-                problems.push(problem(
+                let mut found = problem(
                     "FL802",
                     pipeline,
                     Some(task),
@@ -390,7 +394,9 @@ impl<'a> DagView<'a> {
                         task.name
                     ),
                     "give a timeout of at least 1s, or none".into(),
-                ));
+                );
+                found.at = At::Timeout;
+                problems.push(found);
             }
             for (message, help, at) in super::process_problems(task) {
                 let mut found = problem("FL802", pipeline, Some(task), message, help.into());
@@ -398,7 +404,7 @@ impl<'a> DagView<'a> {
                 problems.push(found);
             }
             if i32::try_from(task.retries).is_err() {
-                problems.push(problem(
+                let mut found = problem(
                     "FL802",
                     pipeline,
                     Some(task),
@@ -409,7 +415,9 @@ impl<'a> DagView<'a> {
                         i32::MAX
                     ),
                     "give fewer retries".into(),
-                ));
+                );
+                found.at = At::Retries;
+                problems.push(found);
             }
         }
 

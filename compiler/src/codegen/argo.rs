@@ -481,7 +481,7 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
     // Argo reads `retryStrategy.limit` and `activeDeadlineSeconds` as 32-bit
     // integers, and a backoff as a Go duration (at most about 292 years).
     if i32::try_from(task.retries).is_err() {
-        out.push(problem(
+        let mut found = problem(
             "FL802",
             format!(
                 "task `{}` has {} retries; Argo's `retryStrategy.limit` goes up to {}",
@@ -490,10 +490,12 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
                 i32::MAX
             ),
             "give fewer retries",
-        ));
+        );
+        found.at = At::Retries;
+        out.push(found);
     }
     if task.timeout_seconds.is_some_and(|s| s > i32::MAX as u64) {
-        out.push(problem(
+        let mut found = problem(
             "FL802",
             format!(
                 "task `{}` has a timeout of {}s; Argo's `activeDeadlineSeconds` goes up to {}",
@@ -502,7 +504,9 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
                 i32::MAX
             ),
             "give a shorter timeout (68 years at the most)",
-        ));
+        );
+        found.at = At::Timeout;
+        out.push(found);
     }
     if task.retries > 0 && task.retry_delay_seconds > GO_DURATION_MAX_SECONDS {
         out.push(problem(
@@ -515,11 +519,13 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
         ));
     }
     if task.timeout_seconds == Some(0) {
-        out.push(problem(
+        let mut found = problem(
             "FL802",
             format!("task `{}` has a timeout of 0s, which Argo cannot express", task.name),
             "Argo's `activeDeadlineSeconds` must be positive: give a timeout of at least 1s, or none",
-        ));
+        );
+        found.at = At::Timeout;
+        out.push(found);
     }
     out
 }

@@ -133,6 +133,8 @@ pub struct Places {
 struct TaskPlaces {
     name: Loc,
     run: Option<Loc>,
+    retries: Option<Loc>,
+    timeout: Option<Loc>,
     reads: HashMap<String, Loc>,
     writes: HashMap<String, Loc>,
     emits: HashMap<String, Loc>,
@@ -185,6 +187,8 @@ impl Places {
                         let places = TaskPlaces {
                             name: t.name_loc,
                             run: t.run.as_ref().map(|r| r.loc),
+                            retries: t.retries.or(p.retries).map(|(_, at)| at),
+                            timeout: t.timeout.or(p.timeout).map(|(_, at)| at),
                             reads: by_name(t.reads.iter().map(|r| (r.decl, r.loc)).collect()),
                             writes: by_name(t.writes.iter().map(|w| (w.decl, w.loc)).collect()),
                             emits: by_name(t.emits.iter().map(|e| (e.decl, e.loc)).collect()),
@@ -213,6 +217,8 @@ pub fn problems_to_diagnostics(places: &Places, problems: Vec<TargetProblem>) ->
                         At::Read(d) => t.reads.get(d).copied(),
                         At::Write(d) => t.writes.get(d).copied(),
                         At::Emit(d) => t.emits.get(d).copied(),
+                        At::Retries => t.retries,
+                        At::Timeout => t.timeout,
                     };
                     found.unwrap_or(t.name)
                 })

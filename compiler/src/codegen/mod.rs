@@ -204,4 +204,8 @@ pub enum At {
     Write(String),
     /// The `emit` of the named effect.
     Emit(String),
+    /// The `retries` line in force for the task (its own, else its pipeline's).
+    Retries,
+    /// The `timeout` line in force for the task (its own, else its pipeline's).
+    Timeout,
 }
