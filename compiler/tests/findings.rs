@@ -515,3 +515,29 @@ fn a_bad_timeout_is_one_finding() {
     assert_eq!(f.with("FL002").len(), 1, "{:?}", f.codes());
     assert!(f.with("FL503").is_empty(), "{:?}", f.codes());
 }
+
+/// After a clause word the expected word is named by its kind, not "a name".
+#[test]
+fn after_a_clause_word_the_expected_word_is_named() {
+    for (statement, says) in [
+        ("write dst upsert require", "expected a guarantee"),
+        ("read src pinned", "expected a pin"),
+        ("read src commit", "expected a commit mode"),
+        ("allow", "expected a rule code"),
+    ] {
+        let text = format!(
+            "pipeline p {{\n  task t {{\n    {statement}\n    run command [\"x\"]\n  }}\n}}\n"
+        );
+        let f = check(&text);
+        let d = one(&f, "FL001");
+        assert!(d.message.starts_with(says), "{statement}: {}", d.message);
+        assert!(!d.message.contains("a name"), "{statement}: {}", d.message);
+    }
+    let f = check("pipeline p {\n  task t {\n    run command [\"a\"] image \"x\"\n  }\n}\n");
+    let help = one(&f, "FL001").help.clone().unwrap_or_default();
+    assert!(
+        help.contains("run image \\\"REF\\\" command")
+            || help.contains("run image \"REF\" command"),
+        "{help}"
+    );
+}

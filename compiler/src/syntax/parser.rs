@@ -1218,7 +1218,7 @@ fn expected_words(rules: &BTreeSet<Rule>, tokens: Vec<String>, line_start: bool)
         skip.extend(statement_rules);
         skip.extend(item_rules);
     } else if any(&item_rules) {
-        words.push("`use`, `kind`, `source`, `sink`, `effect` or `pipeline`".into());
+        words.push("an item (`use`, `kind`, `source`, `sink`, `effect` or `pipeline`)".into());
         skip.extend(item_rules);
     }
     for r in rules {
@@ -1302,6 +1302,27 @@ fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> Diagn
     let (found, len) = describe_found(rest);
     // A keyword tried in a lookahead is not what is expected.
     let words: Vec<String> = words.into_iter().filter(|w| *w != found).collect();
+    // After a clause word, "a name" is one of a closed set of words: say which.
+    let before = text[..pos].rsplit('\n').next().unwrap_or_default();
+    let last_word = before.split_whitespace().last().unwrap_or_default();
+    let named = match last_word {
+        "require" => Some(
+            "a guarantee (`exactly_once`, `effectively_once`, `at_least_once` or `at_most_once`)",
+        ),
+        "pinned" => Some("a pin (`version`, `snapshot`, `listing` or `offsets`)"),
+        "commit" => {
+            Some("a commit mode (`auto`, `before_write`, `after_write` or `in_transaction`)")
+        }
+        "allow" => Some("a rule code such as `FL202`"),
+        _ => None,
+    };
+    let words: Vec<String> = match named {
+        Some(what) => words
+            .into_iter()
+            .map(|w| if w == "a name" { what.to_string() } else { w })
+            .collect(),
+        None => words,
+    };
     let expected = if words.is_empty() {
         String::new()
     } else {
@@ -1348,7 +1369,11 @@ fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> Diagn
     } else if found == "end of line" && words.iter().any(|w| w == "`}`") {
         d = d.help("statements end at the end of their line; put each on a line of its own");
     } else if CLAUSE_WORDS.iter().any(|w| found == format!("`{w}`")) {
-        d = d.help(format!("{found} starts a clause here, so it cannot be a name in this position; rename the declaration"));
+        d = d.help(if found == "`image`" && before.trim_start().starts_with("run") {
+            "write the image first: `run image \"REF\" command [..]`".to_string()
+        } else {
+            format!("{found} starts a clause, so it cannot stand here; if it names a declaration, rename that declaration")
+        });
     } else if found == "end of line" {
         d = d.help("the statement is incomplete; statements end at the end of their line, except inside `[...]` and `(...)` and after a comma");
     } else {
