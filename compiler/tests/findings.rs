@@ -541,3 +541,25 @@ fn after_a_clause_word_the_expected_word_is_named() {
         "{help}"
     );
 }
+
+/// A key term in other case, or cut short, gets the term it most likely is.
+#[test]
+fn a_miscased_or_shortened_key_term_gets_its_suggestion() {
+    for (term, meant) in [
+        ("Input.id", "input.id"),
+        ("INTERVAL.START", "interval.start"),
+        ("attempt.num", "attempt.number"),
+        ("run.ID", "run.id"),
+    ] {
+        let text = format!(
+            "pipeline p {{\n  task t {{\n    key {term}\n    run command [\"x\"]\n  }}\n}}\n"
+        );
+        let f = check(&text);
+        let d = one(&f, "FL001");
+        assert!(
+            d.message.ends_with(&format!("did you mean `{meant}`?")),
+            "{term}: {}",
+            d.message
+        );
+    }
+}

@@ -1562,11 +1562,27 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 (["hash"], None) => Some("hash(input)".to_string()),
                 ([first @ ("input" | "output")], None) => Some(format!("hash({first})")),
                 ([first @ ("input" | "output"), ..], _) => Some(format!("{first}.FIELD")),
-                _ => closest(
-                    &text,
-                    TERMS[1..12].iter().copied().chain(["input.F", "output.F"]),
-                )
-                .map(str::to_string),
+                // Written in other case: the term in its case (`Input.id`).
+                ([first, rest @ ..], _)
+                    if matches!(first.to_ascii_lowercase().as_str(), "input" | "output")
+                        && rest.len() == 1 =>
+                {
+                    Some(format!("{}.{}", first.to_ascii_lowercase(), rest[0]))
+                }
+                _ => {
+                    let lower = text.to_ascii_lowercase();
+                    let terms = || TERMS[1..12].iter().copied();
+                    // A term cut short (`attempt.num`), then one in other
+                    // case (`INTERVAL.START`), then the closest spelling.
+                    terms()
+                        .find(|t| t.starts_with(&lower) && lower.contains('.'))
+                        .or_else(|| terms().find(|t| *t == lower))
+                        .map(str::to_string)
+                        .or_else(|| {
+                            closest(&text, terms().chain(["input.F", "output.F"]))
+                                .map(str::to_string)
+                        })
+                }
             };
             let hint = guess
                 .map(|g| format!("; did you mean `{g}`?"))

@@ -1229,6 +1229,12 @@ fn expected_words(rules: &BTreeSet<Rule>, tokens: Vec<String>, line_start: bool)
             words.push(w.to_string());
         }
     }
+    // A thing and the token that opens it say the same: keep the thing.
+    for (thing, opener) in [("a string", "`\"`"), ("a list", "`[`"), ("a tuple", "`(`")] {
+        if words.iter().any(|w| w == thing) {
+            tokens.retain(|t| t != opener);
+        }
+    }
     words.extend(tokens);
     let mut seen = BTreeSet::new();
     words.retain(|w| seen.insert(w.clone()));
