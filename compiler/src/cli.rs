@@ -283,12 +283,13 @@ fn generate_into(
     let mut written = std::collections::BTreeSet::new();
     let mut extra = Vec::new();
     // Nothing is written for a file with errors.
+    let decl_names = emit::Places::decl_names(&outcome);
     let lowered: Vec<_> = outcome
         .roots
         .iter()
         .filter(|&&file| !outcome.file_has_errors(file) && !outcome.broken.contains(&file))
         .map(|&file| {
-            let places = emit::Places::of(&outcome, file);
+            let places = emit::Places::of(&outcome, file, &decl_names);
             (places, lower::pipelines_of(&outcome, file))
         })
         .filter(|(_, pipelines)| !pipelines.is_empty())

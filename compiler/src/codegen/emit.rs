@@ -126,35 +126,37 @@ pub struct Places {
     file: FileId,
     /// Pipeline name -> (where it is named, its tasks).
     pipelines: BTreeMap<String, (Loc, HashMap<String, TaskPlaces>)>,
+    /// The run's declaration names, by index (shared by every file's places).
+    decl_names: std::sync::Arc<[String]>,
 }
 
-/// Where a task is named, its `run` statement, and its statements by the
-/// declaration they name (`read`, `write`, `emit`; the first of each).
+/// Where a task is named, its `run` statement, the `retries` and `timeout`
+/// lines in force, and its `read`, `write` and `emit` statements with the
+/// declaration each names. Kept small: a pipeline may have 100,000 tasks.
 struct TaskPlaces {
     name: Loc,
     run: Option<Loc>,
     retries: Option<Loc>,
     timeout: Option<Loc>,
-    reads: HashMap<String, Loc>,
-    writes: HashMap<String, Loc>,
-    emits: HashMap<String, Loc>,
+    reads: Vec<(usize, Loc)>,
+    writes: Vec<(usize, Loc)>,
+    emits: Vec<(usize, Loc)>,
 }
 
 impl Places {
-    /// The file these places are in.
-    pub fn file(&self) -> FileId {
-        self.file
+    /// The start of the file.
+    fn start(&self) -> Loc {
+        Loc {
+            file: self.file,
+            span: crate::span::Span::new(0, 0),
+        }
     }
 
     /// Where pipeline `name` is named, or the start of the file.
     pub fn pipeline(&self, name: &str) -> Loc {
-        self.pipelines.get(name).map_or(
-            Loc {
-                file: self.file,
-                span: crate::span::Span::new(0, 0),
-            },
-            |(loc, _)| *loc,
-        )
+        self.pipelines
+            .get(name)
+            .map_or(self.start(), |(loc, _)| *loc)
     }
 
     /// No pipelines: every finding goes to the start of `file`.
@@ -162,10 +164,29 @@ impl Places {
         Places {
             file,
             pipelines: BTreeMap::new(),
+            decl_names: std::sync::Arc::new([]),
         }
     }
 
-    pub fn of(outcome: &Outcome, file: FileId) -> Places {
+    /// The run's declaration names, once for the places of all its files.
+    pub fn decl_names(outcome: &Outcome) -> std::sync::Arc<[String]> {
+        outcome
+            .program
+            .decls
+            .iter()
+            .map(|d| d.name.clone())
+            .collect()
+    }
+
+    /// The first of `statements` naming declaration `name`.
+    fn statement(&self, statements: &[(usize, Loc)], name: &str) -> Option<Loc> {
+        statements
+            .iter()
+            .find(|(decl, _)| self.decl_names.get(*decl).is_some_and(|n| n == name))
+            .map(|(_, at)| *at)
+    }
+
+    pub fn of(outcome: &Outcome, file: FileId, decl_names: &std::sync::Arc<[String]>) -> Places {
         let pipelines = outcome
             .program
             .pipelines
@@ -176,22 +197,14 @@ impl Places {
                     .tasks
                     .iter()
                     .map(|t| {
-                        let by_name = |items: Vec<(usize, Loc)>| {
-                            let mut map = HashMap::new();
-                            for (decl, loc) in items {
-                                map.entry(outcome.program.decls[decl].name.clone())
-                                    .or_insert(loc);
-                            }
-                            map
-                        };
                         let places = TaskPlaces {
                             name: t.name_loc,
                             run: t.run.as_ref().map(|r| r.loc),
                             retries: t.retries.or(p.retries).map(|(_, at)| at),
                             timeout: t.timeout.or(p.timeout).map(|(_, at)| at),
-                            reads: by_name(t.reads.iter().map(|r| (r.decl, r.loc)).collect()),
-                            writes: by_name(t.writes.iter().map(|w| (w.decl, w.loc)).collect()),
-                            emits: by_name(t.emits.iter().map(|e| (e.decl, e.loc)).collect()),
+                            reads: t.reads.iter().map(|r| (r.decl, r.loc)).collect(),
+                            writes: t.writes.iter().map(|w| (w.decl, w.loc)).collect(),
+                            emits: t.emits.iter().map(|e| (e.decl, e.loc)).collect(),
                         };
                         (t.name.clone(), places)
                     })
@@ -199,7 +212,11 @@ impl Places {
                 (p.name.clone(), (p.name_loc, tasks))
             })
             .collect();
-        Places { file, pipelines }
+        Places {
+            file,
+            pipelines,
+            decl_names: decl_names.clone(),
+        }
     }
 }
 
@@ -214,9 +231,9 @@ pub fn problems_to_diagnostics(places: &Places, problems: Vec<TargetProblem>) ->
                     let found = match &p.at {
                         At::Name => None,
                         At::Run => t.run,
-                        At::Read(d) => t.reads.get(d).copied(),
-                        At::Write(d) => t.writes.get(d).copied(),
-                        At::Emit(d) => t.emits.get(d).copied(),
+                        At::Read(d) => places.statement(&t.reads, d),
+                        At::Write(d) => places.statement(&t.writes, d),
+                        At::Emit(d) => places.statement(&t.emits, d),
                         At::Retries => t.retries,
                         At::Timeout => t.timeout,
                     };
@@ -239,12 +256,11 @@ pub fn write_all(
     places: &Places,
 ) -> Result<usize, Vec<Diagnostic>> {
     let at = |g: &GeneratedFile| {
-        g.pipeline
-            .as_ref()
-            .and_then(|name| places.pipelines.get(name))
-            .map_or((places.file, crate::span::Span::new(0, 0)), |(loc, _)| {
-                (loc.file, loc.span)
-            })
+        let loc = g
+            .pipeline
+            .as_deref()
+            .map_or_else(|| places.start(), |name| places.pipeline(name));
+        (loc.file, loc.span)
     };
     let mut targets = Vec::new();
     let mut errors = Vec::new();
