@@ -737,7 +737,10 @@ fn fl802_for_numbers_argo_cannot_hold() {
     assert!(found
         .iter()
         .all(|p| p.code == "FL802" && p.task.as_deref() == Some("big")));
-    assert!(found[0].message.contains("4294967295 retries"), "{said:#?}");
+    assert!(
+        found[0].message.contains("`retries 4294967295`"),
+        "{said:#?}"
+    );
     assert!(
         found[1].message.contains("timeout of 4294967295s"),
         "{said:#?}"

@@ -373,8 +373,7 @@ impl<'a> DagView<'a> {
                         pipeline,
                         Some(task),
                         format!(
-                            "task `{}` has a {what} of {s}s, longer than a Python timedelta holds (999999999 days)",
-                            task.name
+                            "a `{what}` of {s}s is longer than a Python timedelta holds (999999999 days)"
                         ),
                         format!("give a shorter `{what}`"),
                     );
@@ -389,16 +388,14 @@ impl<'a> DagView<'a> {
                     "FL802",
                     pipeline,
                     Some(task),
-                    format!(
-                        "task `{}` has a timeout of 0s, which Airflow reads as no timeout at all",
-                        task.name
-                    ),
+                    "a timeout of 0s, which Airflow reads as no timeout at all".to_string(),
                     "give a timeout of at least 1s, or none".into(),
                 );
                 found.at = At::Timeout;
                 problems.push(found);
             }
-            for (message, help, at) in super::process_problems(task) {
+            // `_flowc_airflow.flow_env` sets the first six.
+            for (message, help, at) in super::process_problems(task, &super::FLOW_ENV[..6]) {
                 let mut found = problem("FL802", pipeline, Some(task), message, help.into());
                 found.at = at;
                 problems.push(found);
@@ -409,8 +406,7 @@ impl<'a> DagView<'a> {
                     pipeline,
                     Some(task),
                     format!(
-                        "task `{}` has {} retries; Airflow stores the count in a 32-bit column, up to {}",
-                        task.name,
+                        "`retries {}` is more than Airflow's 32-bit retry count holds ({})",
                         task.retries,
                         i32::MAX
                     ),

@@ -473,7 +473,7 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
             out.push(found);
         }
     }
-    for (message, help, at) in super::process_problems(task) {
+    for (message, help, at) in super::process_problems(task, &super::FLOW_ENV) {
         let mut found = problem("FL802", message, help);
         found.at = at;
         out.push(found);
@@ -484,8 +484,7 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
         let mut found = problem(
             "FL802",
             format!(
-                "task `{}` has {} retries; Argo's `retryStrategy.limit` goes up to {}",
-                task.name,
+                "`retries {}` is more than Argo's `retryStrategy.limit` holds ({})",
                 task.retries,
                 i32::MAX
             ),
@@ -498,8 +497,7 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
         let mut found = problem(
             "FL802",
             format!(
-                "task `{}` has a timeout of {}s; Argo's `activeDeadlineSeconds` goes up to {}",
-                task.name,
+                "a timeout of {}s is more than Argo's `activeDeadlineSeconds` holds ({}s)",
                 task.timeout_seconds.unwrap_or_default(),
                 i32::MAX
             ),
@@ -521,7 +519,7 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
     if task.timeout_seconds == Some(0) {
         let mut found = problem(
             "FL802",
-            format!("task `{}` has a timeout of 0s, which Argo cannot express", task.name),
+            "a timeout of 0s, which Argo cannot express".to_string(),
             "Argo's `activeDeadlineSeconds` must be positive: give a timeout of at least 1s, or none",
         );
         found.at = At::Timeout;

@@ -221,8 +221,10 @@ impl Places {
 }
 
 /// Target problems as findings, at the task (or pipeline) they name, or at
-/// the task's `run` statement when the problem is in it.
+/// the statement or setting they are about. A pipeline's setting that every
+/// task inherits is one finding, not one per task.
 pub fn problems_to_diagnostics(places: &Places, problems: Vec<TargetProblem>) -> Vec<Diagnostic> {
+    let mut seen = std::collections::HashSet::new();
     problems
         .into_iter()
         .map(|p| {
@@ -245,6 +247,7 @@ pub fn problems_to_diagnostics(places: &Places, problems: Vec<TargetProblem>) ->
             });
             Diagnostic::new(p.code, f, span, p.message).help(p.help)
         })
+        .filter(|d| seen.insert((d.code, d.file, d.span, d.message.clone())))
         .collect()
 }
 

@@ -10,23 +10,27 @@ pub mod python;
 mod python_names;
 pub mod quote;
 
-/// Environment variables the generated definitions set for the task
-/// runtime; a task's own `env` may not use these names on any target.
+/// Environment variables the generated Argo definitions set for the task
+/// runtime (Airflow's operator sets the first six); a task's own `env` may
+/// not use the names its target sets.
 pub(crate) const FLOW_ENV: [&str; 8] = [
     "FLOW_PIPELINE",
     "FLOW_TASK",
+    "FLOW_INTERVAL_START",
     "FLOW_INTERVAL_END",
-    "FLOW_SCHEDULE",
-    "FLOW_TIMEZONE",
     "FLOW_RUN_ID",
     "FLOW_ATTEMPT",
-    "FLOW_INTERVAL_START",
+    "FLOW_SCHEDULE",
+    "FLOW_TIMEZONE",
 ];
 
 /// What no process can be started with, on any target: `(problem, help,
 /// where)` for each string of the task's argv, image and env that holds a
-/// NUL character, and each `env` name the runtime sets itself.
-pub(crate) fn process_problems(task: &ir::Task) -> Vec<(String, &'static str, At)> {
+/// NUL character, and each `env` name in `reserved`, which the target sets.
+pub(crate) fn process_problems(
+    task: &ir::Task,
+    reserved: &[&str],
+) -> Vec<(String, &'static str, At)> {
     let mut out = Vec::new();
     let nul =
         "a process's arguments and environment cannot hold a NUL character; remove the `\\u{0}`";
@@ -61,7 +65,7 @@ pub(crate) fn process_problems(task: &ir::Task) -> Vec<(String, &'static str, At
                 At::Name,
             ));
         }
-        if FLOW_ENV.contains(&var.name.as_str()) {
+        if reserved.contains(&var.name.as_str()) {
             out.push((
                 format!(
                     "env `{}` is set by flowc itself and would be overridden",
