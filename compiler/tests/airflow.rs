@@ -291,6 +291,13 @@ fn problems_instead_of_broken_files() {
         value: "mine".into(),
     }];
     assert_eq!(codes(&[reserved]), ["FL802"]);
+    // Airflow's operator sets no `FLOW_SCHEDULE`: the name is free there.
+    let mut free = manual_without_image();
+    free.tasks[0].env = vec![EnvVar {
+        name: "FLOW_SCHEDULE".into(),
+        value: "x".into(),
+    }];
+    assert!(airflow::generate(&[free]).is_ok());
     let mut first_year = keyword_names();
     first_year.start = Some("0001-01-01".into());
     assert!(airflow::generate(&[edge, first_year]).is_ok());
