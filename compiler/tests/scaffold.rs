@@ -241,3 +241,27 @@ fn the_module_is_read_as_python_reads_its_options() {
         problems[0].message
     );
 }
+
+/// A module may not also be the package another module sits in, nor be
+/// `__init__` or `__main__`.
+#[test]
+fn a_module_that_is_also_a_package_or_a_dunder_is_refused() {
+    let mut pipelines = fixture("sqlite_modes");
+    pipelines[0].tasks.truncate(2);
+    pipelines[0].tasks[0].command = vec!["python".into(), "-m".into(), "m.x".into()];
+    pipelines[0].tasks[1].command = vec!["python".into(), "-m".into(), "m.x.y".into()];
+    let problems = python::generate(&pipelines).expect_err("nested");
+    assert_eq!(problems.len(), 1, "{problems:#?}");
+    assert_eq!(problems[0].code, "FL803");
+    assert!(
+        problems[0].message.contains("package"),
+        "{}",
+        problems[0].message
+    );
+    for dunder in ["at.__init__", "__main__"] {
+        pipelines[0].tasks.truncate(1);
+        pipelines[0].tasks[0].command = vec!["python".into(), "-m".into(), dunder.into()];
+        let problems = python::generate(&pipelines).expect_err("dunder");
+        assert_eq!(problems[0].code, "FL802", "{dunder}");
+    }
+}

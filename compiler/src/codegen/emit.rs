@@ -311,40 +311,94 @@ pub type Generated = Result<Vec<GeneratedFile>, Vec<Diagnostic>>;
 /// file with a clash gets its findings instead, and writes nothing. The
 /// first file to claim a name keeps it.
 pub fn claims_across_files(outputs: &mut [(&Places, Generated)]) {
-    // path or claim -> (index of the file, pipeline)
+    // path, claim, Python module or package -> (index of the file, pipeline)
     let mut taken: HashMap<String, (usize, String)> = HashMap::new();
+    let mut packages: HashMap<String, (usize, String)> = HashMap::new();
     let mut clashes: Vec<(usize, Diagnostic)> = Vec::new();
+    // One finding per pair of pipelines, however many outputs they share.
+    let mut reported: std::collections::HashSet<(usize, String, String)> =
+        std::collections::HashSet::new();
     for (i, (places, result)) in outputs.iter().enumerate() {
         let Ok(files) = result else { continue };
         for f in files {
             let Some(pipeline) = &f.pipeline else {
                 continue;
             };
-            let keys = std::iter::once((format!("`{}`", f.path), true))
-                .chain(f.claim.iter().map(|c| (c.clone(), false)));
-            for (key, is_path) in keys {
-                match taken.get(&key) {
-                    Some((j, other)) if *j != i => {
-                        let other_places = outputs[*j].0;
-                        let at = places.pipeline(pipeline);
-                        let first = other_places.pipeline(other);
-                        let message = if is_path {
-                            format!("pipelines `{other}` and `{pipeline}` would both write {key}")
-                        } else {
-                            format!("pipelines `{other}` and `{pipeline}` both become {key}")
-                        };
-                        clashes.push((
-                            i,
-                            Diagnostic::new("FL803", at.file, at.span, message)
-                                .label(first.file, first.span, format!("`{other}` is here"))
-                                .help("rename one of the pipelines (or give its tasks other modules), so each output has one owner"),
-                        ));
-                    }
-                    Some(_) => {}
-                    None => {
-                        taken.insert(key, (i, pipeline.clone()));
+            // A Python file: a module its packages' folders may not hold twice.
+            let module = f.path.strip_suffix(".py");
+            let mut found: Option<(usize, String, String)> = None;
+            let mut note = |j: usize, other: &String, what: String| {
+                if j != i && found.is_none() {
+                    found = Some((j, other.clone(), what));
+                }
+            };
+            let path_key = format!("`{}`", f.path);
+            if let Some((j, other)) = taken.get(&path_key) {
+                note(*j, other, format!("would both write {path_key}"));
+            }
+            if let Some(claim) = &f.claim {
+                if let Some((j, other)) = taken.get(claim) {
+                    note(*j, other, format!("both become {claim}"));
+                }
+            }
+            // A Python module may not be a package another one sits in.
+            let enclosing: Vec<&str> = module
+                .map(|m| m.match_indices('/').map(|(k, _)| &m[..k]).collect())
+                .unwrap_or_default();
+            if let Some(m) = module {
+                if let Some((j, other)) = packages.get(m) {
+                    note(
+                        *j,
+                        other,
+                        format!("clash: `{m}.py` is also a package of the other's"),
+                    );
+                }
+                for p in &enclosing {
+                    if let Some((j, other)) = taken.get(&format!("`{p}.py`")) {
+                        note(
+                            *j,
+                            other,
+                            format!("clash: `{p}.py` is also a package of the other's"),
+                        );
                     }
                 }
+            }
+            if let Some((j, other, what)) = found {
+                if reported.insert((i, other.clone(), pipeline.clone())) {
+                    let at = places.pipeline(pipeline);
+                    let first = outputs[j].0.pipeline(&other);
+                    let scaffold = f.path.contains('/') || f.path.ends_with("_transform.py");
+                    let help = if f.claim.is_some() || !scaffold {
+                        "rename one of the pipelines, so each output has one owner"
+                    } else {
+                        "give the tasks modules of their own in `run command [\"python\", \"-m\", ...]`, neither inside nor beside the other's"
+                    };
+                    clashes.push((
+                        i,
+                        Diagnostic::new(
+                            "FL803",
+                            at.file,
+                            at.span,
+                            format!("pipelines `{other}` and `{pipeline}` {what}"),
+                        )
+                        .label(first.file, first.span, format!("`{other}` is here"))
+                        .help(help),
+                    ));
+                }
+                continue;
+            }
+            taken
+                .entry(path_key)
+                .or_insert_with(|| (i, pipeline.clone()));
+            if let Some(claim) = &f.claim {
+                taken
+                    .entry(claim.clone())
+                    .or_insert_with(|| (i, pipeline.clone()));
+            }
+            for p in enclosing {
+                packages
+                    .entry(p.to_owned())
+                    .or_insert_with(|| (i, pipeline.clone()));
             }
         }
     }

@@ -223,6 +223,11 @@ fn unimportable(module: &str) -> Option<String> {
         if super::python_names::KEYWORDS.contains(&part) {
             return Some(format!("`{part}` is a Python keyword"));
         }
+        if part.starts_with("__") && part.ends_with("__") {
+            return Some(format!(
+                "`{part}` is a name Python gives a meaning of its own"
+            ));
+        }
     }
     let top = module.split('.').next().unwrap_or_default();
     if super::python_names::TAKEN.contains(&top) {
@@ -262,6 +267,8 @@ fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
     let mut problems = Vec::new();
     let mut modules: BTreeMap<String, (String, String)> = BTreeMap::new();
     let mut transforms: BTreeMap<String, (String, String)> = BTreeMap::new();
+    // Packages the modules sit in (`m` and `m.x` for `m.x.y`).
+    let mut packages: BTreeMap<String, (String, String)> = BTreeMap::new();
     for pipeline in pipelines {
         for task in &pipeline.tasks {
             for read in &task.reads {
@@ -327,6 +334,32 @@ fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
                 });
             }
             transforms.insert(transform, (pipeline.name.clone(), task.name.clone()));
+            // A module may not also be a package another module sits in.
+            let owner = (pipeline.name.clone(), task.name.clone());
+            let enclosing: Vec<String> = module
+                .match_indices('.')
+                .map(|(i, _)| module[..i].to_owned())
+                .collect();
+            let clash = packages
+                .get(&module)
+                .cloned()
+                .or_else(|| enclosing.iter().find_map(|p| modules.get(p).cloned()));
+            if let Some((other_pipeline, other_task)) = clash {
+                problems.push(TargetProblem {
+                    code: "FL803",
+                    pipeline: pipeline.name.clone(),
+                    task: Some(task.name.clone()),
+                    message: format!(
+                        "the modules of tasks `{other_pipeline}.{other_task}` and `{}.{}` clash: one is the package the other sits in",
+                        pipeline.name, task.name
+                    ),
+                    help: "a module cannot also be a package: give the tasks modules that do not nest, as `orders.load` and `orders.report`".to_owned(),
+                    at: At::Run,
+                });
+            }
+            for p in enclosing {
+                packages.entry(p).or_insert_with(|| owner.clone());
+            }
             if let Some((other_pipeline, other_task)) =
                 modules.insert(module.clone(), (pipeline.name.clone(), task.name.clone()))
             {
