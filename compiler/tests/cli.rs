@@ -846,6 +846,23 @@ fn outputs_claimed_by_pipelines_of_two_files_are_fl803() {
     );
     assert!(dir.path().join("py/m/x_transform.py").is_file());
     assert!(!dir.path().join("py/m/x.py").exists());
+    // One finding per pair of pipelines, however many files they share.
+    w("y1.flow", &task("q1", "n.x"));
+    w("y2.flow", &task("q2", "n.x"));
+    let out = run(&[
+        "scaffold", "--lang", "python", "--out", "py2", "y1.flow", "y2.flow",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("FL803").count(), 1, "{text}");
+    // A module in one file that is the package of another's module.
+    w("z1.flow", &task("r1", "k.x"));
+    w("z2.flow", &task("r2", "k.x.y"));
+    let out = run(&[
+        "scaffold", "--lang", "python", "--out", "py3", "z1.flow", "z2.flow",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("also a package"), "{text}");
 }
 
 /// A value a target cannot hold is found at the line that sets it: the
