@@ -122,8 +122,12 @@ pub fn parse_cron(text: &str) -> Result<String, String> {
                 match crate::analyze::suggest::closest(text, names.iter().copied()) {
                     Some(s) => format!("`{text}` is not a schedule preset; did you mean `{s}`?"),
                     None => format!(
-                        "`{text}` is not a schedule preset (use {})",
-                        names.join(", ")
+                        "`{text}` is not a schedule preset: the presets are {}",
+                        names
+                            .iter()
+                            .map(|n| format!("`{n}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                 }
             });
@@ -160,6 +164,11 @@ pub fn parse_cron(text: &str) -> Result<String, String> {
                 4 => WEEKDAYS.contains(&up.as_str()),
                 _ => false,
             };
+            if !ok && matches!(up.as_str(), "L" | "W" | "LW") {
+                return Err(format!(
+                    "`{text}`: `{word}` (last day, nearest weekday) is not supported by every scheduler; write the days as numbers"
+                ));
+            }
             if !ok {
                 return Err(format!(
                     "`{text}`: `{word}` is not a {}",
@@ -406,6 +415,8 @@ mod tests {
         assert!(err("1,,2 * * * *").contains("empty item"));
         assert!(err("5/15 * * * *").contains("`*/15` or `5-59/15`"));
         assert!(err("0 5/2 * * *").contains("an hour step"));
+        assert!(err("@reboot").contains("the presets are `@hourly`"));
+        assert!(err("0 0 L * *").contains("`L` (last day"));
         assert!(err("0 0 * * MON/2").contains("`MON-6/2`"));
         // Missing parts are named, never shown as empty backticks.
         for (bad, says) in [

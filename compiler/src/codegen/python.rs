@@ -193,7 +193,7 @@ fn run_module(task: &Task) -> Option<&str> {
         if let Some(module) = arg.strip_prefix("-m") {
             return Some(module);
         }
-        if arg.starts_with("-c") || !arg.starts_with('-') {
+        if arg.starts_with("-c") || arg == "--" || !arg.starts_with('-') {
             return None;
         }
         if arg == "-W" || arg == "-X" {
@@ -217,7 +217,8 @@ fn unimportable(module: &str) -> Option<String> {
         }
         if !is_identifier(part) {
             return Some(format!(
-                "`{part}` is not a Python identifier of ASCII letters, digits and `_`"
+                "`{}` is not a Python identifier of ASCII letters, digits and `_`",
+                part.escape_debug()
             ));
         }
         if super::python_names::KEYWORDS.contains(&part) {
@@ -284,7 +285,11 @@ fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
             if let Some(why) = unimportable(&module) {
                 let (message, help) = if run_module(task).is_some() {
                     (
-                        format!("task `{}` runs `python -m {module}`, which flowc cannot scaffold: {why}", task.name),
+                        format!(
+                            "task `{}` runs `{}`, which flowc cannot scaffold: {why}",
+                            task.name,
+                            format!("python -m {module}").trim_end().escape_debug()
+                        ),
                         "run a module of your own: ASCII identifiers that are not Python keywords, in a package that no standard module shares, as in `python -m orders.load`",
                     )
                 } else {
