@@ -563,3 +563,19 @@ fn a_miscased_or_shortened_key_term_gets_its_suggestion() {
         );
     }
 }
+
+/// A keyword written in other case, or misspelled, at the start of a line
+/// gets the keyword as help.
+#[test]
+fn a_miscased_or_misspelled_item_keyword_gets_the_keyword() {
+    for text in [
+        "Pipeline q {\n}\n",
+        "PIPELINE q {\n}\n",
+        "pipline q {\n}\n",
+        "source s: files {\n  path \"x\"\n}\nSink o: files {\n  path \"y\"\n}\n",
+    ] {
+        let f = check(text);
+        let help = one(&f, "FL001").help.clone().unwrap_or_default();
+        assert!(help.starts_with("did you mean `"), "{text}: {help}");
+    }
+}

@@ -1382,10 +1382,29 @@ fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> Diagn
         });
     } else if found == "end of line" {
         d = d.help("the statement is incomplete; statements end at the end of their line, except inside `[...]` and `(...)` and after a comma");
+    } else if let Some(keyword) = keyword_meant(&rest[..len], line_start) {
+        d = d.help(format!("did you mean `{keyword}`? keywords are lowercase"));
     } else {
         d = d.help("`flowc explain FL001` shows the shape of a `.flow` file; docs/language.md has the grammar");
     }
     d
+}
+
+/// The keyword a word that starts a line most likely means: the same in
+/// lowercase (`Pipeline`, `KEY`), or a close spelling (`pipline`).
+fn keyword_meant(word: &str, line_start: bool) -> Option<&'static str> {
+    const KEYWORDS: [&str; 13] = [
+        "use", "kind", "source", "sink", "effect", "pipeline", "task", "after", "read", "key",
+        "write", "emit", "run",
+    ];
+    if !line_start || word.is_empty() {
+        return None;
+    }
+    let lower = word.to_ascii_lowercase();
+    KEYWORDS.iter().copied().find(|k| *k == lower).or_else(|| {
+        crate::analyze::suggest::closest(&lower, KEYWORDS.iter().copied())
+            .filter(|_| lower.len() > 3)
+    })
 }
 
 /// The opening quote of a string left open on the line that holds `pos`,
