@@ -264,6 +264,24 @@ fn problem(pipeline: &Pipeline, task: &Task, at: At, message: String, help: &str
 
 const NO_RUNTIME_HELP: &str = "the Python runtime supports sqlite_table, postgres_table, files and delta_table, and the effects http_request, webhook, slack_message and email";
 
+/// A problem with the module a task's `run` statement runs.
+fn run_problem(
+    pipeline: &Pipeline,
+    task: &Task,
+    code: &'static str,
+    message: String,
+    help: &str,
+) -> TargetProblem {
+    TargetProblem {
+        code,
+        pipeline: pipeline.name.clone(),
+        task: Some(task.name.clone()),
+        message,
+        help: help.to_owned(),
+        at: At::Run,
+    }
+}
+
 fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
     let mut problems = Vec::new();
     let mut modules: BTreeMap<String, (String, String)> = BTreeMap::new();
@@ -298,26 +316,12 @@ fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
                         "run the task with `python -m MODULE` naming a module of your own, or rename the pipeline or task",
                     )
                 };
-                problems.push(TargetProblem {
-                    code: "FL802",
-                    pipeline: pipeline.name.clone(),
-                    task: Some(task.name.clone()),
-                    message,
-                    help: help.to_owned(),
-                    at: At::Run,
-                });
+                problems.push(run_problem(pipeline, task, "FL802", message, help));
                 continue;
             }
             let top = module.split('.').next().unwrap_or_default();
             if top == "flowc_runtime" {
-                problems.push(TargetProblem {
-                    code: "FL803",
-                    pipeline: pipeline.name.clone(),
-                    task: Some(task.name.clone()),
-                    message: format!("task `{}` runs module `{module}`, inside the generated `flowc_runtime` package", task.name),
-                    help: "run the task from a module outside `flowc_runtime`".to_owned(),
-                    at: At::Run,
-                });
+                problems.push(run_problem(pipeline, task, "FL803", format!("task `{}` runs module `{module}`, inside the generated `flowc_runtime` package", task.name), "run the task from a module outside `flowc_runtime`"));
             }
             // A module may not be another task's transform, nor the reverse.
             let transform = format!("{module}_transform");
@@ -326,17 +330,10 @@ fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
                 .or_else(|| modules.get(&transform))
                 .cloned();
             if let Some((other_pipeline, other_task)) = clash {
-                problems.push(TargetProblem {
-                    code: "FL803",
-                    pipeline: pipeline.name.clone(),
-                    task: Some(task.name.clone()),
-                    message: format!(
+                problems.push(run_problem(pipeline, task, "FL803", format!(
                         "the modules of tasks `{other_pipeline}.{other_task}` and `{}.{}` clash: one's module is the other's transform (`{module}` and `{transform}`)",
                         pipeline.name, task.name
-                    ),
-                    help: "give the tasks modules that do not end in the other's name plus `_transform`".to_owned(),
-                    at: At::Run,
-                });
+                    ), "give the tasks modules that do not end in the other's name plus `_transform`"));
             }
             transforms.insert(transform, (pipeline.name.clone(), task.name.clone()));
             // A module may not also be a package another module sits in.
@@ -350,17 +347,10 @@ fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
                 .cloned()
                 .or_else(|| enclosing.iter().find_map(|p| modules.get(p).cloned()));
             if let Some((other_pipeline, other_task)) = clash {
-                problems.push(TargetProblem {
-                    code: "FL803",
-                    pipeline: pipeline.name.clone(),
-                    task: Some(task.name.clone()),
-                    message: format!(
+                problems.push(run_problem(pipeline, task, "FL803", format!(
                         "the modules of tasks `{other_pipeline}.{other_task}` and `{}.{}` clash: one is the package the other sits in",
                         pipeline.name, task.name
-                    ),
-                    help: "a module cannot also be a package: give the tasks modules that do not nest, as `orders.load` and `orders.report`".to_owned(),
-                    at: At::Run,
-                });
+                    ), "a module cannot also be a package: give the tasks modules that do not nest, as `orders.load` and `orders.report`"));
             }
             for p in enclosing {
                 packages.entry(p).or_insert_with(|| owner.clone());
@@ -368,17 +358,10 @@ fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
             if let Some((other_pipeline, other_task)) =
                 modules.insert(module.clone(), (pipeline.name.clone(), task.name.clone()))
             {
-                problems.push(TargetProblem {
-                    code: "FL803",
-                    pipeline: pipeline.name.clone(),
-                    task: Some(task.name.clone()),
-                    message: format!(
+                problems.push(run_problem(pipeline, task, "FL803", format!(
                         "tasks `{other_pipeline}.{other_task}` and `{}.{}` both run module `{module}`",
                         pipeline.name, task.name
-                    ),
-                    help: "give each task its own module in `run command [\"python\", \"-m\", ...]`".to_owned(),
-                    at: At::Run,
-                });
+                    ), "give each task its own module in `run command [\"python\", \"-m\", ...]`"));
             }
         }
     }
