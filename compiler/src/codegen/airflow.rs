@@ -7,12 +7,10 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use handlebars::{
-    Context, Handlebars, Helper, HelperResult, Output, RenderContext, RenderErrorReason,
-};
+use handlebars::Handlebars;
 use serde::Serialize;
 
-use super::helpers::{py_str_helper, string_param};
+use super::helpers::{checked, py_str_helper};
 use super::ir::{OnAmbiguous, Pipeline, Task};
 use super::{At, GeneratedFile, TargetProblem};
 
@@ -508,7 +506,14 @@ fn registry() -> Handlebars<'static> {
     registry.set_strict_mode(true);
     registry.register_escape_fn(handlebars::no_escape);
     registry.register_helper("py_str", py_str_helper());
-    registry.register_helper("py_ident", Box::new(py_ident_helper));
+    registry.register_helper(
+        "py_ident",
+        Box::new(checked(
+            "py_ident",
+            is_plain_identifier,
+            "a Python identifier flowc may assign",
+        )),
+    );
     registry
         .register_template_string("dag", DAG_TEMPLATE)
         .expect("the embedded Airflow DAG template is valid handlebars");
@@ -519,26 +524,6 @@ fn registry() -> Handlebars<'static> {
         .register_template_string("edge", EDGE_TEMPLATE)
         .expect("the embedded Airflow edge template is valid handlebars");
     registry
-}
-
-/// `{{py_ident name}}`: a name flowc chose to be a plain Python identifier;
-/// anything else is a bug, reported instead of emitting broken code.
-fn py_ident_helper(
-    helper: &Helper,
-    _: &Handlebars,
-    _: &Context,
-    _: &mut RenderContext,
-    out: &mut dyn Output,
-) -> HelperResult {
-    let value = string_param(helper, "py_ident")?;
-    if !is_plain_identifier(value) {
-        return Err(RenderErrorReason::Other(format!(
-            "`{value}` is not a Python identifier flowc may assign"
-        ))
-        .into());
-    }
-    out.write(value)?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -56,6 +56,35 @@ pub(crate) fn quoting(
     }
 }
 
+/// A helper `{{NAME s}}` that writes the string `s` as it is, after
+/// checking it with `accepts`: for names flowc chose, which must already be
+/// what the output needs (anything else is a bug, reported instead of
+/// emitting broken code).
+pub(crate) fn checked(
+    name: &'static str,
+    accepts: fn(&str) -> bool,
+    what: &'static str,
+) -> impl Fn(
+    &Helper<'_>,
+    &Handlebars<'_>,
+    &Context,
+    &mut RenderContext<'_, '_>,
+    &mut dyn Output,
+) -> HelperResult
+       + Send
+       + Sync {
+    move |helper, _, _, _, out| {
+        let value = string_param(helper, name)?;
+        if !accepts(value) {
+            return Err(
+                RenderErrorReason::Other(format!("{name}: `{value}` is not {what}")).into(),
+            );
+        }
+        out.write(value)?;
+        Ok(())
+    }
+}
+
 /// `{{py_str s}}`: a Python string literal that reads back as `s`.
 pub(crate) fn py_str_helper() -> Box<dyn handlebars::HelperDef + Send + Sync> {
     Box::new(quoting("py_str", python_str))
@@ -66,7 +95,7 @@ mod tests {
     use handlebars::Handlebars;
     use serde_json::json;
 
-    use super::py_str_helper;
+    use super::{checked, py_str_helper};
 
     fn registry() -> Handlebars<'static> {
         let mut hb = Handlebars::new();
@@ -97,5 +126,30 @@ mod tests {
             .render_template("{{py_str}}", &json!({}))
             .expect_err("no argument");
         assert!(err.to_string().contains("py_str"), "{err}");
+    }
+
+    #[test]
+    fn checked_writes_what_it_accepts_and_refuses_the_rest() {
+        let mut hb = Handlebars::new();
+        hb.register_helper(
+            "lower",
+            Box::new(checked(
+                "lower",
+                |s| s.chars().all(|c| c.is_ascii_lowercase()),
+                "lowercase",
+            )),
+        );
+        assert_eq!(
+            hb.render_template("{{lower s}}", &json!({"s": "abc"}))
+                .expect("renders"),
+            "abc"
+        );
+        let err = hb
+            .render_template("{{lower s}}", &json!({"s": "aBc"}))
+            .expect_err("not lowercase");
+        assert!(
+            err.to_string().contains("lower: `aBc` is not lowercase"),
+            "{err}"
+        );
     }
 }

@@ -8,13 +8,10 @@
 
 use std::collections::BTreeMap;
 
-use handlebars::{
-    Context, Handlebars, Helper, HelperResult, Output, RenderContext, RenderError,
-    RenderErrorReason,
-};
+use handlebars::{Context, Handlebars, Helper, HelperResult, Output, RenderContext, RenderError};
 use serde_json::{json, Value};
 
-use super::helpers::{param, py_str_helper, string_param};
+use super::helpers::{checked, param, py_str_helper};
 use super::ir::{Emit, Mode, Pin, Pipeline, Read, Task, Tracking, Write};
 use super::quote::python_str;
 use super::{At, GeneratedFile, TargetProblem};
@@ -558,7 +555,14 @@ fn registry() -> Result<Handlebars<'static>, String> {
     hb.register_escape_fn(handlebars::no_escape);
     hb.register_helper("py_str", py_str_helper());
     hb.register_helper("py_value", Box::new(py_value_helper));
-    hb.register_helper("py_ident", Box::new(py_ident_helper));
+    hb.register_helper(
+        "py_ident",
+        Box::new(checked(
+            "py_ident",
+            is_dotted_identifier,
+            "a dotted Python module path",
+        )),
+    );
     for (name, text) in [
         ("task", TASK_TEMPLATE),
         ("transform", TRANSFORM_TEMPLATE),
@@ -581,25 +585,6 @@ fn py_value_helper(
     out: &mut dyn Output,
 ) -> HelperResult {
     out.write(&py_literal(param(h, "py_value")?))?;
-    Ok(())
-}
-
-/// `{{py_ident m}}`: a dotted Python module path, checked, never quoted.
-fn py_ident_helper(
-    h: &Helper<'_>,
-    _: &Handlebars<'_>,
-    _: &Context,
-    _: &mut RenderContext<'_, '_>,
-    out: &mut dyn Output,
-) -> HelperResult {
-    let value = string_param(h, "py_ident")?;
-    if !is_dotted_identifier(value) {
-        return Err(RenderErrorReason::Other(format!(
-            "py_ident expects a module path, got `{value}`"
-        ))
-        .into());
-    }
-    out.write(value)?;
     Ok(())
 }
 
