@@ -73,12 +73,7 @@ pub enum FormatErrorKind {
 impl fmt::Display for FormatErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::UnterminatedString => {
-                write!(
-                    f,
-                    "unterminated string: a string must close with `\"` on the line it starts"
-                )
-            }
+            Self::UnterminatedString => f.write_str(crate::syntax::parser::UNTERMINATED_STRING),
             Self::UnexpectedCharacter(c) => {
                 write!(f, "unexpected character `{}`", c.escape_debug())
             }

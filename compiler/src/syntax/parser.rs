@@ -1348,7 +1348,7 @@ fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> Diagn
             "FL001",
             file,
             Span::new(open, line_end),
-            "unterminated string: a string must close with `\"` on the line it starts",
+            UNTERMINATED_STRING,
         )
         .help("close the string with `\"`; inside a string, write `\\\"` for a quote and `\\\\` for a backslash");
     }
@@ -1406,6 +1406,10 @@ fn keyword_meant(word: &str, line_start: bool) -> Option<&'static str> {
             .filter(|_| lower.len() > 3)
     })
 }
+
+/// What an unterminated string is told, by `check` and by `fmt` alike.
+pub const UNTERMINATED_STRING: &str =
+    "unterminated string: a string must close with `\"` on the line it starts";
 
 /// The opening quote of a string left open on the line that holds `pos`,
 /// when the error is at that line's end.
