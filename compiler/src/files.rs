@@ -31,6 +31,27 @@ pub fn normalize(p: &Path) -> PathBuf {
     out.iter().collect()
 }
 
+/// The files that mark a project's root folder: flowc's configuration, a
+/// Python project's, or a git checkout.
+pub const ROOT_MARKERS: [&str; 3] = ["flowc.toml", "pyproject.toml", ".git"];
+
+/// The project root of `file`: the nearest folder at or above the file's
+/// own that holds one of [`ROOT_MARKERS`], else the file's own folder. The
+/// path is absolute (canonical) when the file exists; `use` stays inside it,
+/// and generated headers name sources relative to it.
+pub fn project_root(file: &Path) -> PathBuf {
+    let real = std::fs::canonicalize(file).unwrap_or_else(|_| normalize(file));
+    let start = real.parent().map_or_else(PathBuf::new, Path::to_path_buf);
+    start
+        .ancestors()
+        .find(|dir| {
+            ROOT_MARKERS
+                .iter()
+                .any(|m| dir.join(m).symlink_metadata().is_ok())
+        })
+        .map_or(start.clone(), Path::to_path_buf)
+}
+
 /// An I/O error in the house style: lowercase, without the `(os error N)`
 /// that only means something to a programmer.
 pub fn io_words(e: &std::io::Error) -> String {
@@ -119,4 +140,26 @@ pub fn check_paths(paths: &[PathBuf]) -> Result<crate::analyze::Outcome, String>
         inputs.push(read_input(f).map_err(|e| format!("cannot read `{}`: {e}", display(f)))?);
     }
     Ok(crate::analyze::check(inputs, &FsLoader))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::project_root;
+
+    #[test]
+    fn the_root_is_the_nearest_folder_with_a_marker() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let top = dir.path().canonicalize().expect("canonical");
+        let deep = top.join("a/b");
+        std::fs::create_dir_all(&deep).expect("mkdir");
+        std::fs::write(deep.join("p.flow"), "").expect("write");
+        // No marker anywhere below the temp folder: the file's own folder
+        // (unless the temp folder itself sits in a project).
+        let found = project_root(&deep.join("p.flow"));
+        assert!(found == deep || !found.starts_with(&top), "{found:?}");
+        std::fs::write(top.join("a/flowc.toml"), "").expect("write");
+        assert_eq!(project_root(&deep.join("p.flow")), top.join("a"));
+        std::fs::create_dir(deep.join(".git")).expect("mkdir");
+        assert_eq!(project_root(&deep.join("p.flow")), deep);
+    }
 }
