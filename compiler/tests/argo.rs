@@ -471,7 +471,7 @@ fn hostile_strings_survive_pyyaml_when_available() {
 
 const SCHEMA_PATH: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/data/argo-workflows-schema.strict.json"
+    "/../tests/data/argo-workflows-schema.strict.json"
 );
 
 static SCHEMA: LazyLock<Value> = LazyLock::new(|| {
