@@ -386,6 +386,51 @@ fn a_hand_written_file_is_refused_and_left_alone() {
     assert_eq!(again.status.code(), Some(0), "{again:?}");
 }
 
+/// A named pipe where a DAG goes is refused at once: reading it for a header
+/// would wait forever for a writer.
+#[cfg(unix)]
+#[test]
+fn a_pipe_where_a_file_goes_is_refused_without_waiting() {
+    let dir = project();
+    write(&dir.path().join("orders.flow"), ONE_TASK);
+    std::fs::create_dir(dir.path().join("dags")).expect("mkdir");
+    let made = Command::new("mkfifo")
+        .arg(dir.path().join("dags/orders_daily.py"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flowc"))
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .args([
+            "build",
+            "--target",
+            "airflow",
+            "--out",
+            "dags",
+            "orders.flow",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawns");
+    let started = std::time::Instant::now();
+    while child.try_wait().expect("waits").is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("flowc waited on the pipe");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().expect("output");
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("`dags/orders_daily.py` is not a plain file"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn a_renamed_pipeline_leaves_no_stale_output() {
     for (target, ext) in [("airflow", "py"), ("argo", "yaml")] {

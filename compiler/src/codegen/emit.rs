@@ -495,6 +495,13 @@ pub fn write_counted(
                 format!("`{shown}` is a folder, where flowc would write a file"),
                 "move the folder away, or rename the pipeline (or the task's module) so its output goes elsewhere",
             ));
+        } else if !meta.is_file() {
+            // A pipe or a device: reading it for a header could wait forever.
+            errors.push(finding(
+                g,
+                format!("`{shown}` is not a plain file; flowc writes only plain files"),
+                "remove it, or rename the pipeline (or the task's module) so its output goes elsewhere",
+            ));
         } else if !matches!(read_header(p), Ok(Some(_))) {
             errors.push(finding(
                 g,

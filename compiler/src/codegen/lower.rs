@@ -41,7 +41,12 @@ impl Endpoints {
     }
 }
 
-fn pipeline(outcome: &Outcome, p: &PipelineDef, report: &PipelineReport) -> ir::Pipeline {
+fn pipeline(
+    outcome: &Outcome,
+    p: &PipelineDef,
+    report: &PipelineReport,
+    source_file: &str,
+) -> ir::Pipeline {
     let program = &outcome.program;
     // The tasks of a large pipeline are lowered on all cores, each thread
     // sharing its own endpoints; they come back in order.
@@ -54,7 +59,7 @@ fn pipeline(outcome: &Outcome, p: &PipelineDef, report: &PipelineReport) -> ir::
     let tasks = runs.into_iter().flatten().collect();
     ir::Pipeline {
         name: p.name.clone(),
-        source_file: header_path(outcome.sources.path(p.loc.file)),
+        source_file: source_file.to_owned(),
         schedule: p.schedule.as_ref().map(|(text, _)| text.clone()),
         start: p.start.clone(),
         timezone: p.timezone.clone(),
@@ -172,12 +177,21 @@ fn lower_task(
 
 /// The IR of every analysed pipeline declared in `file`, in source order.
 pub fn pipelines_of(outcome: &Outcome, file: FileId) -> Vec<ir::Pipeline> {
+    // Found on the file system once per file, not once per pipeline.
+    let source_file = header_path(outcome.sources.path(file));
     outcome
         .analysis
         .pipelines
         .iter()
         .filter(|r| outcome.program.pipelines[r.pipeline].loc.file == file)
-        .map(|r| pipeline(outcome, &outcome.program.pipelines[r.pipeline], r))
+        .map(|r| {
+            pipeline(
+                outcome,
+                &outcome.program.pipelines[r.pipeline],
+                r,
+                &source_file,
+            )
+        })
         .collect()
 }
 
