@@ -721,8 +721,8 @@ fn argo_braces_in_a_command_point_at_the_run_statement() {
     assert!(found[1].2.contains(r"print(1)\n{{ ds }}"), "{found:#?}");
 }
 
-/// TARGETS.md: headers name the source by the path given on the command
-/// line, never an absolute path of the machine.
+/// TARGETS.md: headers name the source relative to its project root, never
+/// by an absolute path of the machine.
 #[test]
 fn headers_never_name_an_absolute_path() {
     let f =
@@ -752,7 +752,7 @@ fn headers_never_name_an_absolute_path() {
         assert!(!text.contains(dir), "{target}: {text}");
         assert!(text.contains(&name), "{target}: {text}");
     }
-    // A path given relative to the current folder is kept as given.
+    // A file of this repository is named relative to the repository's root.
     let out_dir = tempfile::tempdir().expect("temp dir");
     let out = flowc()
         .args(["build", "--target", "airflow", "--out"])
