@@ -113,7 +113,9 @@ Examples:
   flowc build --target argo --out k8s/ examples/orders.flow
   flowc build --target argo --argo-kind template --out k8s/ pipeline.flow
 
-One file per pipeline. Nothing is written for a .flow file with errors.
+One file per pipeline. Nothing is written for a .flow file with errors, and no
+file that flowc did not generate is replaced. Files generated earlier from the
+same .flow files for pipelines they no longer have are removed (--keep-stale lists them).
 Exit status: as for `flowc check`.")]
     Build {
         /// The scheduler to compile for
@@ -125,6 +127,9 @@ Exit status: as for `flowc check`.")]
         /// For Argo: `auto` (`CronWorkflow` when scheduled, else Workflow) or `template` (`WorkflowTemplate`)
         #[arg(long, value_enum, default_value = "auto")]
         argo_kind: ArgoKindArg,
+        /// List the files earlier builds generated for pipelines that are gone, instead of removing them
+        #[arg(long)]
+        keep_stale: bool,
         /// Files, or folders searched recursively for *.flow (default: the current folder)
         paths: Vec<PathBuf>,
     },
@@ -256,20 +261,30 @@ fn print_findings(outcome: &analyze::Outcome) -> Summary {
     summary
 }
 
+/// What [`generate_into`] did.
+struct Run {
+    code: ExitCode,
+    /// The paths written, relative to the output folder.
+    written: std::collections::BTreeSet<String>,
+    /// The `.flow` files whose outputs were all written, as headers name them.
+    sources: std::collections::BTreeSet<String>,
+    /// What the generator said it kept, for the files whose outputs were written.
+    kept: std::collections::BTreeSet<String>,
+}
+
+/// What a generator returns for the pipelines of one `.flow` file: the files
+/// to write and the paths it left as they were, or its problems.
+type Generation =
+    Result<(Vec<crate::codegen::GeneratedFile>, Vec<String>), Vec<crate::codegen::TargetProblem>>;
+
 /// Check the files, run `generate` on the pipelines of each file without
-/// errors, and write what it returns inside `out`. Prints the findings
-/// (target problems included) and returns the exit status and the paths
-/// written.
+/// errors, and write what it returns inside `out`, all of a `.flow` file's
+/// outputs or none. Prints the findings (target problems included).
 fn generate_into(
     paths: &[PathBuf],
     out: &std::path::Path,
-    mut generate: impl FnMut(
-        &[crate::codegen::ir::Pipeline],
-    ) -> Result<
-        Vec<crate::codegen::GeneratedFile>,
-        Vec<crate::codegen::TargetProblem>,
-    >,
-) -> Result<(ExitCode, std::collections::BTreeSet<String>), ExitCode> {
+    mut generate: impl FnMut(&[crate::codegen::ir::Pipeline]) -> Generation,
+) -> Result<Run, ExitCode> {
     use crate::codegen::{emit, lower};
     let mut outcome = check_paths(paths).map_err(|e| usage_error(&e))?;
     std::fs::create_dir_all(out).map_err(|e| {
@@ -281,6 +296,8 @@ fn generate_into(
     })?;
     // Shared support files are written once per .flow file; count them once.
     let mut written = std::collections::BTreeSet::new();
+    let mut sources = std::collections::BTreeSet::new();
+    let mut kept = std::collections::BTreeSet::new();
     let mut extra = Vec::new();
     // Nothing is written for a file with errors.
     let decl_names = emit::Places::decl_names(&outcome);
@@ -303,20 +320,36 @@ fn generate_into(
     std::thread::spawn(move || drop(model));
     // Everything is generated before anything is written: pipelines of
     // different files may not claim one output (FL803).
+    let mut left_alone = Vec::new();
     let mut generated: Vec<_> = lowered
         .iter()
         .map(|(places, pipelines)| {
-            let result = generate(pipelines).map_err(|p| emit::problems_to_diagnostics(places, p));
+            let result = generate(pipelines)
+                .map(|(files, kept)| {
+                    left_alone.push(kept);
+                    files
+                })
+                .map_err(|p| {
+                    left_alone.push(Vec::new());
+                    emit::problems_to_diagnostics(places, p)
+                });
             (places, result)
         })
         .collect();
     emit::claims_across_files(&mut generated);
-    for (places, result) in generated {
+    for (((places, result), (_, pipelines)), left) in
+        generated.into_iter().zip(&lowered).zip(left_alone)
+    {
         match result {
-            Ok(files) => match emit::write_all(out, &files, places) {
-                Ok(_) => written.extend(files.into_iter().map(|f| f.path)),
-                Err(d) => extra.extend(d),
-            },
+            Ok(files) => {
+                let (count, problems) = emit::write_counted(out, &files, places);
+                if problems.is_empty() {
+                    sources.extend(pipelines.first().map(|p| p.source_file.clone()));
+                    kept.extend(left);
+                }
+                written.extend(files.into_iter().take(count).map(|f| f.path));
+                extra.extend(problems);
+            }
             Err(d) => extra.extend(d),
         }
     }
@@ -324,7 +357,12 @@ fn generate_into(
     diagnostic::sort(&mut outcome.diagnostics, &outcome.sources);
     let summary = print_findings(&outcome);
     exit_without_freeing(outcome);
-    Ok((ExitCode::from(u8::from(summary.errors > 0)), written))
+    Ok(Run {
+        code: ExitCode::from(u8::from(summary.errors > 0)),
+        written,
+        sources,
+        kept,
+    })
 }
 
 fn plural(n: usize, word: &str) -> String {
@@ -336,61 +374,98 @@ fn build(
     target: Target,
     out: &std::path::Path,
     argo_kind: ArgoKindArg,
+    keep_stale: bool,
 ) -> ExitCode {
-    use crate::codegen::{airflow, argo};
+    use crate::codegen::{airflow, argo, emit};
     let kind = match argo_kind {
         ArgoKindArg::Auto => argo::ArgoKind::Auto,
         ArgoKindArg::Template => argo::ArgoKind::Template,
     };
-    let result = generate_into(paths, out, |pipelines| match target {
-        Target::Argo => argo::generate(pipelines, kind),
-        Target::Airflow => airflow::generate(pipelines),
-    });
-    match result {
-        Ok((code, written)) => {
-            eprintln!(
-                "flowc: wrote {} to {}",
-                plural(written.len(), "file"),
-                out.display()
-            );
-            code
+    let result = generate_into(paths, out, |pipelines| {
+        match target {
+            Target::Argo => argo::generate(pipelines, kind),
+            Target::Airflow => airflow::generate(pipelines),
         }
-        Err(code) => code,
+        .map(|files| (files, Vec::new()))
+    });
+    let run = match result {
+        Ok(run) => run,
+        Err(code) => return code,
+    };
+    let target_name = match target {
+        Target::Airflow => "airflow",
+        Target::Argo => "argo",
+    };
+    let mut removed = 0;
+    for stale in emit::stale_files(out, target_name, &run.sources, &run.written) {
+        let shown = crate::files::display(&stale.path);
+        let why = stale.pipeline.as_ref().map_or_else(
+            || format!("`{}` no longer produces it", stale.source),
+            |p| format!("pipeline `{p}` is no longer in `{}`", stale.source),
+        );
+        if keep_stale {
+            eprintln!("flowc: stale `{shown}` ({why}); kept, as --keep-stale asks");
+        } else {
+            match std::fs::remove_file(&stale.path) {
+                Ok(()) => {
+                    removed += 1;
+                    eprintln!("flowc: removed stale `{shown}` ({why})");
+                }
+                Err(e) => eprintln!(
+                    "flowc: cannot remove stale `{shown}` ({why}): {}",
+                    crate::files::io_words(&e)
+                ),
+            }
+        }
     }
+    let removed_note = if removed == 0 {
+        String::new()
+    } else {
+        format!("; removed {}", plural(removed, "stale file"))
+    };
+    eprintln!(
+        "flowc: wrote {} to {}{removed_note}",
+        plural(run.written.len(), "file"),
+        out.display()
+    );
+    run.code
 }
 
 fn scaffold(paths: &[PathBuf], out: &std::path::Path) -> ExitCode {
     use crate::codegen::{emit, python};
-    let mut kept = std::collections::BTreeSet::new();
     let result = generate_into(paths, out, |pipelines| {
         let scaffold = python::generate(pipelines)?;
         // Hand-written files: only where nothing exists yet.
         let mut files = scaffold.rewrite;
+        let mut kept = Vec::new();
         for f in scaffold.create_if_absent {
-            if emit::confined(out, &f.path).is_ok_and(|p| p.exists()) {
-                kept.insert(f.path);
+            if emit::confined(out, &f.path).is_ok_and(|p| p.symlink_metadata().is_ok()) {
+                // A package's existing `__init__.py` is no one's edit to keep.
+                if !f.path.ends_with("__init__.py") {
+                    kept.push(f.path);
+                }
             } else {
                 files.push(f);
             }
         }
-        Ok(files)
+        Ok((files, kept))
     });
     match result {
-        Ok((code, written)) => {
-            let kept_note = if kept.is_empty() {
+        Ok(run) => {
+            let kept_note = if run.kept.is_empty() {
                 String::new()
             } else {
                 format!(
-                    "; kept {} you may have edited",
-                    plural(kept.len(), "existing file")
+                    "; kept {} as it was",
+                    plural(run.kept.len(), "existing transform")
                 )
             };
             eprintln!(
                 "flowc: wrote {} to {}{kept_note}",
-                plural(written.len(), "file"),
+                plural(run.written.len(), "file"),
                 out.display()
             );
-            code
+            run.code
         }
         Err(code) => code,
     }
@@ -437,7 +512,7 @@ fn fmt(paths: &[PathBuf], check: bool) -> ExitCode {
                 );
             }
             Ok(new) => {
-                if let Err(e) = crate::codegen::emit::write_atomic(f, &new) {
+                if let Err(e) = crate::codegen::emit::rewrite_existing(f, &new) {
                     return usage_error(&format!(
                         "cannot write `{name}`: {}",
                         crate::files::io_words(&e)
@@ -592,8 +667,9 @@ pub fn main() -> ExitCode {
             target,
             out,
             argo_kind,
+            keep_stale,
             paths,
-        } => build(&paths, target, &out, argo_kind),
+        } => build(&paths, target, &out, argo_kind, keep_stale),
         Command::Scaffold {
             lang: Lang::Python,
             out,

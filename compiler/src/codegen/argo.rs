@@ -173,6 +173,8 @@ fn registry() -> Handlebars<'static> {
 #[derive(Debug, Serialize)]
 struct DocumentView {
     source_file: String,
+    /// The pipeline's own name, for the header (`name` is the resource's).
+    pipeline: String,
     kind: &'static str,
     name: String,
     annotations: Vec<Annotation>,
@@ -372,6 +374,7 @@ fn document(
     };
     Some(DocumentView {
         source_file: pipeline.source_file.clone(),
+        pipeline: pipeline.name.clone(),
         kind: api_kind,
         name: name?,
         annotations,

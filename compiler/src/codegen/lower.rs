@@ -41,7 +41,12 @@ impl Endpoints {
     }
 }
 
-fn pipeline(outcome: &Outcome, p: &PipelineDef, report: &PipelineReport) -> ir::Pipeline {
+fn pipeline(
+    outcome: &Outcome,
+    p: &PipelineDef,
+    report: &PipelineReport,
+    source_file: &str,
+) -> ir::Pipeline {
     let program = &outcome.program;
     // The tasks of a large pipeline are lowered on all cores, each thread
     // sharing its own endpoints; they come back in order.
@@ -54,7 +59,7 @@ fn pipeline(outcome: &Outcome, p: &PipelineDef, report: &PipelineReport) -> ir::
     let tasks = runs.into_iter().flatten().collect();
     ir::Pipeline {
         name: p.name.clone(),
-        source_file: header_path(outcome.sources.path(p.loc.file)),
+        source_file: source_file.to_owned(),
         schedule: p.schedule.as_ref().map(|(text, _)| text.clone()),
         start: p.start.clone(),
         timezone: p.timezone.clone(),
@@ -172,29 +177,48 @@ fn lower_task(
 
 /// The IR of every analysed pipeline declared in `file`, in source order.
 pub fn pipelines_of(outcome: &Outcome, file: FileId) -> Vec<ir::Pipeline> {
+    // Found on the file system once per file, not once per pipeline.
+    let source_file = header_path(outcome.sources.path(file));
     outcome
         .analysis
         .pipelines
         .iter()
         .filter(|r| outcome.program.pipelines[r.pipeline].loc.file == file)
-        .map(|r| pipeline(outcome, &outcome.program.pipelines[r.pipeline], r))
+        .map(|r| {
+            pipeline(
+                outcome,
+                &outcome.program.pipelines[r.pipeline],
+                r,
+                &source_file,
+            )
+        })
         .collect()
 }
 
-/// The source file as a generated header names it: the path given on the
-/// command line, but never an absolute path of this machine (TARGETS.md).
-/// An absolute path under the current folder is made relative to it; any
-/// other is cut to its file name.
+/// The source file as a generated header names it: its path relative to its
+/// project root ([`crate::files::project_root`]), with `/` between folders.
+/// The same file gives the same text from any working folder, given as a
+/// relative or an absolute path, and no absolute path of this machine ever
+/// appears (TARGETS.md). A file that cannot be resolved keeps a relative path
+/// as given (normalized) and an absolute one is cut to its file name.
 pub fn header_path(given: &str) -> String {
+    use crate::files::{display, normalize, project_root};
     let path = std::path::Path::new(given);
-    if !path.is_absolute() {
-        return given.to_owned();
+    if let Ok(real) = std::fs::canonicalize(path) {
+        let root = project_root(&real);
+        if let Ok(relative) = real.strip_prefix(&root) {
+            let relative = display(relative);
+            if !relative.is_empty() {
+                return relative;
+            }
+        }
     }
-    let relative = std::env::current_dir()
-        .ok()
-        .and_then(|cwd| path.strip_prefix(cwd).ok().map(crate::files::display));
-    relative
-        .filter(|r| !r.is_empty())
-        .or_else(|| path.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| given.to_owned())
+    if path.is_absolute() {
+        path.file_name().map_or_else(
+            || "source.flow".to_owned(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    } else {
+        display(&normalize(path))
+    }
 }
