@@ -1,8 +1,12 @@
 //! The canonical layout of a `.flow` file, as `flowc fmt` writes it.
 //!
-//! The formatter has its own small lexer and never builds an AST, so it works
-//! on any file whose strings are terminated and whose brackets balance, even
-//! one the parser rejects. It only ever changes whitespace, the spelling of
+//! The formatter has its own small lexer and never builds an AST, so its
+//! layout ([`format`]) works on any file whose strings are terminated and
+//! whose brackets balance, even one the parser rejects. `flowc fmt` calls
+//! [`format_file`], which first refuses what `check` refuses as a syntax
+//! error (FL001), so that it never rewrites a file `check` would not read
+//! the same way. Both refuse a file over [`MAX_INPUT_BYTES`] and brackets
+//! nested deeper than `check` takes. It only ever changes whitespace, the spelling of
 //! comment markers (`#foo` becomes `# foo`) and trailing commas in lists and
 //! tuples; the tests check that the token stream survives.
 //!
@@ -37,6 +41,12 @@
 
 use std::fmt;
 
+use crate::syntax::parser::MAX_NESTING;
+
+/// The largest file `fmt` formats, in bytes; a larger one is refused
+/// (and the CLI does not read it whole).
+pub const MAX_INPUT_BYTES: u64 = 16 * 1024 * 1024;
+
 /// Why a file could not be formatted. The position is where the problem
 /// starts in the original text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,6 +78,13 @@ pub enum FormatErrorKind {
         brace: char,
         open: char,
     },
+    /// Brackets and braces nested deeper than `check` accepts
+    /// ([`crate::syntax::parser::MAX_NESTING`]).
+    TooDeep,
+    /// A file over [`MAX_INPUT_BYTES`]; its size in bytes.
+    TooLarge(u64),
+    /// A syntax error `check` reports (FL001), in its words.
+    Syntax(String),
 }
 
 impl fmt::Display for FormatErrorKind {
@@ -93,6 +110,14 @@ impl fmt::Display for FormatErrorKind {
                     closing(*open)
                 )
             }
+            Self::TooDeep => f.write_str(&crate::syntax::parser::too_deep()),
+            Self::TooLarge(bytes) => write!(
+                f,
+                "file is too large to format ({} MB; the limit is {} MB)",
+                bytes.div_ceil(1_048_576),
+                MAX_INPUT_BYTES / 1_048_576
+            ),
+            Self::Syntax(message) => f.write_str(message),
         }
     }
 }
@@ -113,13 +138,60 @@ fn closing(open: char) -> char {
     }
 }
 
-/// Formats a whole `.flow` file. Never panics; returns an error for an
-/// unterminated string, unbalanced brackets or a character the language
-/// does not use outside strings and comments.
+/// Formats a whole `.flow` file, as `flowc fmt` does: refuses a file over
+/// [`MAX_INPUT_BYTES`] and any file `check` reports a syntax error (FL001)
+/// for, with `check`'s words and position, then lays it out with
+/// [`format`].
+pub fn format_file(source: &str) -> Result<String, FormatError> {
+    too_large(source)?;
+    let (_, findings) = crate::syntax::parse(crate::source::FileId(0), source);
+    if let Some(d) = findings.into_iter().find(|d| d.code == "FL001") {
+        return Err(error_at(
+            source,
+            d.span.start,
+            FormatErrorKind::Syntax(d.message),
+        ));
+    }
+    format(source)
+}
+
+/// The layout alone, on any file whose strings are terminated and whose
+/// brackets balance, even one the parser rejects. Never panics; returns an
+/// error for an unterminated string, unbalanced brackets, brackets nested
+/// deeper than `check` accepts, a character the language does not use
+/// outside strings and comments, or a file over [`MAX_INPUT_BYTES`].
 pub fn format(source: &str) -> Result<String, FormatError> {
+    too_large(source)?;
     let tokens = lex(source)?;
     let entries = build(source, &tokens)?;
     Ok(layout(&entries))
+}
+
+/// The bytes of a file, reading at most one byte more than
+/// [`MAX_INPUT_BYTES`]; the inner error for a larger file.
+pub fn read_limited(path: &std::path::Path) -> std::io::Result<Result<Vec<u8>, FormatError>> {
+    use std::io::Read as _;
+    let file = std::fs::File::open(path)?;
+    let size = file.metadata().map_or(0, |m| m.len());
+    let mut bytes = Vec::new();
+    file.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Ok(Err(FormatError {
+            kind: FormatErrorKind::TooLarge(size.max(MAX_INPUT_BYTES + 1)),
+            offset: 0,
+            line: 1,
+            column: 1,
+        }));
+    }
+    Ok(Ok(bytes))
+}
+
+fn too_large(source: &str) -> Result<(), FormatError> {
+    let bytes = u64::try_from(source.len()).unwrap_or(u64::MAX);
+    if bytes > MAX_INPUT_BYTES {
+        return Err(error_at(source, 0, FormatErrorKind::TooLarge(bytes)));
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------
@@ -430,6 +502,11 @@ fn build<'a>(source: &str, tokens: &[Token<'a>]) -> Result<Vec<Entry<'a>>, Forma
                     );
                 }
                 line_has_content = true;
+            }
+            Kind::Punct(b'[' | b'(' | b'{') if depth + frames.len() >= MAX_NESTING => {
+                // As `check` counts: every open bracket or brace. Rendering
+                // recurses into groups, so this also bounds the stack.
+                return Err(error_at(source, tok.start, FormatErrorKind::TooDeep));
             }
             Kind::Punct(b'[' | b'(') => {
                 // Make sure a statement exists so the group lands in it.

@@ -1,4 +1,4 @@
-use super::{format, lex, FormatErrorKind, Kind};
+use super::{format, format_file, lex, FormatErrorKind, Kind, MAX_INPUT_BYTES};
 use std::path::{Path, PathBuf};
 
 /// What must survive formatting: every token except whitespace, newlines the
@@ -358,6 +358,51 @@ fn errors_instead_of_panics() {
         assert!(
             !text.ends_with('.') && text.chars().any(char::is_lowercase),
             "{text}"
+        );
+    }
+}
+
+#[test]
+fn nesting_deeper_than_check_accepts_is_refused_without_recursing() {
+    let nested = |levels: usize| format!("x {}{}", "[".repeat(levels), "]".repeat(levels));
+    assert!(format(&nested(crate::syntax::parser::MAX_NESTING)).is_ok());
+    for levels in [crate::syntax::parser::MAX_NESTING + 1, 200_000] {
+        let err = format(&nested(levels)).expect_err("too deep");
+        assert_eq!(err.kind, FormatErrorKind::TooDeep);
+        assert_eq!((err.line, err.column), (1, 67));
+        assert_eq!(
+            err.kind.to_string(),
+            "brackets nested more than 64 levels deep"
+        );
+    }
+    // Braces count as check counts them.
+    let braces = format!("{}{}", "a {\n".repeat(65), "}\n".repeat(65));
+    assert_eq!(
+        format(&braces).map_err(|e| e.kind),
+        Err(FormatErrorKind::TooDeep)
+    );
+    assert!(format(&braces.replacen("a {\n", "", 1).replacen("}\n", "", 1)).is_ok());
+}
+
+#[test]
+fn format_file_refuses_what_check_refuses() {
+    let ok = "source s: files {\n  path \"x\"\n}\n";
+    assert_eq!(format_file(ok).as_deref(), Ok(ok));
+    // `format` alone lays out a file the parser rejects; `format_file` does not.
+    let lone_cr = ok.replacen('\n', "\r", 1);
+    assert!(format(&lone_cr).is_ok());
+    let err = format_file(&lone_cr).expect_err("lone CR");
+    assert!(matches!(err.kind, FormatErrorKind::Syntax(_)), "{err}");
+    assert_eq!((err.line, err.column), (1, 18), "{err}");
+    let bad_escape = ok.replace("\"x\"", "\"\\q\"");
+    assert!(format_file(&bad_escape).is_err());
+    let big = "#\n".repeat(usize::try_from(MAX_INPUT_BYTES).unwrap_or(usize::MAX) / 2 + 1);
+    for f in [format, format_file] {
+        let err = f(&big).expect_err("too large");
+        assert_eq!(err.kind, FormatErrorKind::TooLarge(MAX_INPUT_BYTES + 2));
+        assert_eq!(
+            err.kind.to_string(),
+            "file is too large to format (17 MB; the limit is 16 MB)"
         );
     }
 }
