@@ -12,7 +12,9 @@ fn meaning(source: &str) -> (Vec<String>, Vec<String>) {
     let mut groups: Vec<usize> = Vec::new(); // commas seen in each open group
     for t in &tokens {
         match t.kind {
-            Kind::Comment => comments.push(t.text.trim_start_matches('#').trim().to_string()),
+            Kind::Comment => {
+                comments.push(t.text(source).trim_start_matches('#').trim().to_string());
+            }
             Kind::Newline => {
                 let last = code.last().map(String::as_str);
                 if groups.is_empty() && !matches!(last, None | Some("," | "⏎")) {
@@ -21,14 +23,14 @@ fn meaning(source: &str) -> (Vec<String>, Vec<String>) {
             }
             Kind::Punct(b'[' | b'(') => {
                 groups.push(0);
-                code.push(t.text.into());
+                code.push(t.text(source).into());
             }
             Kind::Punct(b']' | b')') => {
                 let commas = groups.pop().unwrap_or(0);
                 if commas >= 2 && code.last().map(String::as_str) == Some(",") {
                     code.pop();
                 }
-                code.push(t.text.into());
+                code.push(t.text(source).into());
             }
             Kind::Punct(b',') => {
                 if let Some(c) = groups.last_mut() {
@@ -36,7 +38,7 @@ fn meaning(source: &str) -> (Vec<String>, Vec<String>) {
                 }
                 code.push(",".into());
             }
-            _ => code.push(t.text.into()),
+            _ => code.push(t.text(source).into()),
         }
     }
     if code.last().map(String::as_str) == Some("⏎") {
@@ -413,7 +415,7 @@ fn lexer_splits_the_tricky_tokens() {
     let got: Vec<(Kind, &str)> = lex(src)
         .expect("lexes")
         .iter()
-        .map(|t| (t.kind, t.text))
+        .map(|t| (t.kind, t.text(src)))
         .collect();
     assert_eq!(
         got,
