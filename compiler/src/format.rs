@@ -117,7 +117,9 @@ impl fmt::Display for FormatErrorKind {
                 bytes.div_ceil(1_048_576),
                 MAX_INPUT_BYTES / 1_048_576
             ),
-            Self::Syntax(message) => f.write_str(message),
+            Self::Syntax(message) => {
+                f.write_str(&crate::diagnostic::human::escape_controls(message))
+            }
         }
     }
 }

@@ -403,7 +403,8 @@ fn check_codes(dir: &Path, name: &str) -> Vec<String> {
         .collect()
 }
 
-const VALID: &str = "pipeline p {\n  schedule \"@daily\"\n  start 2026-01-01\n  task t {\n    run command [\"x\"]\n  }\n}\n";
+/// A file `check` accepts, in `fmt`'s layout.
+const VALID: &str = "pipeline p {\n  schedule  \"@daily\"\n  start     2026-01-01\n\n  task t {\n    run command [\"x\"]\n  }\n}\n";
 
 /// `fmt` on a copy of `contents`: its output, and the file afterwards.
 fn fmt_copy(dir: &Path, name: &str, contents: &str) -> (Output, String) {
