@@ -481,8 +481,13 @@ fn fmt(paths: &[PathBuf], check: bool) -> ExitCode {
     let mut out = String::new();
     for f in &files {
         let name = display(f);
-        let text = match std::fs::read(f) {
-            Ok(bytes) => {
+        let text = match crate::format::read_limited(f) {
+            Ok(Err(e)) => {
+                eprintln!("{name}:{e}");
+                failed = true;
+                continue;
+            }
+            Ok(Ok(bytes)) => {
                 if let Ok(t) = String::from_utf8(bytes) {
                     t
                 } else {
@@ -498,7 +503,7 @@ fn fmt(paths: &[PathBuf], check: bool) -> ExitCode {
                 ))
             }
         };
-        match crate::format::format(&text) {
+        match crate::format::format_file(&text) {
             Ok(new) if new == text => {}
             Ok(new) if check => {
                 failed = true;

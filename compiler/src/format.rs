@@ -1,8 +1,12 @@
 //! The canonical layout of a `.flow` file, as `flowc fmt` writes it.
 //!
-//! The formatter has its own small lexer and never builds an AST, so it works
-//! on any file whose strings are terminated and whose brackets balance, even
-//! one the parser rejects. It only ever changes whitespace, the spelling of
+//! The formatter has its own small lexer and never builds an AST, so its
+//! layout ([`format`]) works on any file whose strings are terminated and
+//! whose brackets balance, even one the parser rejects. `flowc fmt` calls
+//! [`format_file`], which first refuses what `check` refuses as a syntax
+//! error (FL001), so that it never rewrites a file `check` would not read
+//! the same way. Both refuse a file over [`MAX_INPUT_BYTES`] and brackets
+//! nested deeper than `check` takes. It only ever changes whitespace, the spelling of
 //! comment markers (`#foo` becomes `# foo`) and trailing commas in lists and
 //! tuples; the tests check that the token stream survives.
 //!
@@ -37,6 +41,12 @@
 
 use std::fmt;
 
+use crate::syntax::parser::MAX_NESTING;
+
+/// The largest file `fmt` formats, in bytes; a larger one is refused
+/// (and the CLI does not read it whole).
+pub const MAX_INPUT_BYTES: u64 = 16 * 1024 * 1024;
+
 /// Why a file could not be formatted. The position is where the problem
 /// starts in the original text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,6 +78,13 @@ pub enum FormatErrorKind {
         brace: char,
         open: char,
     },
+    /// Brackets and braces nested deeper than `check` accepts
+    /// ([`crate::syntax::parser::MAX_NESTING`]).
+    TooDeep,
+    /// A file over [`MAX_INPUT_BYTES`]; its size in bytes.
+    TooLarge(u64),
+    /// A syntax error `check` reports (FL001), in its words.
+    Syntax(String),
 }
 
 impl fmt::Display for FormatErrorKind {
@@ -93,6 +110,16 @@ impl fmt::Display for FormatErrorKind {
                     closing(*open)
                 )
             }
+            Self::TooDeep => f.write_str(&crate::syntax::parser::too_deep()),
+            Self::TooLarge(bytes) => write!(
+                f,
+                "file is too large to format ({} MB; the limit is {} MB)",
+                bytes.div_ceil(1_048_576),
+                MAX_INPUT_BYTES / 1_048_576
+            ),
+            Self::Syntax(message) => {
+                f.write_str(&crate::diagnostic::human::escape_controls(message))
+            }
         }
     }
 }
@@ -105,6 +132,14 @@ impl fmt::Display for FormatError {
 
 impl std::error::Error for FormatError {}
 
+/// The character of an opening bracket token.
+fn open_char(t: Token) -> char {
+    match t.kind {
+        Kind::Punct(b) => char::from(b),
+        _ => '(',
+    }
+}
+
 fn closing(open: char) -> char {
     match open {
         '(' => ')',
@@ -113,13 +148,59 @@ fn closing(open: char) -> char {
     }
 }
 
-/// Formats a whole `.flow` file. Never panics; returns an error for an
-/// unterminated string, unbalanced brackets or a character the language
-/// does not use outside strings and comments.
+/// Formats a whole `.flow` file, as `flowc fmt` does: refuses a file over
+/// [`MAX_INPUT_BYTES`] and any file `check` reports a syntax error (FL001)
+/// for, with `check`'s words and position, then lays it out with
+/// [`format`].
+pub fn format_file(source: &str) -> Result<String, FormatError> {
+    too_large(source)?;
+    let (_, findings) = crate::syntax::parse(crate::source::FileId(0), source);
+    if let Some(d) = findings.into_iter().find(|d| d.code == "FL001") {
+        return Err(error_at(
+            source,
+            d.span.start,
+            FormatErrorKind::Syntax(d.message),
+        ));
+    }
+    format(source)
+}
+
+/// The layout alone, on any file whose strings are terminated and whose
+/// brackets balance, even one the parser rejects. Never panics; returns an
+/// error for an unterminated string, unbalanced brackets, brackets nested
+/// deeper than `check` accepts, a character the language does not use
+/// outside strings and comments, or a file over [`MAX_INPUT_BYTES`].
 pub fn format(source: &str) -> Result<String, FormatError> {
-    let tokens = lex(source)?;
-    let entries = build(source, &tokens)?;
+    too_large(source)?;
+    let entries = build(source, Lexer::new(source))?;
     Ok(layout(&entries))
+}
+
+/// The bytes of a file, reading at most one byte more than
+/// [`MAX_INPUT_BYTES`]; the inner error for a larger file.
+pub fn read_limited(path: &std::path::Path) -> std::io::Result<Result<Vec<u8>, FormatError>> {
+    use std::io::Read as _;
+    let file = std::fs::File::open(path)?;
+    let size = file.metadata().map_or(0, |m| m.len());
+    let mut bytes = Vec::new();
+    file.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Ok(Err(FormatError {
+            kind: FormatErrorKind::TooLarge(size.max(MAX_INPUT_BYTES + 1)),
+            offset: 0,
+            line: 1,
+            column: 1,
+        }));
+    }
+    Ok(Ok(bytes))
+}
+
+fn too_large(source: &str) -> Result<(), FormatError> {
+    let bytes = u64::try_from(source.len()).unwrap_or(u64::MAX);
+    if bytes > MAX_INPUT_BYTES {
+        return Err(error_at(source, 0, FormatErrorKind::TooLarge(bytes)));
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------
@@ -135,15 +216,26 @@ pub(crate) enum Kind {
     Newline,
 }
 
+/// A token: its kind and where it is. Offsets are `u32` to keep the nodes
+/// of a long statement small; [`format`] refuses files over
+/// [`MAX_INPUT_BYTES`], far below 4 GiB.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Token<'a> {
+pub(crate) struct Token {
     pub(crate) kind: Kind,
-    /// For a comment: from `#` to the end of the line, trailing whitespace removed.
-    pub(crate) text: &'a str,
-    pub(crate) start: usize,
-    pub(crate) end: usize,
+    pub(crate) start: u32,
+    /// For a comment: trailing whitespace excluded.
+    pub(crate) end: u32,
 }
 
+impl Token {
+    pub(crate) fn text(self, source: &str) -> &str {
+        &source[self.start as usize..self.end as usize]
+    }
+}
+
+fn pos(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
 fn error_at(source: &str, offset: usize, kind: FormatErrorKind) -> FormatError {
     let offset = offset.min(source.len());
     let before = source.get(..offset).unwrap_or(source);
@@ -160,103 +252,149 @@ fn error_at(source: &str, offset: usize, kind: FormatErrorKind) -> FormatError {
 
 const PUNCT: &[u8] = b":,=()[]{}.?";
 
-pub(crate) fn lex(source: &str) -> Result<Vec<Token<'_>>, FormatError> {
-    let bytes = source.as_bytes();
-    let len = bytes.len();
-    let mut tokens = Vec::new();
-    // The grammar takes one byte order mark at the start, after any spaces
-    // or tabs; the output drops it.
-    let lead = len - source.trim_start_matches([' ', '\t']).len();
-    let mut i = if source[lead..].starts_with('\u{feff}') {
-        lead + 3
-    } else {
-        0
-    };
-    let token = |kind, start: usize, end: usize| Token {
-        kind,
-        text: &source[start..end],
-        start,
-        end,
-    };
-    while i < len {
-        let b = bytes[i];
-        match b {
-            b'\n' => {
-                tokens.push(token(Kind::Newline, i, i + 1));
-                i += 1;
-            }
-            b'\r' if bytes.get(i + 1) == Some(&b'\n') => {
-                tokens.push(token(Kind::Newline, i, i + 2));
-                i += 2;
-            }
-            b' ' | b'\t' | b'\r' => i += 1,
-            b'#' => {
-                let mut end = source[i..].find('\n').map_or(len, |n| i + n);
-                if end > i && bytes[end - 1] == b'\r' {
-                    end -= 1;
-                }
-                let text = source[i..end].trim_end();
-                tokens.push(Token {
-                    kind: Kind::Comment,
-                    text,
-                    start: i,
-                    end: i + text.len(),
-                });
-                i = end;
-            }
-            b'"' => {
-                let mut j = i + 1;
-                loop {
-                    match bytes.get(j) {
-                        None | Some(b'\n') => {
-                            return Err(error_at(source, i, FormatErrorKind::UnterminatedString))
-                        }
-                        Some(b'\r') if bytes.get(j + 1) == Some(&b'\n') => {
-                            return Err(error_at(source, i, FormatErrorKind::UnterminatedString))
-                        }
-                        Some(b'"') => break,
-                        Some(b'\\') => match bytes.get(j + 1) {
-                            // An escaped newline is still a raw newline.
-                            None | Some(b'\n' | b'\r') => j += 1,
-                            Some(_) => j += 2,
-                        },
-                        Some(_) => j += 1,
-                    }
-                }
-                tokens.push(token(Kind::Str, i, j + 1));
-                i = j + 1;
-            }
-            b'0'..=b'9' => {
-                // As the grammar's `number`: one token up to the first other byte.
-                let mut j = i + 1;
-                while j < len
-                    && (bytes[j].is_ascii_alphanumeric()
-                        || matches!(bytes[j], b'_' | b'-' | b':' | b'.'))
-                {
-                    j += 1;
-                }
-                tokens.push(token(Kind::Number, i, j));
-                i = j;
-            }
-            b'A'..=b'Z' | b'a'..=b'z' | b'_' => {
-                let mut j = i + 1;
-                while j < len && (bytes[j].is_ascii_alphanumeric() || bytes[j] == b'_') {
-                    j += 1;
-                }
-                tokens.push(token(Kind::Word, i, j));
-                i = j;
-            }
-            _ if PUNCT.contains(&b) => {
-                tokens.push(token(Kind::Punct(b), i, i + 1));
-                i += 1;
-            }
-            _ => {
-                let c = source[i..].chars().next().unwrap_or('\u{fffd}');
-                return Err(error_at(source, i, FormatErrorKind::UnexpectedCharacter(c)));
-            }
+/// Every token of `source`, or the first lexing error (for tests).
+#[cfg(test)]
+pub(crate) fn lex(source: &str) -> Result<Vec<Token>, FormatError> {
+    Lexer::new(source).collect()
+}
+
+/// The tokens of a file, one at a time, so that no token list of the whole
+/// file is ever held; ends after the first error.
+pub(crate) struct Lexer<'a> {
+    source: &'a str,
+    i: usize,
+    failed: bool,
+}
+
+impl<'a> Lexer<'a> {
+    pub(crate) fn new(source: &'a str) -> Self {
+        // The grammar takes one byte order mark at the start, after any
+        // spaces or tabs; the output drops it.
+        let lead = source.len() - source.trim_start_matches([' ', '\t']).len();
+        let i = if source[lead..].starts_with('\u{feff}') {
+            lead + 3
+        } else {
+            0
+        };
+        Lexer {
+            source,
+            i,
+            failed: false,
         }
     }
-    Ok(tokens)
+}
+
+impl Iterator for Lexer<'_> {
+    type Item = Result<Token, FormatError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        let next = self.step();
+        self.failed = matches!(next, Some(Err(_)));
+        next
+    }
+}
+
+impl Lexer<'_> {
+    fn step(&mut self) -> Option<Result<Token, FormatError>> {
+        let source = self.source;
+        let bytes = source.as_bytes();
+        let len = bytes.len();
+        let token = |kind, start: usize, end: usize| Token {
+            kind,
+            start: pos(start),
+            end: pos(end),
+        };
+        while self.i < len {
+            let i = self.i;
+            let b = bytes[i];
+            match b {
+                b'\n' => {
+                    self.i = i + 1;
+                    return Some(Ok(token(Kind::Newline, i, i + 1)));
+                }
+                b'\r' if bytes.get(i + 1) == Some(&b'\n') => {
+                    self.i = i + 2;
+                    return Some(Ok(token(Kind::Newline, i, i + 2)));
+                }
+                b' ' | b'\t' | b'\r' => self.i += 1,
+                b'#' => {
+                    let mut end = memchr::memchr(b'\n', &bytes[i..]).map_or(len, |n| i + n);
+                    if end > i && bytes[end - 1] == b'\r' {
+                        end -= 1;
+                    }
+                    let text = source[i..end].trim_end();
+                    self.i = end;
+                    return Some(Ok(token(Kind::Comment, i, i + text.len())));
+                }
+                b'"' => {
+                    let mut j = i + 1;
+                    loop {
+                        match bytes.get(j) {
+                            None | Some(b'\n') => {
+                                return Some(Err(error_at(
+                                    source,
+                                    i,
+                                    FormatErrorKind::UnterminatedString,
+                                )))
+                            }
+                            Some(b'\r') if bytes.get(j + 1) == Some(&b'\n') => {
+                                return Some(Err(error_at(
+                                    source,
+                                    i,
+                                    FormatErrorKind::UnterminatedString,
+                                )))
+                            }
+                            Some(b'"') => break,
+                            Some(b'\\') => match bytes.get(j + 1) {
+                                // An escaped newline is still a raw newline.
+                                None | Some(b'\n' | b'\r') => j += 1,
+                                Some(_) => j += 2,
+                            },
+                            Some(_) => j += 1,
+                        }
+                    }
+                    self.i = j + 1;
+                    return Some(Ok(token(Kind::Str, i, j + 1)));
+                }
+                b'0'..=b'9' => {
+                    // As the grammar's `number`: one token up to the first other byte.
+                    let mut j = i + 1;
+                    while j < len
+                        && (bytes[j].is_ascii_alphanumeric()
+                            || matches!(bytes[j], b'_' | b'-' | b':' | b'.'))
+                    {
+                        j += 1;
+                    }
+                    self.i = j;
+                    return Some(Ok(token(Kind::Number, i, j)));
+                }
+                b'A'..=b'Z' | b'a'..=b'z' | b'_' => {
+                    let mut j = i + 1;
+                    while j < len && (bytes[j].is_ascii_alphanumeric() || bytes[j] == b'_') {
+                        j += 1;
+                    }
+                    self.i = j;
+                    return Some(Ok(token(Kind::Word, i, j)));
+                }
+                _ if PUNCT.contains(&b) => {
+                    self.i = i + 1;
+                    return Some(Ok(token(Kind::Punct(b), i, i + 1)));
+                }
+                _ => {
+                    let c = source[i..].chars().next().unwrap_or('\u{fffd}');
+                    return Some(Err(error_at(
+                        source,
+                        i,
+                        FormatErrorKind::UnexpectedCharacter(c),
+                    )));
+                }
+            }
+        }
+        None
+    }
 }
 
 /// The comment with one space after its marker and no trailing whitespace.
@@ -275,52 +413,136 @@ fn normalize_comment(text: &str) -> String {
 // Structure: statements, with `[...]` and `(...)` as nested groups
 
 #[derive(Debug, Clone)]
-enum Node<'a> {
-    Tok(Token<'a>),
+enum Node {
+    Tok(Token),
+    /// A comment among code, laid out by [`normalize_comment`] when written.
     Comment {
-        text: String,
+        tok: Token,
         own_line: bool,
     },
     /// A newline the grammar ignores (inside brackets or after a comma).
     Nl,
-    Group {
-        open: Token<'a>,
-        inner: Vec<Node<'a>>,
-        close: Token<'a>,
-    },
+    /// Boxed, so that a node takes 16 bytes.
+    Group(Box<Group>),
 }
 
-impl Node<'_> {
+#[derive(Debug, Clone)]
+struct Group {
+    open: Token,
+    inner: Vec<Node>,
+    close: Token,
+}
+
+impl Node {
     fn is_punct(&self, p: u8) -> bool {
         matches!(self, Node::Tok(t) if t.kind == Kind::Punct(p))
     }
     fn is_code(&self) -> bool {
-        matches!(self, Node::Tok(_) | Node::Group { .. })
+        matches!(self, Node::Tok(_) | Node::Group(_))
     }
     /// The token that decides spacing before this node.
-    fn first_token(&self) -> Option<&Token<'_>> {
+    fn first_token(&self) -> Option<&Token> {
         match self {
-            Node::Tok(t) | Node::Group { open: t, .. } => Some(t),
+            Node::Tok(t) => Some(t),
+            Node::Group(g) => Some(&g.open),
             _ => None,
         }
     }
 }
 
 #[derive(Debug)]
-enum Entry<'a> {
+enum Entry {
     Blank,
     Comment { depth: usize, text: String },
-    Stmt(Stmt<'a>),
+    Stmt(Done),
+}
+
+/// A statement once rendered (without alignment), with what the layout
+/// needs to know about it.
+#[derive(Debug)]
+struct Done {
+    indent: usize,
+    opens: bool,
+    closes: bool,
+    ends_with_close: bool,
+    is_header: bool,
+    has_brace: bool,
+    align_width: Option<usize>,
+    /// Bytes of the first token, after which alignment pads.
+    first_len: Option<usize>,
+    /// Its lines, each ending in `\n`.
+    text: String,
+}
+
+impl Done {
+    fn new(stmt: &Stmt, source: &str) -> Self {
+        let mut w = Writer::new(source);
+        w.start_line(stmt.indent);
+        w.nodes(&stmt.nodes, stmt.indent + 1);
+        let mut text = String::new();
+        for line in w.finish() {
+            text.push_str(&line);
+            text.push('\n');
+        }
+        Done {
+            indent: stmt.indent,
+            opens: stmt.opens(),
+            closes: stmt.closes(),
+            ends_with_close: stmt.ends_with_close(),
+            is_header: stmt.is_header(),
+            has_brace: stmt.has_brace(),
+            align_width: stmt.align_width(source),
+            first_len: match stmt.nodes.first() {
+                Some(Node::Tok(first)) => Some((first.end - first.start) as usize),
+                _ => None,
+            },
+            text,
+        }
+    }
+    fn opens(&self) -> bool {
+        self.opens
+    }
+    fn closes(&self) -> bool {
+        self.closes
+    }
+    fn ends_with_close(&self) -> bool {
+        self.ends_with_close
+    }
+    fn is_header(&self) -> bool {
+        self.is_header
+    }
+    fn has_brace(&self) -> bool {
+        self.has_brace
+    }
+    fn align_width(&self) -> Option<usize> {
+        self.align_width
+    }
+
+    /// Append the statement, its value starting at `column` when aligned.
+    fn render(&self, column: Option<usize>, out: &mut String) {
+        if let (Some(column), Some(width), Some(first_len)) =
+            (column, self.align_width, self.first_len)
+        {
+            let at = self.indent * 2 + first_len;
+            if self.text.as_bytes().get(at) == Some(&b' ') && column > width + 1 {
+                out.push_str(&self.text[..at]);
+                out.extend(std::iter::repeat_n(' ', column - width - 1));
+                out.push_str(&self.text[at..]);
+                return;
+            }
+        }
+        out.push_str(&self.text);
+    }
 }
 
 #[derive(Debug)]
-struct Stmt<'a> {
+struct Stmt {
     indent: usize,
-    nodes: Vec<Node<'a>>,
+    nodes: Vec<Node>,
 }
 
-impl Stmt<'_> {
-    fn code(&self) -> impl DoubleEndedIterator<Item = &Node<'_>> {
+impl Stmt {
+    fn code(&self) -> impl DoubleEndedIterator<Item = &Node> {
         self.nodes.iter().filter(|n| n.is_code())
     }
     /// Ends with `{` (ignoring a trailing comment).
@@ -345,7 +567,7 @@ impl Stmt<'_> {
         !self.closes() && self.nodes.iter().any(|n| n.is_punct(b'{'))
     }
     /// The first token's width when this statement takes part in value alignment.
-    fn align_width(&self) -> Option<usize> {
+    fn align_width(&self, source: &str) -> Option<usize> {
         if self.has_brace() {
             return None;
         }
@@ -357,22 +579,22 @@ impl Stmt<'_> {
             .iter()
             .find(|n| !matches!(n, Node::Nl))?
             .first_token()?;
-        space_between(first, second).then(|| first.text.chars().count())
+        space_between(first, second).then(|| first.text(source).chars().count())
     }
 }
 
-struct Frame<'a> {
-    open: Token<'a>,
-    inner: Vec<Node<'a>>,
+struct Frame {
+    open: Token,
+    inner: Vec<Node>,
 }
 
-fn build<'a>(source: &str, tokens: &[Token<'a>]) -> Result<Vec<Entry<'a>>, FormatError> {
-    fn push<'a>(
-        frames: &mut [Frame<'a>],
-        stmt: &mut Option<Stmt<'a>>,
-        indent: usize,
-        node: Node<'a>,
-    ) {
+/// The entries of a file; each statement is rendered as soon as it ends,
+/// so only one statement's nodes are held at a time.
+fn build(
+    source: &str,
+    tokens: impl Iterator<Item = Result<Token, FormatError>>,
+) -> Result<Vec<Entry>, FormatError> {
+    fn push(frames: &mut [Frame], stmt: &mut Option<Stmt>, indent: usize, node: Node) {
         if let Some(frame) = frames.last_mut() {
             frame.inner.push(node);
         } else {
@@ -386,12 +608,13 @@ fn build<'a>(source: &str, tokens: &[Token<'a>]) -> Result<Vec<Entry<'a>>, Forma
     }
 
     let mut entries = Vec::new();
-    let mut stmt: Option<Stmt<'a>> = None;
-    let mut frames: Vec<Frame<'a>> = Vec::new();
-    let mut braces: Vec<Token<'a>> = Vec::new();
+    let mut stmt: Option<Stmt> = None;
+    let mut frames: Vec<Frame> = Vec::new();
+    let mut braces: Vec<Token> = Vec::new();
     let mut line_has_content = false;
 
     for tok in tokens {
+        let tok = &tok?;
         let depth = braces.len();
         match tok.kind {
             Kind::Newline => {
@@ -407,7 +630,7 @@ fn build<'a>(source: &str, tokens: &[Token<'a>]) -> Result<Vec<Entry<'a>>, Forma
                     if after_comma {
                         s.nodes.push(Node::Nl);
                     } else if let Some(done) = stmt.take() {
-                        entries.push(Entry::Stmt(done));
+                        entries.push(Entry::Stmt(Done::new(&done, source)));
                     }
                 } else if !line_has_content {
                     entries.push(Entry::Blank);
@@ -415,8 +638,8 @@ fn build<'a>(source: &str, tokens: &[Token<'a>]) -> Result<Vec<Entry<'a>>, Forma
                 line_has_content = false;
             }
             Kind::Comment => {
-                let text = normalize_comment(tok.text);
                 if frames.is_empty() && stmt.is_none() {
+                    let text = normalize_comment(tok.text(source));
                     entries.push(Entry::Comment { depth, text });
                 } else {
                     push(
@@ -424,12 +647,21 @@ fn build<'a>(source: &str, tokens: &[Token<'a>]) -> Result<Vec<Entry<'a>>, Forma
                         &mut stmt,
                         depth,
                         Node::Comment {
-                            text,
+                            tok: *tok,
                             own_line: !line_has_content,
                         },
                     );
                 }
                 line_has_content = true;
+            }
+            Kind::Punct(b'[' | b'(' | b'{') if depth + frames.len() >= MAX_NESTING => {
+                // As `check` counts: every open bracket or brace. Rendering
+                // recurses into groups, so this also bounds the stack.
+                return Err(error_at(
+                    source,
+                    tok.start as usize,
+                    FormatErrorKind::TooDeep,
+                ));
             }
             Kind::Punct(b'[' | b'(') => {
                 // Make sure a statement exists so the group lands in it.
@@ -449,35 +681,35 @@ fn build<'a>(source: &str, tokens: &[Token<'a>]) -> Result<Vec<Entry<'a>>, Forma
                 let Some(frame) = frames.pop() else {
                     return Err(error_at(
                         source,
-                        tok.start,
+                        tok.start as usize,
                         FormatErrorKind::UnexpectedClose(close as char),
                     ));
                 };
-                let open = frame.open.text.chars().next().unwrap_or('(');
+                let open = open_char(frame.open);
                 if closing(open) != close as char {
                     return Err(error_at(
                         source,
-                        tok.start,
+                        tok.start as usize,
                         FormatErrorKind::Mismatched {
                             open,
                             close: close as char,
                         },
                     ));
                 }
-                let node = Node::Group {
+                let node = Node::Group(Box::new(Group {
                     open: frame.open,
                     inner: frame.inner,
                     close: *tok,
-                };
+                }));
                 push(&mut frames, &mut stmt, depth, node);
                 line_has_content = true;
             }
             Kind::Punct(brace @ (b'{' | b'}')) => {
                 if let Some(frame) = frames.last() {
-                    let open = frame.open.text.chars().next().unwrap_or('(');
+                    let open = open_char(frame.open);
                     return Err(error_at(
                         source,
-                        tok.start,
+                        tok.start as usize,
                         FormatErrorKind::BraceInBrackets {
                             brace: brace as char,
                             open,
@@ -492,7 +724,7 @@ fn build<'a>(source: &str, tokens: &[Token<'a>]) -> Result<Vec<Entry<'a>>, Forma
                 } else {
                     return Err(error_at(
                         source,
-                        tok.start,
+                        tok.start as usize,
                         FormatErrorKind::UnexpectedClose('}'),
                     ));
                 };
@@ -506,22 +738,22 @@ fn build<'a>(source: &str, tokens: &[Token<'a>]) -> Result<Vec<Entry<'a>>, Forma
         }
     }
     if let Some(frame) = frames.first() {
-        let open = frame.open.text.chars().next().unwrap_or('(');
+        let open = open_char(frame.open);
         return Err(error_at(
             source,
-            frame.open.start,
+            frame.open.start as usize,
             FormatErrorKind::Unclosed(open),
         ));
     }
     if let Some(brace) = braces.last() {
         return Err(error_at(
             source,
-            brace.start,
+            brace.start as usize,
             FormatErrorKind::Unclosed('{'),
         ));
     }
     if let Some(done) = stmt.take() {
-        entries.push(Entry::Stmt(done));
+        entries.push(Entry::Stmt(Done::new(&done, source)));
     }
     Ok(entries)
 }
@@ -530,7 +762,7 @@ fn build<'a>(source: &str, tokens: &[Token<'a>]) -> Result<Vec<Entry<'a>>, Forma
 // Rendering
 
 /// Whether one space separates two tokens written on one line.
-fn space_between(prev: &Token<'_>, next: &Token<'_>) -> bool {
+fn space_between(prev: &Token, next: &Token) -> bool {
     match (prev.kind, next.kind) {
         // Joined, they would lex as one number.
         (Kind::Number, Kind::Punct(b':' | b'.')) => true,
@@ -542,16 +774,18 @@ fn space_between(prev: &Token<'_>, next: &Token<'_>) -> bool {
 }
 
 struct Writer<'a> {
+    source: &'a str,
     lines: Vec<String>,
     cur: String,
     cur_indent: usize,
-    prev: Option<Token<'a>>,
+    prev: Option<Token>,
     has_content: bool,
 }
 
 impl<'a> Writer<'a> {
-    fn new() -> Self {
+    fn new(source: &'a str) -> Self {
         Writer {
+            source,
             lines: Vec::new(),
             cur: String::new(),
             cur_indent: 0,
@@ -577,13 +811,18 @@ impl<'a> Writer<'a> {
         self.lines
     }
 
-    fn token(&mut self, tok: Token<'a>) {
+    fn token(&mut self, tok: Token) {
         if let Some(prev) = &self.prev {
             if space_between(prev, &tok) {
                 self.cur.push(' ');
             }
         }
-        self.cur.push_str(tok.text);
+        // A comma the layout adds has no text in the source.
+        if tok.start == tok.end && tok.kind == Kind::Punct(b',') {
+            self.cur.push(',');
+        } else {
+            self.cur.push_str(tok.text(self.source));
+        }
         self.prev = Some(tok);
         self.has_content = true;
     }
@@ -602,24 +841,27 @@ impl<'a> Writer<'a> {
         self.start_line(cont);
     }
 
-    fn nodes(&mut self, nodes: &[Node<'a>], cont: usize) {
+    fn nodes(&mut self, nodes: &[Node], cont: usize) {
         for node in nodes {
             self.node(node, cont);
         }
     }
 
-    fn node(&mut self, node: &Node<'a>, cont: usize) {
+    fn node(&mut self, node: &Node, cont: usize) {
         match node {
             Node::Tok(t) => self.token(*t),
-            Node::Comment { text, own_line } => self.comment(text, *own_line, cont),
+            Node::Comment { tok, own_line } => {
+                let text = normalize_comment(tok.text(self.source));
+                self.comment(&text, *own_line, cont);
+            }
             Node::Nl => {}
-            Node::Group { open, inner, close } => self.group(*open, inner, *close, cont),
+            Node::Group(g) => self.group(g.open, &g.inner, g.close, cont),
         }
     }
 
-    fn group(&mut self, open: Token<'a>, inner: &[Node<'a>], close: Token<'a>, cont: usize) {
+    fn group(&mut self, open: Token, inner: &[Node], close: Token, cont: usize) {
         // Split at top-level commas.
-        let mut elems: Vec<&[Node<'a>]> = Vec::new();
+        let mut elems: Vec<&[Node]> = Vec::new();
         let mut start = 0;
         for (i, n) in inner.iter().enumerate() {
             if n.is_punct(b',') {
@@ -673,7 +915,6 @@ impl<'a> Writer<'a> {
                 if i < commas || (commas > 0 && Some(i) == last_nonempty) {
                     self.token(Token {
                         kind: Kind::Punct(b','),
-                        text: ",",
                         start: 0,
                         end: 0,
                     });
@@ -686,35 +927,17 @@ impl<'a> Writer<'a> {
     }
 }
 
-fn contains_newline(nodes: &[Node<'_>]) -> bool {
+fn contains_newline(nodes: &[Node]) -> bool {
     nodes.iter().any(|n| match n {
         Node::Nl | Node::Comment { .. } => true,
-        Node::Group { inner, .. } => contains_newline(inner),
+        Node::Group(g) => contains_newline(&g.inner),
         Node::Tok(_) => false,
     })
 }
 
-fn render_stmt(stmt: &Stmt<'_>, column: Option<usize>) -> Vec<String> {
-    let mut w = Writer::new();
-    w.start_line(stmt.indent);
-    w.nodes(&stmt.nodes, stmt.indent + 1);
-    let mut lines = w.finish();
-    if let (Some(column), Some(width), Some(Node::Tok(first))) =
-        (column, stmt.align_width(), stmt.nodes.first())
-    {
-        if let Some(line) = lines.first_mut() {
-            let at = stmt.indent * 2 + first.text.len();
-            if line.as_bytes().get(at) == Some(&b' ') && column > width + 1 {
-                line.insert_str(at, &" ".repeat(column - width - 1));
-            }
-        }
-    }
-    lines
-}
-
-fn layout(entries: &[Entry<'_>]) -> String {
+fn layout(entries: &[Entry]) -> String {
     // Only non-blank entries are rendered; blank lines are decided per entry.
-    let items: Vec<(usize, &Entry<'_>)> = entries
+    let items: Vec<(usize, &Entry)> = entries
         .iter()
         .enumerate()
         .filter(|(_, e)| !matches!(e, Entry::Blank))
@@ -791,12 +1014,7 @@ fn layout(entries: &[Entry<'_>]) -> String {
                 out.push_str(text);
                 out.push('\n');
             }
-            Entry::Stmt(s) => {
-                for line in render_stmt(s, columns[k]) {
-                    out.push_str(&line);
-                    out.push('\n');
-                }
-            }
+            Entry::Stmt(s) => s.render(columns[k], &mut out),
         }
     }
     out
@@ -806,3 +1024,11 @@ fn layout(entries: &[Entry<'_>]) -> String {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod size {
+    #[test]
+    fn a_node_is_small() {
+        assert!(std::mem::size_of::<super::Node>() <= 16);
+    }
+}

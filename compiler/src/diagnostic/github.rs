@@ -5,8 +5,11 @@ use std::fmt::Write as _;
 use super::{Diagnostic, Severity, Summary};
 use crate::source::SourceMap;
 
+/// Workflow-command escapes, after control characters are made visible
+/// (a runner's log is a terminal too).
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
+    super::human::escape_controls(s)
+        .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
@@ -55,5 +58,6 @@ mod tests {
     fn escapes_workflow_command_syntax() {
         assert_eq!(escape_data("a%b\nc"), "a%25b%0Ac");
         assert_eq!(escape_property("a:b,c"), "a%3Ab%2Cc");
+        assert_eq!(escape_data("\u{1b}[2J\r\n"), "\\u{1b}[2J\\u{d}%0A");
     }
 }

@@ -1,6 +1,9 @@
-//! miette's graphical report, with the whole file attached as the source so
-//! line numbers are right.
+//! miette's graphical report, over an excerpt of each file: the lines near
+//! the spans, with control characters escaped and very long lines cut
+//! around the spans, so that a report is cheap, readable and safe to print.
 
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
 
 use miette::{
@@ -12,83 +15,279 @@ use super::{Diagnostic, Severity, Summary};
 use crate::source::{SourceFile, SourceMap};
 use crate::span::Span;
 
-/// A file as miette reads it. miette scans a text from its start to find
-/// the lines around a span, so each finding in a large file would cost the
-/// whole file; this hands it only the lines near the span, and says where
-/// they are. The result is the same, as miette counts lines: a file with a
-/// lone `\r` (a line break to miette, not to us) is read whole.
+/// Whether a character is shown escaped in a report: a control character
+/// (other than a newline or a tab), which a terminal may act on (colours,
+/// cursor moves, the window title), or a mark that reorders or splits text
+/// (bidi overrides and isolates, line and paragraph separators).
+pub fn is_escaped(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(
+            c,
+            '\u{61c}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// `text` with every [`is_escaped`] character written as `\u{hex}`.
+pub fn escape_controls(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_escaped) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        push_visible(&mut out, c);
+    }
+    Cow::Owned(out)
+}
+
+fn push_visible(out: &mut String, c: char) {
+    if is_escaped(c) {
+        out.extend(c.escape_unicode());
+    } else {
+        out.push(c);
+    }
+}
+
+/// Lines longer than this (in characters, once escaped) are cut: only
+/// [`WINDOW`] characters around each span boundary on them are shown.
+const LONG_LINE: usize = 400;
+const WINDOW: usize = 60;
+/// Lines kept around each span: more than miette's context, so that the
+/// contexts it merges are contiguous in the excerpt.
+const MARGIN: usize = 2;
+
+/// One excerpt line: where it starts in [`Excerpt::text`], and which line
+/// of the file (0-based) it shows.
+#[derive(Debug, Clone, Copy)]
+struct ExcerptLine {
+    at: usize,
+    line: usize,
+}
+
+/// What miette reads for one report in one file. miette would scan a text
+/// from its start for each span, print control characters as they are and
+/// underline a span past column 65,535 with a width it cannot format; so it
+/// gets this excerpt instead, and the spans are translated into it.
 #[derive(Debug)]
-struct Source<'s> {
-    file: &'s SourceFile,
-    lone_cr: bool,
+struct Excerpt {
+    name: String,
+    text: String,
+    lines: Vec<ExcerptLine>,
+    /// Excerpt offset of each translated span start, to its 0-based column
+    /// in the file (in Unicode scalar values), for the `[file:line:col]` header.
+    columns: HashMap<usize, usize>,
 }
 
-/// Whether a text has a `\r` that does not start a `\r\n`.
-fn has_lone_cr(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1) != Some(&b'\n'))
+impl Excerpt {
+    /// The excerpt of `file` around `spans`; returns it with each span
+    /// translated to `(offset, length)` in it.
+    fn new(file: &SourceFile, spans: &[(usize, usize)]) -> (Excerpt, Vec<(usize, usize)>) {
+        let text = file.text.as_str();
+        let index = &file.lines;
+        // Lines that exist: a final newline does not start another one.
+        let count =
+            index.line_of(text.len()) + usize::from(text.is_empty() || !text.ends_with('\n'));
+        let count = count.max(1);
+        let mut ranges: Vec<(usize, usize)> = spans
+            .iter()
+            .map(|&(o, l)| {
+                let first = index.line_of(o).saturating_sub(MARGIN);
+                let last = (index.line_of(o + l) + MARGIN).min(count - 1);
+                (first.min(count - 1), last)
+            })
+            .collect();
+        ranges.sort_unstable();
+        let mut merged: Vec<(usize, usize)> = Vec::new();
+        for (a, b) in ranges {
+            match merged.last_mut() {
+                Some(m) if a <= m.1 + 1 => m.1 = m.1.max(b),
+                _ => merged.push((a, b)),
+            }
+        }
+        // Every span boundary, to be found in the excerpt.
+        let mut points: Vec<usize> = spans.iter().flat_map(|&(o, l)| [o, o + l]).collect();
+        points.sort_unstable();
+        points.dedup();
+        let mut at: HashMap<usize, usize> = HashMap::new();
+        let mut excerpt = Excerpt {
+            name: escape_controls(&file.path).into_owned(),
+            text: String::new(),
+            lines: Vec::new(),
+            columns: HashMap::new(),
+        };
+        for (a, b) in merged {
+            for line in a..=b {
+                let start = index.line_start(line).unwrap_or(text.len());
+                let next = index.line_start(line + 1).unwrap_or(text.len());
+                let full = &text[start..next];
+                let content = full
+                    .strip_suffix('\n')
+                    .map_or(full, |c| c.strip_suffix('\r').unwrap_or(c));
+                let lo = points.partition_point(|&p| p < start);
+                let hi = points.partition_point(|&p| p < next);
+                excerpt.lines.push(ExcerptLine {
+                    at: excerpt.text.len(),
+                    line,
+                });
+                excerpt.push_line(content, start, &points[lo..hi], &mut at);
+                // Boundaries on the line break land at the end of the line.
+                for &p in &points[lo..hi] {
+                    at.entry(p).or_insert(excerpt.text.len());
+                }
+                if full.ends_with('\n') {
+                    excerpt.text.push('\n');
+                }
+            }
+        }
+        let end = excerpt.text.len();
+        let translated = spans
+            .iter()
+            .map(|&(o, l)| {
+                let s = at.get(&o).copied().unwrap_or(end);
+                let e = at.get(&(o + l)).copied().unwrap_or(end).max(s);
+                let before = &text[index.line_start(index.line_of(o)).unwrap_or(0)..o];
+                excerpt.columns.insert(s, before.chars().count());
+                (s, e - s)
+            })
+            .collect();
+        (excerpt, translated)
+    }
+
+    /// Append one line (without its line break), escaped, and cut around
+    /// `points` (offsets in the file) when long; records where each point lands.
+    fn push_line(
+        &mut self,
+        content: &str,
+        start: usize,
+        points: &[usize],
+        at: &mut HashMap<usize, usize>,
+    ) {
+        let width: usize = content
+            .chars()
+            .map(|c| if is_escaped(c) { 10 } else { 1 })
+            .sum();
+        let chars: Vec<(usize, char)> = if width > LONG_LINE {
+            content.char_indices().collect()
+        } else {
+            Vec::new()
+        };
+        // Character ranges to show: all of a short line, windows on a long one.
+        let mut keep: Vec<(usize, usize)> = Vec::new();
+        if chars.is_empty() {
+            keep.push((0, usize::MAX));
+        } else {
+            for &p in points {
+                let i = chars.partition_point(|&(b, _)| b + start < p);
+                let range = (i.saturating_sub(WINDOW), (i + WINDOW).min(chars.len()));
+                match keep.last_mut() {
+                    Some(k) if range.0 <= k.1 => k.1 = k.1.max(range.1),
+                    _ => keep.push(range),
+                }
+            }
+        }
+        if chars.is_empty() {
+            for (b, c) in content.char_indices() {
+                if let Ok(i) = points.binary_search(&(start + b)) {
+                    at.insert(points[i], self.text.len());
+                }
+                push_visible(&mut self.text, c);
+            }
+            return;
+        }
+        let mut shown_to = 0;
+        for (a, b) in keep {
+            if a > shown_to {
+                self.text.push('…');
+            }
+            for &(byte, c) in &chars[a..b] {
+                if let Ok(i) = points.binary_search(&(start + byte)) {
+                    at.insert(points[i], self.text.len());
+                }
+                push_visible(&mut self.text, c);
+            }
+            shown_to = b;
+        }
+        if shown_to < chars.len() {
+            self.text.push('…');
+        }
+    }
 }
 
-impl SourceCode for Source<'_> {
+impl SourceCode for Excerpt {
     fn read_span<'a>(
         &'a self,
         span: &SourceSpan,
         before: usize,
         after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        let text = self.file.text.as_str();
-        let name = || self.file.path.clone();
-        if self.lone_cr {
-            let c = text.read_span(span, before, after)?;
-            return Ok(Box::new(MietteSpanContents::new_named(
-                name(),
-                c.data(),
-                *c.span(),
-                c.line(),
-                c.column(),
-                c.line_count(),
-            )));
+        if self.lines.is_empty() {
+            return Err(MietteError::OutOfBounds);
         }
-        // Whole lines, a margin wider than miette's context on each side.
-        let lines = &self.file.lines;
-        let first = lines.line_of(span.offset()).saturating_sub(before + 2);
-        let last = lines.line_of(span.offset() + span.len()) + after + 2;
-        let start = lines.line_start(first).unwrap_or(0);
-        let end = lines.line_start(last + 1).unwrap_or(text.len());
-        let local = SourceSpan::new((span.offset() - start).into(), span.len());
-        let c = text[start..end].read_span(&local, before, after)?;
+        let line_of = |offset: usize| {
+            self.lines
+                .partition_point(|l| l.at <= offset)
+                .saturating_sub(1)
+        };
+        let end = span.offset() + span.len();
+        let mut first = line_of(span.offset());
+        let mut last = line_of(if span.is_empty() { end } else { end - 1 }).max(first);
+        // Context lines, but never across a gap between the excerpt's pieces.
+        for _ in 0..before {
+            if first > 0 && self.lines[first - 1].line + 1 == self.lines[first].line {
+                first -= 1;
+            }
+        }
+        for _ in 0..after {
+            if last + 1 < self.lines.len() && self.lines[last].line + 1 == self.lines[last + 1].line
+            {
+                last += 1;
+            }
+        }
+        let from = self.lines[first].at;
+        let to = self.lines.get(last + 1).map_or(self.text.len(), |l| l.at);
+        let data = &self.text[from..to];
+        let column = if before == 0 {
+            self.columns.get(&span.offset()).copied().unwrap_or(0)
+        } else {
+            0
+        };
         Ok(Box::new(MietteSpanContents::new_named(
-            name(),
-            c.data(),
-            SourceSpan::new((c.span().offset() + start).into(), c.span().len()),
-            c.line() + first,
-            c.column(),
-            c.line_count() + first,
+            self.name.clone(),
+            data.as_bytes(),
+            SourceSpan::new(from.into(), data.len()),
+            self.lines[first].line,
+            column,
+            last - first + 1,
         )))
     }
 }
 
 /// One finding (or, for labels in another file, one related note) as miette sees it.
 #[derive(Debug)]
-struct Report<'s> {
+struct Report {
     code: Option<String>,
     message: String,
     severity: miette::Severity,
     help: Option<String>,
-    source: Source<'s>,
+    source: Excerpt,
     labels: Vec<LabeledSpan>,
-    related: Vec<Report<'s>>,
+    related: Vec<Report>,
 }
 
-impl fmt::Display for Report<'_> {
+impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
     }
 }
 
-impl std::error::Error for Report<'_> {}
+impl std::error::Error for Report {}
 
-impl MietteDiagnostic for Report<'_> {
+impl MietteDiagnostic for Report {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         self.code
             .as_ref()
@@ -140,52 +339,56 @@ fn visible(text: &str, span: Span) -> (usize, usize) {
     (last, text.len() - last)
 }
 
-fn report<'s>(sources: &'s SourceMap, lone_cr: &[bool], d: &Diagnostic) -> Report<'s> {
-    let source = |file: crate::source::FileId| Source {
-        file: sources.get(file),
-        lone_cr: lone_cr[file.0],
-    };
+fn report(sources: &SourceMap, d: &Diagnostic) -> Report {
     let text = sources.text(d.file);
-    let (o, l) = visible(text, d.span);
-    let mut labels = vec![LabeledSpan::new_primary_with_span(None, (o, l))];
+    let mut spans = vec![visible(text, d.span)];
+    let mut names = vec![None];
     let mut related: Vec<Report> = Vec::new();
     for label in &d.labels {
+        let message = escape_controls(&label.message).into_owned();
         if label.file == d.file {
-            let (o, l) = visible(text, label.span);
-            labels.push(LabeledSpan::new_with_span(
-                Some(label.message.clone()),
-                (o, l),
-            ));
+            spans.push(visible(text, label.span));
+            names.push(Some(message));
         } else {
             let other = sources.text(label.file);
-            let (o, l) = visible(other, label.span);
+            let (source, at) = Excerpt::new(sources.get(label.file), &[visible(other, label.span)]);
             related.push(Report {
                 code: None,
-                message: label.message.clone(),
+                message: message.clone(),
                 severity: miette::Severity::Advice,
                 help: None,
-                source: source(label.file),
-                labels: vec![LabeledSpan::new_with_span(
-                    Some(label.message.clone()),
-                    (o, l),
-                )],
+                source,
+                labels: vec![LabeledSpan::new_with_span(Some(message), at[0])],
                 related: Vec::new(),
             });
         }
     }
+    let (source, at) = Excerpt::new(sources.get(d.file), &spans);
+    let labels = at
+        .into_iter()
+        .zip(names)
+        .enumerate()
+        .map(|(i, (span, name))| {
+            if i == 0 {
+                LabeledSpan::new_primary_with_span(None, span)
+            } else {
+                LabeledSpan::new_with_span(name, span)
+            }
+        })
+        .collect();
     Report {
         code: Some(format!(
             "{}({})",
             d.code,
             crate::rules::registry::lookup(d.code).map_or("", |r| r.name)
         )),
-        message: d.message.clone(),
+        message: escape_controls(&d.message).into_owned(),
         severity: match d.severity {
             Severity::Error => miette::Severity::Error,
             Severity::Warning => miette::Severity::Warning,
         },
-        help: d.help.clone(),
-        source: source(d.file),
+        help: d.help.as_deref().map(|h| escape_controls(h).into_owned()),
+        source,
         labels,
         related,
     }
@@ -206,12 +409,9 @@ pub fn render(sources: &SourceMap, diags: &[Diagnostic], summary: Summary, color
         GraphicalTheme::unicode_nocolor()
     };
     let handler = handler(theme);
-    let lone_cr: Vec<bool> = (0..sources.len())
-        .map(|i| has_lone_cr(sources.text(crate::source::FileId(i))))
-        .collect();
     let mut out = String::new();
     for d in diags.iter().filter(|d| d.suppressed.is_none()) {
-        let _ = handler.render_report(&mut out, &report(sources, &lone_cr, d));
+        let _ = handler.render_report(&mut out, &report(sources, d));
         out.push('\n');
     }
     out.push_str(&summary_line(summary));
@@ -236,27 +436,82 @@ mod tests {
     use super::*;
     use crate::source::FileId;
 
-    /// One finding rendered from the lines near its spans, and from the
-    /// whole text (what miette does on its own).
-    fn both(sources: &SourceMap, d: &Diagnostic) -> (String, String) {
-        let h = handler(GraphicalTheme::unicode_nocolor());
-        let mut near = String::new();
-        let mut whole = String::new();
-        let _ = h.render_report(&mut near, &report(sources, &[false, false], d));
-        let _ = h.render_report(&mut whole, &report(sources, &[true, true], d));
-        (near, whole)
+    fn rendered(d: &dyn MietteDiagnostic) -> String {
+        let mut out = String::new();
+        let _ = handler(GraphicalTheme::unicode_nocolor()).render_report(&mut out, d);
+        out
+    }
+
+    /// A report as miette renders it from the whole file (what the excerpt
+    /// must reproduce for ordinary text).
+    struct Whole<'r> {
+        report: &'r Report,
+        source: miette::NamedSource<String>,
+        labels: Vec<LabeledSpan>,
+    }
+
+    impl fmt::Debug for Whole<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("Whole")
+        }
+    }
+
+    impl fmt::Display for Whole<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(&self.report.message)
+        }
+    }
+
+    impl std::error::Error for Whole<'_> {}
+
+    impl MietteDiagnostic for Whole<'_> {
+        fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+            self.report.code()
+        }
+        fn severity(&self) -> Option<miette::Severity> {
+            self.report.severity()
+        }
+        fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+            self.report.help()
+        }
+        fn source_code(&self) -> Option<&dyn SourceCode> {
+            Some(&self.source)
+        }
+        fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+            Some(Box::new(self.labels.iter().cloned()))
+        }
+    }
+
+    fn whole_file(sources: &SourceMap, d: &Diagnostic) -> String {
+        let report = report(sources, d);
+        let text = sources.text(d.file);
+        let mut labels = vec![LabeledSpan::new_primary_with_span(
+            None,
+            visible(text, d.span),
+        )];
+        labels.extend(
+            d.labels.iter().map(|l| {
+                LabeledSpan::new_with_span(Some(l.message.clone()), visible(text, l.span))
+            }),
+        );
+        rendered(&Whole {
+            report: &report,
+            source: miette::NamedSource::new(sources.path(d.file), text.to_owned()),
+            labels,
+        })
     }
 
     #[test]
-    fn reading_near_a_span_renders_what_reading_the_whole_file_does() {
+    fn an_excerpt_renders_what_the_whole_file_does() {
         let mut long = String::new();
         for i in 0..40 {
-            let _ = write!(long, "line {i} \u{e9}\t{{ x }}\r\n");
+            let _ = write!(long, "line {i} e\t{{ x }}\r\n");
         }
         long.push_str("last line without newline");
         let texts = [
             long.clone(),
             long.replace("\r\n", "\n"),
+            format!("{}\n", long.replace("\r\n", "\n")),
             "one".into(),
             String::new(),
         ];
@@ -264,33 +519,77 @@ mod tests {
         for text in &texts {
             let mut sources = SourceMap::default();
             let main = sources.add("a.flow", text.clone());
-            let other = sources.add("b.flow", "other\nfile\n");
             let len = text.len();
             let spans = [
                 (0, 0),
                 (0, 3),
                 (len / 2, len / 2 + 10),
-                (len.saturating_sub(5), len),
+                (len.saturating_sub(5), len.saturating_sub(2)),
                 (len, len),
                 (30, 200),
             ];
             for &(from, to) in &spans {
                 let (start, end) = (from.min(len), to.min(len));
-                if !text.is_char_boundary(start) || !text.is_char_boundary(end) {
-                    continue;
-                }
                 let d = Diagnostic::new("FL101", main, Span::new(start, end), "message")
                     .label(main, Span::new(start / 3, start / 3), "earlier")
                     .label(main, Span::new(end, end), "later")
-                    .label(other, Span::new(6, 10), "elsewhere")
                     .help("help");
-                let (near, whole) = both(&sources, &d);
-                assert_eq!(near, whole, "span {start}..{end} of {text:?}");
+                let near = rendered(&report(&sources, &d));
+                assert_eq!(
+                    near,
+                    whole_file(&sources, &d),
+                    "span {start}..{end} of {text:?}"
+                );
                 assert!(near.contains("a.flow"), "{near}");
                 compared += 1;
             }
         }
-        assert!(compared > 15, "{compared}");
+        assert!(compared > 20, "{compared}");
+    }
+
+    #[test]
+    fn a_label_in_another_file_is_a_related_note() {
+        let mut sources = SourceMap::default();
+        let main = sources.add("a.flow", "use \"b.flow\"\n");
+        let other = sources.add("b.flow", "other\nfile\n");
+        let d = Diagnostic::new("FL101", main, Span::new(4, 12), "message").label(
+            other,
+            Span::new(6, 10),
+            "elsewhere",
+        );
+        let out = rendered(&report(&sources, &d));
+        assert!(out.contains("[b.flow:2:1]"), "{out}");
+        assert!(out.contains("elsewhere"), "{out}");
+    }
+
+    #[test]
+    fn headers_count_columns_in_scalar_values_and_long_lines_are_cut() {
+        let line = format!("\u{e9}\u{e9}{}x{}", " ".repeat(100_000), "y".repeat(1_000));
+        let mut sources = SourceMap::default();
+        let f = sources.add("a.flow", format!("first\n{line}\nlast\n"));
+        let at = 6 + line.find('x').unwrap_or(0);
+        let d = Diagnostic::new("FL101", f, Span::new(at, at + 1), "m");
+        let out = rendered(&report(&sources, &d));
+        assert!(out.contains("[a.flow:2:100003]"), "{out}");
+        assert!(out.lines().all(|l| l.chars().count() < 200), "{out}");
+        let (snippet, under) = {
+            let lines: Vec<&str> = out.lines().collect();
+            let i = lines.iter().position(|l| l.contains('x')).unwrap_or(0);
+            (lines[i], lines[i + 1])
+        };
+        assert!(snippet.contains('…'), "{out}");
+        let x = snippet.chars().position(|c| c == 'x');
+        assert_eq!(under.chars().position(|c| c == '─' || c == '┬'), x, "{out}");
+    }
+
+    #[test]
+    fn control_characters_are_shown_escaped() {
+        assert_eq!(escape_controls("a\u{1b}[2Jb\tc"), "a\\u{1b}[2Jb\tc");
+        assert_eq!(
+            escape_controls("\u{202e}\u{9b}\r"),
+            "\\u{202e}\\u{9b}\\u{d}"
+        );
+        assert!(matches!(escape_controls("plain é\n"), Cow::Borrowed(_)));
     }
 
     #[test]

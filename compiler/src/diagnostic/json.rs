@@ -1,5 +1,7 @@
 //! `--format json`: the versioned shape of RULES.md.
 
+use std::fmt::Write as _;
+
 use serde_json::{json, Map, Value};
 
 use super::{Diagnostic, Summary};
@@ -44,7 +46,38 @@ pub fn render(sources: &SourceMap, diags: &[Diagnostic], summary: Summary) -> St
         "diagnostics": diags.iter().map(|d| diagnostic(sources, d)).collect::<Vec<_>>(),
         "summary": { "files": summary.files, "errors": summary.errors, "warnings": summary.warnings },
     });
-    let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
-    s.push('\n');
-    s
+    to_text(&v)
+}
+
+/// Pretty JSON text, one newline at the end. serde escapes C0 controls;
+/// this also escapes the other characters a terminal would act on (DEL, C1
+/// controls, bidi marks: [`super::human::is_escaped`]) as `\uXXXX`, which
+/// decodes to the same string. They can only occur inside strings, where
+/// such an escape is valid.
+pub fn to_text(v: &Value) -> String {
+    let s = serde_json::to_string_pretty(v).unwrap_or_default();
+    let mut out = String::with_capacity(s.len() + 1);
+    for c in s.chars() {
+        if super::human::is_escaped(c) {
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terminal_controls_are_escaped_and_decode_back() {
+        let v = json!({ "m": "\u{1b}[2J\u{7f}\u{9b}\u{202e}é\n" });
+        let text = to_text(&v);
+        assert!(!text.chars().any(crate::diagnostic::human::is_escaped));
+        assert!(text.contains(r"\u001b[2J\u007f\u009b\u202eé\n"), "{text}");
+        assert_eq!(serde_json::from_str::<Value>(&text).expect("json"), v);
+    }
 }

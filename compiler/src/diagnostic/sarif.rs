@@ -1,5 +1,7 @@
 //! `--format sarif`: SARIF 2.1.0, one `reportingDescriptor` per rule.
 
+use std::fmt::Write as _;
+
 use serde_json::{json, Value};
 
 use super::{Diagnostic, Severity};
@@ -50,6 +52,31 @@ impl CodePoints {
     }
 }
 
+/// A display path as a SARIF `artifactLocation.uri`: every byte but an
+/// RFC 3986 unreserved character or the `/` separator percent-encoded, so
+/// that `#`, `?`, `%`, `:`, spaces and non-ASCII names keep pointing at the
+/// file. An absolute path (`/x`, or `C:/x` on Windows) becomes a `file://` URI.
+pub fn uri(path: &str) -> String {
+    let mut out = String::with_capacity(path.len() + 8);
+    let mut rest = path;
+    let bytes = path.as_bytes();
+    if path.starts_with('/') {
+        out.push_str("file://");
+    } else if bytes.len() > 2 && bytes[0].is_ascii_alphabetic() && &bytes[1..3] == b":/" {
+        out.push_str("file:///");
+        out.push_str(&path[..2]);
+        rest = &path[2..];
+    }
+    for b in rest.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(char::from(b));
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
+}
+
 fn location(
     sources: &SourceMap,
     points: &mut CodePoints,
@@ -62,7 +89,7 @@ fn location(
     let (char_offset, char_length) = points.of(sources, file, start.line, start.column, span);
     let mut loc = json!({
         "physicalLocation": {
-            "artifactLocation": { "uri": sources.path(file) },
+            "artifactLocation": { "uri": uri(sources.path(file)) },
             "region": {
                 "startLine": start.line,
                 "startColumn": start.column,
@@ -139,7 +166,19 @@ pub fn render(sources: &SourceMap, diags: &[Diagnostic]) -> String {
             "results": results,
         }]
     });
-    let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
-    s.push('\n');
-    s
+    super::json::to_text(&v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::uri;
+
+    #[test]
+    fn uris_encode_all_but_unreserved_characters_and_slashes() {
+        assert_eq!(uri("a/b-c_d.~e.flow"), "a/b-c_d.~e.flow");
+        assert_eq!(uri("a#1/q?x=%.flow"), "a%231/q%3Fx%3D%25.flow");
+        assert_eq!(uri("c:d e/\u{e9}.flow"), "c%3Ad%20e/%C3%A9.flow");
+        assert_eq!(uri("/tmp/x y.flow"), "file:///tmp/x%20y.flow");
+        assert_eq!(uri("C:/a b.flow"), "file:///C:/a%20b.flow");
+    }
 }

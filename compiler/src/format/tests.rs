@@ -1,4 +1,4 @@
-use super::{format, lex, FormatErrorKind, Kind};
+use super::{format, format_file, lex, FormatErrorKind, Kind, MAX_INPUT_BYTES};
 use std::path::{Path, PathBuf};
 
 /// What must survive formatting: every token except whitespace, newlines the
@@ -12,7 +12,9 @@ fn meaning(source: &str) -> (Vec<String>, Vec<String>) {
     let mut groups: Vec<usize> = Vec::new(); // commas seen in each open group
     for t in &tokens {
         match t.kind {
-            Kind::Comment => comments.push(t.text.trim_start_matches('#').trim().to_string()),
+            Kind::Comment => {
+                comments.push(t.text(source).trim_start_matches('#').trim().to_string());
+            }
             Kind::Newline => {
                 let last = code.last().map(String::as_str);
                 if groups.is_empty() && !matches!(last, None | Some("," | "⏎")) {
@@ -21,14 +23,14 @@ fn meaning(source: &str) -> (Vec<String>, Vec<String>) {
             }
             Kind::Punct(b'[' | b'(') => {
                 groups.push(0);
-                code.push(t.text.into());
+                code.push(t.text(source).into());
             }
             Kind::Punct(b']' | b')') => {
                 let commas = groups.pop().unwrap_or(0);
                 if commas >= 2 && code.last().map(String::as_str) == Some(",") {
                     code.pop();
                 }
-                code.push(t.text.into());
+                code.push(t.text(source).into());
             }
             Kind::Punct(b',') => {
                 if let Some(c) = groups.last_mut() {
@@ -36,7 +38,7 @@ fn meaning(source: &str) -> (Vec<String>, Vec<String>) {
                 }
                 code.push(",".into());
             }
-            _ => code.push(t.text.into()),
+            _ => code.push(t.text(source).into()),
         }
     }
     if code.last().map(String::as_str) == Some("⏎") {
@@ -363,12 +365,57 @@ fn errors_instead_of_panics() {
 }
 
 #[test]
+fn nesting_deeper_than_check_accepts_is_refused_without_recursing() {
+    let nested = |levels: usize| format!("x {}{}", "[".repeat(levels), "]".repeat(levels));
+    assert!(format(&nested(crate::syntax::parser::MAX_NESTING)).is_ok());
+    for levels in [crate::syntax::parser::MAX_NESTING + 1, 200_000] {
+        let err = format(&nested(levels)).expect_err("too deep");
+        assert_eq!(err.kind, FormatErrorKind::TooDeep);
+        assert_eq!((err.line, err.column), (1, 67));
+        assert_eq!(
+            err.kind.to_string(),
+            "brackets nested more than 64 levels deep"
+        );
+    }
+    // Braces count as check counts them.
+    let braces = format!("{}{}", "a {\n".repeat(65), "}\n".repeat(65));
+    assert_eq!(
+        format(&braces).map_err(|e| e.kind),
+        Err(FormatErrorKind::TooDeep)
+    );
+    assert!(format(&braces.replacen("a {\n", "", 1).replacen("}\n", "", 1)).is_ok());
+}
+
+#[test]
+fn format_file_refuses_what_check_refuses() {
+    let ok = "source s: files {\n  path \"x\"\n}\n";
+    assert_eq!(format_file(ok).as_deref(), Ok(ok));
+    // `format` alone lays out a file the parser rejects; `format_file` does not.
+    let lone_cr = ok.replacen('\n', "\r", 1);
+    assert!(format(&lone_cr).is_ok());
+    let err = format_file(&lone_cr).expect_err("lone CR");
+    assert!(matches!(err.kind, FormatErrorKind::Syntax(_)), "{err}");
+    assert_eq!((err.line, err.column), (1, 18), "{err}");
+    let bad_escape = ok.replace("\"x\"", "\"\\q\"");
+    assert!(format_file(&bad_escape).is_err());
+    let big = "#\n".repeat(usize::try_from(MAX_INPUT_BYTES).unwrap_or(usize::MAX) / 2 + 1);
+    for f in [format, format_file] {
+        let err = f(&big).expect_err("too large");
+        assert_eq!(err.kind, FormatErrorKind::TooLarge(MAX_INPUT_BYTES + 2));
+        assert_eq!(
+            err.kind.to_string(),
+            "file is too large to format (17 MB; the limit is 16 MB)"
+        );
+    }
+}
+
+#[test]
 fn lexer_splits_the_tricky_tokens() {
     let src = "a \"x\\\"#{y}\" 2026-01-01 1h30m 30min # c\r\n.?";
     let got: Vec<(Kind, &str)> = lex(src)
         .expect("lexes")
         .iter()
-        .map(|t| (t.kind, t.text))
+        .map(|t| (t.kind, t.text(src)))
         .collect();
     assert_eq!(
         got,

@@ -998,6 +998,11 @@ impl Iterator for CodeChars<'_> {
     }
 }
 
+/// What `check` and `fmt` say about brackets nested deeper than [`MAX_NESTING`].
+pub fn too_deep() -> String {
+    format!("brackets nested more than {MAX_NESTING} levels deep")
+}
+
 /// Refuse input nested deeper than [`MAX_NESTING`] before pest sees it.
 fn check_nesting(file: FileId, text: &str) -> Option<Diagnostic> {
     let mut depth = 0usize;
@@ -1011,7 +1016,7 @@ fn check_nesting(file: FileId, text: &str) -> Option<Diagnostic> {
                             "FL001",
                             file,
                             Span::new(i, i + 1),
-                            format!("brackets nested more than {MAX_NESTING} levels deep"),
+                            too_deep(),
                         )
                         .help("a `.flow` file nests at most a pipeline, a task and an `env` block, and lists hold no lists"),
                     );
