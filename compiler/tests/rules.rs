@@ -30,13 +30,15 @@ fn every_rule_has_two_fixtures() {
 
 #[test]
 fn triggers_fire_and_near_misses_do_not() {
+    common::at_root();
     let mut failures = Vec::new();
     for r in registry::all().iter().filter(|r| !is_target_code(r.code)) {
         let trigger = format!("{FIXTURES}/{}/trigger.flow", r.code);
         let clean = format!("{FIXTURES}/{}/clean.flow", r.code);
-        if !std::path::Path::new(&trigger).exists() {
-            continue;
-        }
+        assert!(
+            std::path::Path::new(&trigger).exists(),
+            "{trigger} is missing"
+        );
         let t = common::check(&[&trigger]);
         if !common::codes(&t).contains(&r.code) {
             failures.push(format!(
@@ -59,11 +61,13 @@ fn triggers_fire_and_near_misses_do_not() {
 
 #[test]
 fn trigger_snapshots() {
+    common::at_root();
     for r in registry::all().iter().filter(|r| !is_target_code(r.code)) {
         let trigger = format!("{FIXTURES}/{}/trigger.flow", r.code);
-        if !std::path::Path::new(&trigger).exists() {
-            continue;
-        }
+        assert!(
+            std::path::Path::new(&trigger).exists(),
+            "{trigger} is missing"
+        );
         let o = common::check(&[&trigger]);
         let source = std::fs::read_to_string(&trigger).unwrap_or_default();
         let snap = format!(
