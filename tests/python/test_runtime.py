@@ -286,7 +286,6 @@ def test_conditional_commit_rejects_a_moved_table(tmp_path: Path) -> None:
     write_deltalake(uri, pa.Table.from_pylist([{"id": "x", "amount": 0}]))
     task = delta_task("facts")
     conn = f"file://{tmp_path}/files"
-    os.environ.pop("FLOWC_FAULT", None)
     # the first attempt records version 0, then crashes before committing (simulated by a failing transform)
     def boom(ctx: Context) -> dict[str, Any]:
         raise RuntimeError("crash")
@@ -336,18 +335,24 @@ def test_postgres_upsert_ledger_and_outbox(tmp_path: Path) -> None:
 
 
 def test_internal_retries_retry_the_write_in_the_same_attempt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import flowc_runtime.faults as faults
+    import flowc_runtime.hooks as hooks
 
     seed(tmp_path, "a.jsonl", ROWS)
-    monkeypatch.setenv("FLOWC_FAULT", "write_error")
+    raised: list[str] = []
+
+    def fail_once() -> None:
+        if not raised:
+            raised.append("write_error")
+            raise RuntimeError("injected write error")
+
+    monkeypatch.setattr(hooks, "before_transaction_commit", fail_once)
     conn = f"sqlite://{tmp_path}/db.sqlite"
     write = Write(Endpoint("out", "sqlite_table", {"table": "o"}), "upsert", key=(Term("input_field", "id"),),
                   primary_key=("id",))
     without = Task("p", "t", "@daily", "UTC", False, (files_source(),), (write,), ())
-    faults._raised.clear()
     assert run(without, identity, env_for(tmp_path, out=conn)) == 75  # failed before the commit
     with_retry = Task("p", "t", "@daily", "UTC", False, (files_source(),), (write,), (), internal_retries=1)
-    faults._raised.clear()
+    raised.clear()
     assert run(with_retry, identity, env_for(tmp_path, attempt=2, out=conn)) == 0
     assert rows_of(tmp_path, "o") == [("a", 1), ("b", 2)]
 

@@ -1,0 +1,86 @@
+"""Fault injection for flowc's fault matrix: replaces the runtime's no-op hooks
+(flowc_runtime.hooks) with versions driven by `FLOWC_FAULT`. Never shipped: the matrix puts
+tests/fault/inject (whose sitecustomize calls `install()`) on the PYTHONPATH of the task
+processes it starts, and only there.
+
+`FLOWC_FAULT` is a comma-separated list of:
+  crash_after_pin, crash_after_read, crash_before_commit, crash_after_commit,
+  crash_during_relay   hard crash (SIGKILL of the process itself) at that protocol step;
+  zombie               pause before the commit until `$FLOWC_FAULT_DIR/resume` exists,
+                       after creating `$FLOWC_FAULT_DIR/paused`;
+  write_error          the first database commit of the process raises before it commits (a
+                       transient error, for `internal_retries`);
+  nondeterministic     every output record gets a `nondet` field that depends on the
+                       run and the attempt, as a nondeterministic transform would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import flowc_runtime.hooks as hooks
+
+_raised: set[str] = set()
+
+
+def active() -> set[str]:
+    raw = os.environ.get("FLOWC_FAULT", "")
+    return {part.strip() for part in raw.split(",") if part.strip()}
+
+
+def crash(name: str) -> None:
+    """Crash here if `FLOWC_FAULT` asks for it."""
+    if name in active():
+        sys.stderr.write(f"flowc fault: {name}\n")
+        sys.stderr.flush()
+        os.kill(os.getpid(), signal.SIGKILL)
+        time.sleep(5)
+        os._exit(137)
+
+
+def step(name: hooks.Step) -> None:
+    crash("crash_" + name)
+
+
+def fail_once(name: str) -> None:
+    """Raise once per process at this step if `FLOWC_FAULT` asks for it."""
+    if name in active() and name not in _raised:
+        _raised.add(name)
+        raise RuntimeError(f"flowc fault: {name}")
+
+
+def before_transaction_commit() -> None:
+    fail_once("write_error")
+
+
+def before_publish() -> None:
+    """Pause past the lease while another attempt runs, then go on as if nothing happened."""
+    if "zombie" not in active():
+        return
+    folder = Path(os.environ.get("FLOWC_FAULT_DIR", "."))
+    (folder / "paused").write_text(str(os.getpid()))
+    deadline = time.monotonic() + float(os.environ.get("FLOWC_ZOMBIE_MAX_SECONDS", "300"))
+    while not (folder / "resume").exists():
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    sys.stderr.write("flowc fault: zombie resumes\n")
+
+
+def output_extra(run_id: str, attempt: int) -> dict[str, str]:
+    if "nondeterministic" not in active():
+        return {}
+    return {"nondet": hashlib.sha256(f"{run_id}/{attempt}".encode()).hexdigest()[:8]}
+
+
+def install() -> None:
+    """Replace the runtime's no-op hooks with the injecting ones above."""
+    hooks.step = step
+    hooks.before_transaction_commit = before_transaction_commit
+    hooks.before_publish = before_publish
+    hooks.output_extra = output_extra
