@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
@@ -38,14 +40,14 @@ class Decl:
 class TaskDef:
     name: str
     reads: list[tuple[str, str | None]]  # (source, pin override: None = default, "unpinned")
-    writes: list[dict]
-    emits: list[dict] = field(default_factory=list)
+    writes: list[dict[str, Any]]
+    emits: list[dict[str, Any]] = field(default_factory=list)
     key: list[tuple[str | None, str, str | None]] | None = None  # (column, term, field)
     nondeterministic: bool = False
     allows: list[tuple[str, str]] = field(default_factory=list)
 
 
-KIND_CAPS = {
+KIND_CAPS: dict[str, dict[str, Any]] = {
     "files": {"transactional": False, "versioned": False, "coordinator": None},
     "sqlite_table": {"transactional": True, "versioned": False, "coordinator": "sqlite"},
     "postgres_table": {"transactional": True, "versioned": False, "coordinator": "postgres"},
@@ -79,7 +81,7 @@ def key_text(parts: list[tuple[str | None, str, str | None]]) -> str:
     return inner[0] if len(inner) == 1 else "(" + ", ".join(inner) + ")"
 
 
-def ir_part(part: tuple[str | None, str, str | None]) -> dict:
+def ir_part(part: tuple[str | None, str, str | None]) -> dict[str, Any]:
     column, term, fld = part
     out: dict[str, object] = {"column": column, "term": term}
     if fld is not None:
@@ -97,7 +99,7 @@ def meet(a: str, b: str) -> str:
     return order[max(order.index(a), order.index(b))]
 
 
-def derive_write(task: TaskDef, w: dict, decls: dict[str, Decl], lease: bool, scheduled: bool) -> str:
+def derive_write(task: TaskDef, w: dict[str, Any], decls: dict[str, Decl], lease: bool, scheduled: bool) -> str:
     sink = decls[w["sink"]]
     caps = KIND_CAPS[sink.kind]
     input_stable = all(
@@ -135,7 +137,7 @@ def derive_write(task: TaskDef, w: dict, decls: dict[str, Decl], lease: bool, sc
     return "at_least_once"
 
 
-def derive_emit(task: TaskDef, e: dict, decls: dict[str, Decl], writes: dict[str, str], scheduled: bool) -> str:
+def derive_emit(task: TaskDef, e: dict[str, Any], decls: dict[str, Decl], writes: dict[str, str], scheduled: bool) -> str:
     effect = decls[e["effect"]]
     idem = KIND_CAPS[effect.kind]["idempotency"]
     if e["via"] == "untracked":
@@ -154,7 +156,7 @@ def derive_emit(task: TaskDef, e: dict, decls: dict[str, Decl], writes: dict[str
 # --- the fixtures ----------------------------------------------------------------------------
 
 
-def tables_file(prefix: str, kind: str) -> tuple[list[Decl], dict]:
+def tables_file(prefix: str, kind: str) -> tuple[list[Decl], dict[str, Any]]:
     """Every write mode of a SQL sink, every key kind, every effect tracking; the pinned files source."""
     p = prefix
     decls = [
@@ -178,7 +180,7 @@ def tables_file(prefix: str, kind: str) -> tuple[list[Decl], dict]:
         Decl(f"{p}loose", "webhook", {"url": "http://127.0.0.1:9/loose"}),
     ]
     src = f"{p}orders_in"
-    inp = [(None, "input_field", "id")]
+    inp: list[tuple[str | None, str, str | None]] = [(None, "input_field", "id")]
     tasks = [
         TaskDef("upsert_input", [(src, None)], key=inp,
                 writes=[{"sink": f"{p}orders_up", "mode": "upsert"}],
@@ -216,7 +218,7 @@ def tables_file(prefix: str, kind: str) -> tuple[list[Decl], dict]:
     return decls, {"tasks": tasks, "lease": True}
 
 
-def inputs_file(prefix: str, kind: str) -> tuple[list[Decl], dict]:
+def inputs_file(prefix: str, kind: str) -> tuple[list[Decl], dict[str, Any]]:
     """Pins and their absence, duplicate identities, a nondeterministic transform."""
     p = prefix
     decls = [
@@ -232,7 +234,7 @@ def inputs_file(prefix: str, kind: str) -> tuple[list[Decl], dict]:
         Decl(f"{p}events_out", kind, {"table": "events_out", "primary_key": ["id"]}),
         Decl(f"{p}nondet_out", kind, {"table": "nondet_out", "primary_key": ["id"]}),
     ]
-    inp = [(None, "input_field", "id")]
+    inp: list[tuple[str | None, str, str | None]] = [(None, "input_field", "id")]
     tasks = [
         TaskDef("table_snapshot", [(f"{p}src_table", "snapshot")], key=inp,
                 writes=[{"sink": f"{p}snap_out", "mode": "upsert"}]),
@@ -248,7 +250,7 @@ def inputs_file(prefix: str, kind: str) -> tuple[list[Decl], dict]:
     return decls, {"tasks": tasks, "lease": True}
 
 
-def delta_file(prefix: str, lease: bool) -> tuple[list[Decl], dict]:
+def delta_file(prefix: str, lease: bool) -> tuple[list[Decl], dict[str, Any]]:
     """conditional_commit and overwrite on delta; append and overwrite on a folder."""
     p = prefix
     decls = [
@@ -283,7 +285,7 @@ def delta_file(prefix: str, lease: bool) -> tuple[list[Decl], dict]:
     return decls, {"tasks": tasks, "lease": lease}
 
 
-FILES = {
+FILES: dict[str, tuple[str, Callable[[], tuple[list[Decl], dict[str, Any]]]]] = {
     "sqlite_modes": ("sq_modes", lambda: tables_file("sq_", "sqlite_table")),
     "sqlite_inputs": ("sq_inputs", lambda: inputs_file("sqi_", "sqlite_table")),
     "postgres_modes": ("pg_modes", lambda: tables_file("pg_", "postgres_table")),
@@ -301,7 +303,7 @@ def flow_value(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def render_flow(file_name: str, pipeline: str, decls: list[Decl], extra: dict) -> str:
+def render_flow(file_name: str, pipeline: str, decls: list[Decl], extra: dict[str, Any]) -> str:
     by_name = {d.name: d for d in decls}
     lines = [
         f"# Fault-matrix fixture `{file_name}`: generated by tests/fault/fixtures.py (edit there).",
@@ -369,7 +371,7 @@ def render_flow(file_name: str, pipeline: str, decls: list[Decl], extra: dict) -
     return "\n".join(lines) + "\n"
 
 
-def endpoint(d: Decl) -> dict:
+def endpoint(d: Decl) -> dict[str, Any]:
     caps = KIND_CAPS[d.kind]
     return {
         "name": d.name,
@@ -380,7 +382,7 @@ def endpoint(d: Decl) -> dict:
     }
 
 
-def render_ir(file_name: str, pipeline: str, decls: list[Decl], extra: dict) -> list[dict]:
+def render_ir(file_name: str, pipeline: str, decls: list[Decl], extra: dict[str, Any]) -> list[dict[str, Any]]:
     by_name = {d.name: d for d in decls}
     tasks = []
     for t in extra["tasks"]:

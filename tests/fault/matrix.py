@@ -77,9 +77,9 @@ class Endpoint:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.deliveries: dict[tuple[str, str], Counter] = defaultdict(Counter)
+        self.deliveries: dict[tuple[str, str], Counter[Any]] = defaultdict(Counter)
         self.seen_keys: set[tuple[str, str, str]] = set()
-        self.calls: Counter = Counter()
+        self.calls: Counter[Any] = Counter()
         endpoint = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -109,7 +109,7 @@ class Endpoint:
     def url(self, scenario: str, effect: str) -> str:
         return f"http://127.0.0.1:{self.port}/{scenario}/{effect}"
 
-    def observed(self, scenario: str, effect: str) -> Counter:
+    def observed(self, scenario: str, effect: str) -> Counter[Any]:
         with self.lock:
             return Counter(self.deliveries[(scenario, effect)])
 
@@ -117,7 +117,7 @@ class Endpoint:
 # --- fixtures, predictions, code -----------------------------------------------------------------
 
 
-def load_fixtures(db: str) -> list[dict]:
+def load_fixtures(db: str) -> list[Decl]:
     names = ["sqlite_modes", "sqlite_inputs"] if db == "sqlite" else ["postgres_modes", "postgres_inputs"]
     names += ["delta_lease", "delta_no_lease"]
     pipelines = []
@@ -174,7 +174,7 @@ def predictions_and_code(pipelines: list[Decl], out: Path) -> dict[Key, Decl]:
 # --- which fault kinds exercise an output's failing clause (from the declarations) --------------
 
 
-def causes_of_write(task: dict, write: dict) -> set[str]:
+def causes_of_write(task: Decl, write: Decl) -> set[str]:
     kinds: set[str] = set()
     mode = write["mode"]
     if mode not in ("upsert", "replace_partition", "append_ledger", "conditional_commit", "transactional"):
@@ -200,7 +200,7 @@ def causes_of_write(task: dict, write: dict) -> set[str]:
     return kinds
 
 
-def causes_of_emit(task: dict, emit: dict) -> set[str]:
+def causes_of_emit(task: Decl, emit: Decl) -> set[str]:
     kinds: set[str] = set()
     if emit["tracking"] == "untracked":
         kinds |= {"crash_during_relay", "rerun", "zombie"}
@@ -220,7 +220,7 @@ def causes_of_emit(task: dict, emit: dict) -> set[str]:
     return kinds
 
 
-def faults_for(task: dict) -> list[str]:
+def faults_for(task: Decl) -> list[str]:
     faults = list(BASE_FAULTS)
     if task["emits"]:
         faults.append("crash_during_relay")
@@ -234,12 +234,12 @@ def faults_for(task: dict) -> list[str]:
 # --- one scenario ---------------------------------------------------------------------------------
 
 
-def records(k: int) -> list[dict]:
+def records(k: int) -> list[Decl]:
     return [{"id": f"d{k}-r{j}", "rec": f"d{k}-r{j}", "amount": 10 * k + j} for j in (1, 2, 3)]
 
 
 class Scenario:
-    def __init__(self, ctx: "Matrix", pipeline: dict, task: dict, fault: str, reference: bool) -> None:
+    def __init__(self, ctx: Matrix, pipeline: Decl, task: Decl, fault: str, reference: bool) -> None:
         self.ctx = ctx
         self.pipeline = pipeline
         self.task = task
@@ -298,13 +298,13 @@ class Scenario:
             env["FLOW_CONN_" + ep["name"].upper()] = self.conn_url(ep)
         return env
 
-    def endpoints(self) -> list[dict]:
+    def endpoints(self) -> list[Decl]:
         eps = [r["source"] for r in self.task["reads"]]
         eps += [w["sink"] for w in self.task["writes"]]
         eps += [e["effect"] for e in self.task["emits"]]
         return eps
 
-    def conn_url(self, ep: dict) -> str:
+    def conn_url(self, ep: Decl) -> str:
         if ep["kind"] in SQL_KINDS:
             return self.sql_url()
         if ep["kind"] in ("files", "delta_table"):
@@ -484,12 +484,13 @@ class Scenario:
             seen[e["effect"]["name"]] = self.ctx.endpoint.observed(self.slug, e["effect"]["name"])
         return seen
 
-    def sink_rows(self, w: dict) -> list[dict]:
+    def sink_rows(self, w: Decl) -> list[Decl]:
         sink = w["sink"]
         if sink["kind"] in SQL_KINDS:
             table = sink["params"]["table"]
             with self.sql() as db:
-                return db.rows(table)
+                found: list[Decl] = db.rows(table)
+                return found
         if sink["kind"] == "delta_table":
             from deltalake import DeltaTable
 
@@ -499,7 +500,7 @@ class Scenario:
             except Exception:  # noqa: BLE001 - no table yet
                 return []
         folder = self.dir / "files" / sink["params"]["path"]
-        rows: list[dict] = []
+        rows: list[Decl] = []
         if folder.exists():
             for path in sorted(folder.rglob("*.jsonl")):
                 rows += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
@@ -510,7 +511,7 @@ class SqlHandle:
     def __init__(self, scenario: Scenario) -> None:
         self.s = scenario
 
-    def __enter__(self) -> "SqlHandle":
+    def __enter__(self) -> SqlHandle:
         if self.s.ctx.db == "postgres":
             import psycopg
 
@@ -522,10 +523,10 @@ class SqlHandle:
     def __exit__(self, *exc: Any) -> None:
         self.conn.close()
 
-    def execute(self, sql: str, params: tuple = ()) -> Any:
+    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
         return self.conn.execute(sql, params)
 
-    def rows(self, table: str) -> list[dict]:
+    def rows(self, table: str) -> list[Decl]:
         try:
             cur = self.conn.execute(f'SELECT * FROM "{table}"')
         except Exception:  # noqa: BLE001 - the table was never created
@@ -533,17 +534,17 @@ class SqlHandle:
                 return []
             return []
         names = [d[0] for d in cur.description]
-        return [dict(zip(names, r)) for r in cur.fetchall()]
+        return [dict(zip(names, r, strict=False)) for r in cur.fetchall()]
 
 
-def append_delta(uri: Path, rows: list[dict]) -> None:
+def append_delta(uri: Path, rows: list[Decl]) -> None:
     import pyarrow as pa
     from deltalake import write_deltalake
 
     write_deltalake(str(uri), pa.Table.from_pylist(rows), mode="append")
 
 
-def write_jsonl(path: Path, rows: list[dict]) -> None:
+def write_jsonl(path: Path, rows: list[Decl]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
 
@@ -551,15 +552,15 @@ def write_jsonl(path: Path, rows: list[dict]) -> None:
 # --- comparison -------------------------------------------------------------------------------------
 
 
-def compare_rows(ref: list[dict], obs: list[dict]) -> dict[str, int]:
-    def by_rec(rows: list[dict]) -> dict[Any, list[str]]:
+def compare_rows(ref: list[Decl], obs: list[Decl]) -> dict[str, int]:
+    def by_rec(rows: list[Decl]) -> dict[Any, list[str]]:
         out: dict[Any, list[str]] = defaultdict(list)
         for r in rows:
             out[r.get("rec")].append(json.dumps(r, sort_keys=True, default=str))
         return out
 
     r, o = by_rec(ref), by_rec(obs)
-    found = Counter()
+    found: Counter[str] = Counter()
     for rec in set(r) | set(o):
         a, b = sorted(r.get(rec, [])), sorted(o.get(rec, []))
         if not a:
@@ -575,8 +576,8 @@ def compare_rows(ref: list[dict], obs: list[dict]) -> dict[str, int]:
     return dict(found)
 
 
-def compare_calls(ref: Counter, obs: Counter) -> dict[str, int]:
-    found = Counter()
+def compare_calls(ref: Counter[Any], obs: Counter[Any]) -> dict[str, int]:
+    found: Counter[str] = Counter()
     for key in set(ref) | set(obs):
         if obs[key] > ref[key]:
             found["extra calls"] += obs[key] - ref[key]

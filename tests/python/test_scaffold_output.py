@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = 'q"uote \\back\\slash\nnew line {{interval.start}} & : # \u00e9\u00e8 \U0001f600 \u2028 \x7f \'single\''
 
 
-def scaffold(ir: list[dict], out: Path) -> subprocess.CompletedProcess[str]:
+def scaffold(ir: list[dict[str, Any]], out: Path) -> subprocess.CompletedProcess[str]:
     source = out.parent / "ir.json"
     source.write_text(json.dumps(ir))
     return subprocess.run(
@@ -29,8 +30,8 @@ def scaffold(ir: list[dict], out: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def pipeline(table: str, url: str) -> list[dict]:
-    ir = json.loads((ROOT / "tests" / "fault" / "ir" / "sqlite_modes.json").read_text())
+def pipeline(table: str, url: str) -> list[dict[str, Any]]:
+    ir: list[dict[str, Any]] = json.loads((ROOT / "tests" / "fault" / "ir" / "sqlite_modes.json").read_text())
     p = ir[0]
     p["source_file"] = "tests/" + HOSTILE + ".flow"
     task = next(t for t in p["tasks"] if t["name"] == "upsert_input")
