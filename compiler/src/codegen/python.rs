@@ -136,7 +136,9 @@ fn template_bug(message: String) -> Vec<TargetProblem> {
 /// Renders every task of `pipelines`. Any problem (a kind, mode or pin with no
 /// runtime, two tasks that would share a module) emits nothing.
 pub fn generate(pipelines: &[Pipeline]) -> Result<Scaffold, Vec<TargetProblem>> {
-    let caps = CAPABILITIES.as_ref().map_err(|message| template_bug(message.clone()))?;
+    let caps = CAPABILITIES
+        .as_ref()
+        .map_err(|message| template_bug(message.clone()))?;
     let problems = check(caps, pipelines);
     if !problems.is_empty() {
         return Err(problems);
@@ -432,7 +434,9 @@ fn check_read(
         ));
         return;
     };
-    let supported = read.pin.is_none_or(|pin| data.pins.contains(&enum_name(&pin)));
+    let supported = read
+        .pin
+        .is_none_or(|pin| data.pins.contains(&enum_name(&pin)));
     if !supported {
         problems.push(problem(
             pipeline,
@@ -511,7 +515,11 @@ fn check_emit(
             .as_deref()
             .and_then(|name| task.writes.iter().find(|w| w.sink.name == name));
         match holder {
-            Some(w) if caps.data.get(w.sink.kind.as_str()).is_some_and(|k| k.outbox) => {}
+            Some(w)
+                if caps
+                    .data
+                    .get(w.sink.kind.as_str())
+                    .is_some_and(|k| k.outbox) => {}
             Some(w) => problems.push(problem(
                 pipeline,
                 task,
@@ -672,7 +680,10 @@ mod tests {
         let caps = CAPABILITIES.as_ref().expect("capabilities.json parses");
         assert!(caps.data.contains_key("sqlite_table"));
         for kind in caps.data.keys().chain(&caps.effects) {
-            assert!(NO_RUNTIME_HELP.contains(kind.as_str()), "{kind} is missing from the help");
+            assert!(
+                NO_RUNTIME_HELP.contains(kind.as_str()),
+                "{kind} is missing from the help"
+            );
         }
         for data in caps.data.values() {
             for name in data.pins.iter().chain(&data.modes) {
