@@ -36,3 +36,19 @@ def test_a_promised_pin_or_outbox_has_an_implementation() -> None:
         assert (cls.relay is not Connector.relay) == caps["outbox"], kind
         assert cls.apply is not Connector.apply, kind
         assert cls.read is not Connector.read, kind
+
+
+def test_the_runtime_ships_no_fault_injection() -> None:
+    """Fault injection lives in tests/fault; what `flowc scaffold` copies has only no-op hooks."""
+    import flowc_runtime.hooks as hooks
+
+    runtime = ROOT / "templates" / "python"
+    texts = {p: p.read_text(encoding="utf-8") for p in runtime.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    assert any(p.name == "hooks.py" for p in texts)
+    for path, text in texts.items():
+        for banned in ("FLOWC_FAULT", "SIGKILL", "os.kill", "fault_hooks"):
+            assert banned not in text, f"{path} holds {banned}"
+    hooks.step("before_commit")
+    hooks.before_transaction_commit()
+    hooks.before_publish()
+    assert hooks.output_extra("run", 1) == {}
