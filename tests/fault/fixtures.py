@@ -5,10 +5,9 @@
   `flowc report` / `flowc scaffold` read;
 * `tests/fault/ir/<file>.json`: the same pipelines as flowc's codegen IR. The fault matrix
   (tests/fault/matrix.py) reads the declarations from it (what to seed, what to observe);
-  its predictions and code come from the flowc binary only. tests/python/test_scaffold_output.py
-  renders edited copies of it through `compiler/examples/scaffold_from_ir.rs`. The guarantees
-  in this IR come from `derive_*` below, a transcription of RULES.md ("The model") for the
-  constructs these fixtures use; nothing compares them with the matrix's outcome.
+  its predictions and code come from the flowc binary only. The guarantees in this IR come
+  from `derive_*` below, a transcription of RULES.md ("The model") for the constructs these
+  fixtures use; the matrix does not read them.
 
 Run `python3 tests/fault/fixtures.py` after editing; a test checks the files are current.
 """
