@@ -648,3 +648,51 @@ fn the_header_is_the_same_from_any_working_folder() {
     }
     assert!(seen.windows(2).all(|w| w[0] == w[1]), "the bytes differ");
 }
+
+/// Every file `scaffold` writes, the whole `flowc_runtime` package included
+/// (a runtime file added later must not be forgotten), starts with the fixed
+/// encoding line and flowc's header, and a second scaffold into the same
+/// folder succeeds.
+#[test]
+fn every_scaffolded_file_is_recognised_as_flowcs_own() {
+    let dir = project();
+    let flow = dir.path().join("p.flow");
+    write(
+        &flow,
+        &read(&repo_root().join("tests/fault/sqlite_modes.flow")),
+    );
+    for run in ["first", "second"] {
+        let out = flowc_in(
+            dir.path(),
+            &["scaffold", "--lang", "python", "--out", "out", "p.flow"],
+        );
+        assert!(
+            out.status.success(),
+            "{run} scaffold: {}{}",
+            text(&out.stdout),
+            text(&out.stderr)
+        );
+    }
+    let files = python_files(&dir.path().join("out"));
+    assert!(files.len() > 10, "{files:?}");
+    for f in &files {
+        let body = read(f);
+        // A task's package is an empty `__init__.py`: no text, nothing to declare.
+        if body.is_empty() && f.ends_with("__init__.py") {
+            continue;
+        }
+        assert!(
+            body.starts_with("# -*- coding: utf-8 -*-\n"),
+            "{} lacks the encoding line",
+            f.display()
+        );
+    }
+    // The runtime's own files are all among them.
+    for f in ["flowc_runtime/hooks.py", "flowc_runtime/connectors/base.py"] {
+        assert!(dir.path().join("out").join(f).is_file(), "{f}");
+    }
+}
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}

@@ -3,10 +3,11 @@
 
 * `tests/fault/<file>.flow`: the `.flow` source, following LANGUAGE.md, that the real
   `flowc report` / `flowc scaffold` read;
-* `tests/fault/ir/<file>.json`: the same pipelines as flowc's codegen IR, for development
-  until the CLI exists (`compiler/examples/scaffold_from_ir.rs` reads it). The guarantees
-  in this IR come from `derive_*` below, a transcription of RULES.md ("The model") for the
-  constructs these fixtures use; with the CLI, `flowc report` replaces them.
+* `tests/fault/ir/<file>.json`: the same pipelines as flowc's codegen IR. The fault matrix
+  (tests/fault/matrix.py) reads the declarations from it (what to seed, what to observe);
+  its predictions and code come from the flowc binary only. The guarantees in this IR come
+  from `derive_*` below, a transcription of RULES.md ("The model") for the constructs these
+  fixtures use; the matrix does not read them.
 
 Run `python3 tests/fault/fixtures.py` after editing; a test checks the files are current.
 """
@@ -15,8 +16,10 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
@@ -38,14 +41,14 @@ class Decl:
 class TaskDef:
     name: str
     reads: list[tuple[str, str | None]]  # (source, pin override: None = default, "unpinned")
-    writes: list[dict]
-    emits: list[dict] = field(default_factory=list)
+    writes: list[dict[str, Any]]
+    emits: list[dict[str, Any]] = field(default_factory=list)
     key: list[tuple[str | None, str, str | None]] | None = None  # (column, term, field)
     nondeterministic: bool = False
     allows: list[tuple[str, str]] = field(default_factory=list)
 
 
-KIND_CAPS = {
+KIND_CAPS: dict[str, dict[str, Any]] = {
     "files": {"transactional": False, "versioned": False, "coordinator": None},
     "sqlite_table": {"transactional": True, "versioned": False, "coordinator": "sqlite"},
     "postgres_table": {"transactional": True, "versioned": False, "coordinator": "postgres"},
@@ -79,7 +82,7 @@ def key_text(parts: list[tuple[str | None, str, str | None]]) -> str:
     return inner[0] if len(inner) == 1 else "(" + ", ".join(inner) + ")"
 
 
-def ir_part(part: tuple[str | None, str, str | None]) -> dict:
+def ir_part(part: tuple[str | None, str, str | None]) -> dict[str, Any]:
     column, term, fld = part
     out: dict[str, object] = {"column": column, "term": term}
     if fld is not None:
@@ -97,7 +100,7 @@ def meet(a: str, b: str) -> str:
     return order[max(order.index(a), order.index(b))]
 
 
-def derive_write(task: TaskDef, w: dict, decls: dict[str, Decl], lease: bool, scheduled: bool) -> str:
+def derive_write(task: TaskDef, w: dict[str, Any], decls: dict[str, Decl], lease: bool, scheduled: bool) -> str:
     sink = decls[w["sink"]]
     caps = KIND_CAPS[sink.kind]
     input_stable = all(
@@ -135,7 +138,7 @@ def derive_write(task: TaskDef, w: dict, decls: dict[str, Decl], lease: bool, sc
     return "at_least_once"
 
 
-def derive_emit(task: TaskDef, e: dict, decls: dict[str, Decl], writes: dict[str, str], scheduled: bool) -> str:
+def derive_emit(task: TaskDef, e: dict[str, Any], decls: dict[str, Decl], writes: dict[str, str], scheduled: bool) -> str:
     effect = decls[e["effect"]]
     idem = KIND_CAPS[effect.kind]["idempotency"]
     if e["via"] == "untracked":
@@ -154,7 +157,7 @@ def derive_emit(task: TaskDef, e: dict, decls: dict[str, Decl], writes: dict[str
 # --- the fixtures ----------------------------------------------------------------------------
 
 
-def tables_file(prefix: str, kind: str) -> tuple[list[Decl], dict]:
+def tables_file(prefix: str, kind: str) -> tuple[list[Decl], dict[str, Any]]:
     """Every write mode of a SQL sink, every key kind, every effect tracking; the pinned files source."""
     p = prefix
     decls = [
@@ -178,7 +181,7 @@ def tables_file(prefix: str, kind: str) -> tuple[list[Decl], dict]:
         Decl(f"{p}loose", "webhook", {"url": "http://127.0.0.1:9/loose"}),
     ]
     src = f"{p}orders_in"
-    inp = [(None, "input_field", "id")]
+    inp: list[tuple[str | None, str, str | None]] = [(None, "input_field", "id")]
     tasks = [
         TaskDef("upsert_input", [(src, None)], key=inp,
                 writes=[{"sink": f"{p}orders_up", "mode": "upsert"}],
@@ -216,7 +219,7 @@ def tables_file(prefix: str, kind: str) -> tuple[list[Decl], dict]:
     return decls, {"tasks": tasks, "lease": True}
 
 
-def inputs_file(prefix: str, kind: str) -> tuple[list[Decl], dict]:
+def inputs_file(prefix: str, kind: str) -> tuple[list[Decl], dict[str, Any]]:
     """Pins and their absence, duplicate identities, a nondeterministic transform."""
     p = prefix
     decls = [
@@ -232,7 +235,7 @@ def inputs_file(prefix: str, kind: str) -> tuple[list[Decl], dict]:
         Decl(f"{p}events_out", kind, {"table": "events_out", "primary_key": ["id"]}),
         Decl(f"{p}nondet_out", kind, {"table": "nondet_out", "primary_key": ["id"]}),
     ]
-    inp = [(None, "input_field", "id")]
+    inp: list[tuple[str | None, str, str | None]] = [(None, "input_field", "id")]
     tasks = [
         TaskDef("table_snapshot", [(f"{p}src_table", "snapshot")], key=inp,
                 writes=[{"sink": f"{p}snap_out", "mode": "upsert"}]),
@@ -248,7 +251,7 @@ def inputs_file(prefix: str, kind: str) -> tuple[list[Decl], dict]:
     return decls, {"tasks": tasks, "lease": True}
 
 
-def delta_file(prefix: str, lease: bool) -> tuple[list[Decl], dict]:
+def delta_file(prefix: str, lease: bool) -> tuple[list[Decl], dict[str, Any]]:
     """conditional_commit and overwrite on delta; append and overwrite on a folder."""
     p = prefix
     decls = [
@@ -283,7 +286,7 @@ def delta_file(prefix: str, lease: bool) -> tuple[list[Decl], dict]:
     return decls, {"tasks": tasks, "lease": lease}
 
 
-FILES = {
+FILES: dict[str, tuple[str, Callable[[], tuple[list[Decl], dict[str, Any]]]]] = {
     "sqlite_modes": ("sq_modes", lambda: tables_file("sq_", "sqlite_table")),
     "sqlite_inputs": ("sq_inputs", lambda: inputs_file("sqi_", "sqlite_table")),
     "postgres_modes": ("pg_modes", lambda: tables_file("pg_", "postgres_table")),
@@ -301,7 +304,7 @@ def flow_value(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def render_flow(file_name: str, pipeline: str, decls: list[Decl], extra: dict) -> str:
+def render_flow(file_name: str, pipeline: str, decls: list[Decl], extra: dict[str, Any]) -> str:
     by_name = {d.name: d for d in decls}
     lines = [
         f"# Fault-matrix fixture `{file_name}`: generated by tests/fault/fixtures.py (edit there).",
@@ -369,7 +372,7 @@ def render_flow(file_name: str, pipeline: str, decls: list[Decl], extra: dict) -
     return "\n".join(lines) + "\n"
 
 
-def endpoint(d: Decl) -> dict:
+def endpoint(d: Decl) -> dict[str, Any]:
     caps = KIND_CAPS[d.kind]
     return {
         "name": d.name,
@@ -380,7 +383,7 @@ def endpoint(d: Decl) -> dict:
     }
 
 
-def render_ir(file_name: str, pipeline: str, decls: list[Decl], extra: dict) -> list[dict]:
+def render_ir(file_name: str, pipeline: str, decls: list[Decl], extra: dict[str, Any]) -> list[dict[str, Any]]:
     by_name = {d.name: d for d in decls}
     tasks = []
     for t in extra["tasks"]:

@@ -7,12 +7,13 @@
 //! any other command gives `<pipeline>/<task>.py`.
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 use handlebars::{Context, Handlebars, Helper, HelperResult, Output, RenderContext, RenderError};
 use serde_json::{json, Value};
 
 use super::helpers::{checked, param, py_str_helper};
-use super::ir::{Emit, Mode, Pin, Pipeline, Read, Task, Tracking, Write};
+use super::ir::{Emit, Pipeline, Read, Task, Tracking, Write};
 use super::quote::python_str;
 use super::{At, GeneratedFile, TargetProblem};
 
@@ -32,6 +33,26 @@ const RUNTIME: &[(&str, &str)] = &[
         include_str!("../../../templates/python/flowc_runtime/__init__.py"),
     ),
     (
+        "flowc_runtime/connectors/__init__.py",
+        include_str!("../../../templates/python/flowc_runtime/connectors/__init__.py"),
+    ),
+    (
+        "flowc_runtime/connectors/base.py",
+        include_str!("../../../templates/python/flowc_runtime/connectors/base.py"),
+    ),
+    (
+        "flowc_runtime/connectors/delta_table.py",
+        include_str!("../../../templates/python/flowc_runtime/connectors/delta_table.py"),
+    ),
+    (
+        "flowc_runtime/connectors/files.py",
+        include_str!("../../../templates/python/flowc_runtime/connectors/files.py"),
+    ),
+    (
+        "flowc_runtime/connectors/sql_table.py",
+        include_str!("../../../templates/python/flowc_runtime/connectors/sql_table.py"),
+    ),
+    (
         "flowc_runtime/context.py",
         include_str!("../../../templates/python/flowc_runtime/context.py"),
     ),
@@ -44,12 +65,12 @@ const RUNTIME: &[(&str, &str)] = &[
         include_str!("../../../templates/python/flowc_runtime/effects.py"),
     ),
     (
-        "flowc_runtime/faults.py",
-        include_str!("../../../templates/python/flowc_runtime/faults.py"),
-    ),
-    (
         "flowc_runtime/files.py",
         include_str!("../../../templates/python/flowc_runtime/files.py"),
+    ),
+    (
+        "flowc_runtime/hooks.py",
+        include_str!("../../../templates/python/flowc_runtime/hooks.py"),
     ),
     (
         "flowc_runtime/keys.py",
@@ -74,28 +95,55 @@ const TRANSFORM_TEMPLATE: &str = include_str!("../../../templates/python/transfo
 const ENDPOINT_PARTIAL: &str = include_str!("../../../templates/python/endpoint.hbs");
 const TERM_PARTIAL: &str = include_str!("../../../templates/python/term.hbs");
 
-/// Source and sink kinds the runtime can reach.
-const DATA_KINDS: &[&str] = &["delta_table", "files", "postgres_table", "sqlite_table"];
-/// Effect kinds the runtime can send.
-const EFFECT_KINDS: &[&str] = &["email", "http_request", "slack_message", "webhook"];
+/// What the runtime can reach, per kind: the one table that both these checks and the
+/// runtime's connector registry follow (a Python test keeps the registry equal to it).
+const CAPABILITIES_JSON: &str = include_str!("../../../templates/python/capabilities.json");
+
+/// One source or sink kind the runtime has a connector for.
+#[derive(Debug, serde::Deserialize)]
+struct DataKind {
+    /// The pins (IR names) a read of this kind may use; no pin is always supported.
+    pins: Vec<String>,
+    /// The write modes (IR names) a write to this kind may use.
+    modes: Vec<String>,
+    /// Whether an outbox may live in a sink of this kind.
+    outbox: bool,
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct Capabilities {
+    data: BTreeMap<String, DataKind>,
+    effects: Vec<String>,
+}
+
+static CAPABILITIES: LazyLock<Result<Capabilities, String>> = LazyLock::new(|| {
+    serde_json::from_str(CAPABILITIES_JSON)
+        .map_err(|err| format!("templates/python/capabilities.json does not parse: {err}"))
+});
+
+/// A problem with flowc's own Python templates (never with the user's input).
+fn template_bug(message: String) -> Vec<TargetProblem> {
+    vec![TargetProblem {
+        code: "FL805",
+        pipeline: String::new(),
+        task: None,
+        message,
+        help: "this is a bug in flowc's Python templates".to_owned(),
+        at: At::Name,
+    }]
+}
 
 /// Renders every task of `pipelines`. Any problem (a kind, mode or pin with no
 /// runtime, two tasks that would share a module) emits nothing.
 pub fn generate(pipelines: &[Pipeline]) -> Result<Scaffold, Vec<TargetProblem>> {
-    let problems = check(pipelines);
+    let caps = CAPABILITIES
+        .as_ref()
+        .map_err(|message| template_bug(message.clone()))?;
+    let problems = check(caps, pipelines);
     if !problems.is_empty() {
         return Err(problems);
     }
-    let registry = registry().map_err(|message| {
-        vec![TargetProblem {
-            code: "FL805",
-            pipeline: String::new(),
-            task: None,
-            message,
-            help: "this is a bug in flowc's Python templates".to_owned(),
-            at: At::Name,
-        }]
-    })?;
+    let registry = registry().map_err(template_bug)?;
 
     // Path -> (contents, the pipeline whose task it is for, if one).
     let mut rewrite: BTreeMap<String, (String, Option<&str>)> = BTreeMap::new();
@@ -279,7 +327,7 @@ fn run_problem(
     }
 }
 
-fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
+fn check(caps: &Capabilities, pipelines: &[Pipeline]) -> Vec<TargetProblem> {
     let mut problems = Vec::new();
     let mut modules: BTreeMap<String, (String, String)> = BTreeMap::new();
     let mut transforms: BTreeMap<String, (String, String)> = BTreeMap::new();
@@ -288,13 +336,13 @@ fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
     for pipeline in pipelines {
         for task in &pipeline.tasks {
             for read in &task.reads {
-                check_read(pipeline, task, read, &mut problems);
+                check_read(caps, pipeline, task, read, &mut problems);
             }
             for write in &task.writes {
-                check_write(pipeline, task, write, &mut problems);
+                check_write(caps, pipeline, task, write, &mut problems);
             }
             for emit in &task.emits {
-                check_emit(pipeline, task, emit, &mut problems);
+                check_emit(caps, pipeline, task, emit, &mut problems);
             }
             let module = module_for(pipeline, task);
             if let Some(why) = unimportable(&module) {
@@ -365,9 +413,15 @@ fn check(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
     problems
 }
 
-fn check_read(pipeline: &Pipeline, task: &Task, read: &Read, problems: &mut Vec<TargetProblem>) {
+fn check_read(
+    caps: &Capabilities,
+    pipeline: &Pipeline,
+    task: &Task,
+    read: &Read,
+    problems: &mut Vec<TargetProblem>,
+) {
     let kind = read.source.kind.as_str();
-    if !DATA_KINDS.contains(&kind) {
+    let Some(data) = caps.data.get(kind) else {
         problems.push(problem(
             pipeline,
             task,
@@ -379,14 +433,10 @@ fn check_read(pipeline: &Pipeline, task: &Task, read: &Read, problems: &mut Vec<
             NO_RUNTIME_HELP,
         ));
         return;
-    }
-    let supported = matches!(
-        (kind, read.pin),
-        (_, None)
-            | ("files", Some(Pin::Listing))
-            | ("sqlite_table" | "postgres_table", Some(Pin::Snapshot))
-            | ("delta_table", Some(Pin::Version | Pin::Snapshot))
-    );
+    };
+    let supported = read
+        .pin
+        .is_none_or(|pin| data.pins.contains(&enum_name(&pin)));
     if !supported {
         problems.push(problem(
             pipeline,
@@ -402,9 +452,15 @@ fn check_read(pipeline: &Pipeline, task: &Task, read: &Read, problems: &mut Vec<
     }
 }
 
-fn check_write(pipeline: &Pipeline, task: &Task, write: &Write, problems: &mut Vec<TargetProblem>) {
+fn check_write(
+    caps: &Capabilities,
+    pipeline: &Pipeline,
+    task: &Task,
+    write: &Write,
+    problems: &mut Vec<TargetProblem>,
+) {
     let kind = write.sink.kind.as_str();
-    if !DATA_KINDS.contains(&kind) {
+    let Some(data) = caps.data.get(kind) else {
         problems.push(problem(
             pipeline,
             task,
@@ -416,19 +472,8 @@ fn check_write(pipeline: &Pipeline, task: &Task, write: &Write, problems: &mut V
             NO_RUNTIME_HELP,
         ));
         return;
-    }
-    let supported = match kind {
-        "files" => matches!(write.mode, Mode::Append | Mode::Overwrite),
-        "delta_table" => matches!(
-            write.mode,
-            Mode::ConditionalCommit
-                | Mode::Overwrite
-                | Mode::Append
-                | Mode::ReplacePartition
-                | Mode::Transactional
-        ),
-        _ => !matches!(write.mode, Mode::ConditionalCommit),
     };
+    let supported = data.modes.contains(&enum_name(&write.mode));
     if !supported {
         problems.push(problem(
             pipeline,
@@ -444,9 +489,15 @@ fn check_write(pipeline: &Pipeline, task: &Task, write: &Write, problems: &mut V
     }
 }
 
-fn check_emit(pipeline: &Pipeline, task: &Task, emit: &Emit, problems: &mut Vec<TargetProblem>) {
+fn check_emit(
+    caps: &Capabilities,
+    pipeline: &Pipeline,
+    task: &Task,
+    emit: &Emit,
+    problems: &mut Vec<TargetProblem>,
+) {
     let kind = emit.effect.kind.as_str();
-    if !EFFECT_KINDS.contains(&kind) {
+    if !caps.effects.iter().any(|k| k == kind) {
         problems.push(problem(
             pipeline,
             task,
@@ -464,7 +515,11 @@ fn check_emit(pipeline: &Pipeline, task: &Task, emit: &Emit, problems: &mut Vec<
             .as_deref()
             .and_then(|name| task.writes.iter().find(|w| w.sink.name == name));
         match holder {
-            Some(w) if matches!(w.sink.kind.as_str(), "sqlite_table" | "postgres_table") => {}
+            Some(w)
+                if caps
+                    .data
+                    .get(w.sink.kind.as_str())
+                    .is_some_and(|k| k.outbox) => {}
             Some(w) => problems.push(problem(
                 pipeline,
                 task,
@@ -619,6 +674,26 @@ pub fn py_literal(value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_capability_table_parses_and_the_help_names_every_kind() {
+        let caps = CAPABILITIES.as_ref().expect("capabilities.json parses");
+        assert!(caps.data.contains_key("sqlite_table"));
+        for kind in caps.data.keys().chain(&caps.effects) {
+            assert!(
+                NO_RUNTIME_HELP.contains(kind.as_str()),
+                "{kind} is missing from the help"
+            );
+        }
+        for data in caps.data.values() {
+            for name in data.pins.iter().chain(&data.modes) {
+                assert!(
+                    name.chars().all(|c| c.is_ascii_lowercase() || c == '_'),
+                    "{name} is no IR name"
+                );
+            }
+        }
+    }
 
     #[test]
     fn literals_are_python() {

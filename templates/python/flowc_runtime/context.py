@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from .spec import Task
@@ -24,18 +24,22 @@ class FlowError(Exception):
     """A failure the runtime reports in one line (no traceback)."""
 
 
+class Ambiguous(FlowError):
+    """A failure after which the commit may or may not have happened."""
+
+
 def parse_time(value: str) -> datetime:
     text = value.strip()
     if text.endswith("Z"):
         text = text[:-1] + "+00:00"
     parsed = datetime.fromisoformat(text)
     if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed.astimezone(timezone.utc)
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
 
 
 def iso(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 _PRESETS = {
@@ -60,7 +64,7 @@ def previous_tick(end: datetime, schedule: str, tz_name: str) -> datetime:
     start: datetime = itr.get_prev(datetime)
     if start.tzinfo is None:
         start = start.replace(tzinfo=zone)
-    return start.astimezone(timezone.utc)
+    return start.astimezone(UTC)
 
 
 @dataclass

@@ -11,7 +11,7 @@ import hashlib
 import json
 import random
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from .context import Context, FlowError, iso
@@ -51,7 +51,7 @@ def term_value(term: Term, ctx: Context, source: dict[str, Any], output: dict[st
     if kind == "attempt_number":
         return ctx.attempt
     if kind == "now":
-        return iso(datetime.now(timezone.utc))
+        return iso(datetime.now(UTC))
     if kind == "uuid":
         return str(uuid.uuid4())
     if kind == "random":

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from .context import FlowError
 
@@ -116,7 +117,7 @@ class Database:
     def select_all(self, table: str) -> list[dict[str, Any]]:
         cursor = self.execute(f"SELECT * FROM {self.quote(table)}")
         names = [d[0] for d in cursor.description]
-        return [dict(zip(names, row)) for row in cursor.fetchall()]
+        return [dict(zip(names, row, strict=False)) for row in cursor.fetchall()]
 
     def insert(self, table: str, record: dict[str, Any], conflict: str = "") -> int:
         names = list(record)

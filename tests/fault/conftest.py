@@ -1,0 +1,54 @@
+"""pytest options and the one matrix run the cases of test_matrix.py judge.
+
+Options: --db sqlite|postgres, --only SUBSTRING, --flip PIPELINE.TASK.OUTPUT (repeatable),
+--jobs N, --cells-verbose. The rows are printed at the end of the session."""
+
+from __future__ import annotations
+
+import pytest
+
+import matrix
+
+_results: list[matrix.Result] = []
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("fault matrix")
+    group.addoption("--db", choices=["sqlite", "postgres"], default="sqlite")
+    group.addoption("--only", default="", help="run only tasks whose PIPELINE.TASK contains this")
+    group.addoption("--flip", action="append", default=[], help="invert the prediction of PIPELINE.TASK.OUTPUT")
+    group.addoption("--jobs", type=int, default=2)
+    group.addoption("--cells-verbose", action="store_true", help="print every attempt's log under each cell")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # No binary, no matrix: there is no other oracle to fall back to.
+    try:
+        matrix.flowc_bin()
+    except matrix.MissingBinary as err:
+        raise pytest.UsageError(f"fault matrix: {err}") from err
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "cell_id" in metafunc.fixturenames:
+        ids = matrix.cell_ids(metafunc.config.getoption("db"), metafunc.config.getoption("only"))
+        metafunc.parametrize("cell_id", ids, ids=ids)
+
+
+@pytest.fixture(scope="session")
+def result(pytestconfig: pytest.Config) -> matrix.Result:
+    outcome = matrix.run_matrix(
+        pytestconfig.getoption("db"),
+        pytestconfig.getoption("only"),
+        pytestconfig.getoption("flip"),
+        pytestconfig.getoption("jobs"),
+    )
+    _results.append(outcome)
+    return outcome
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    for outcome in _results:
+        terminalreporter.write_line("")
+        for line in outcome.lines(verbose=config.getoption("cells_verbose")):
+            terminalreporter.write_line(line)

@@ -1,0 +1,780 @@
+"""The fault matrix: runs flowc's generated Python tasks under injected faults, against a real
+database, with the retry policy flowc derived, and checks each output against its predicted
+delivery guarantee. Driven by pytest (tests/fault/test_matrix.py, one case per cell) through
+`scripts/fault-matrix`.
+
+For every fixture task in tests/fault/ and every fault kind that applies to it, one scenario runs
+two consecutive daily intervals as a scheduler would (retries, `on_ambiguous`, exit 75), re-runs
+a failed interval until it succeeds as an operator would, and compares every sink and every
+effect endpoint (a local HTTP server counting deliveries per record) with a fault-free run.
+Each (output, fault) pair is one cell:
+
+* an output predicted `exactly_once` or `effectively_once` is as predicted when the cell shows
+  no anomaly at all;
+* a weaker output must show its predicted anomaly (duplicates, changed or extra rows, extra
+  calls) in at least one cell of a fault kind that exercises its failing clause; its other
+  cells carry no prediction beyond that.
+
+Predictions and code come from the real binary only: `flowc report --format json` and `flowc
+scaffold --lang python` (target/debug/flowc, or FLOWC_BIN). The task declarations the scenarios
+need (sources to seed, sinks to observe) come from the IR fixtures in tests/fault/ir, which
+tests/fault/fixtures.py keeps equal to the .flow files. The faults themselves are injected by
+tests/fault/fault_hooks.py, installed in every task process through tests/fault/inject.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+ROOT = Path(__file__).resolve().parents[2]
+FAULT_DIR = ROOT / "tests" / "fault"
+# A declaration of the IR fixtures (pipeline, task, read, write, emit, endpoint): JSON objects.
+Decl = dict[str, Any]
+Key = tuple[str, str, str]
+
+
+class MissingBinary(Exception):
+    """The flowc binary the matrix needs is absent or has no `scaffold --lang`."""
+
+
+STRONG = ("exactly_once", "effectively_once")
+BASE_FAULTS = [
+    "crash_after_pin",
+    "crash_after_read",
+    "crash_before_commit",
+    "crash_after_commit",
+    "zombie",
+    "rerun",
+    "input_change",
+]
+VOLATILE_TERMS = {"run_id", "attempt_id", "attempt_number", "now", "uuid", "random"}
+INTERVALS = [("2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z"), ("2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z")]
+SQL_KINDS = ("sqlite_table", "postgres_table")
+
+
+# --- the local effect endpoint ------------------------------------------------------------------
+
+
+class Endpoint:
+    """Counts deliveries per (scenario, effect, record, interval). Like a real API with
+    idempotency keys, a call whose `Idempotency-Key` it has seen is acknowledged, not delivered."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.deliveries: dict[tuple[str, str], Counter[Any]] = defaultdict(Counter)
+        self.seen_keys: set[tuple[str, str, str]] = set()
+        self.calls: Counter[Any] = Counter()
+        endpoint = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("Content-Length", "0"))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                _, scenario, effect = self.path.split("/", 2)
+                key = self.headers.get("Idempotency-Key")
+                record = body.get("record", {})
+                with endpoint.lock:
+                    endpoint.calls[(scenario, effect)] += 1
+                    if key is None or (scenario, effect, key) not in endpoint.seen_keys:
+                        if key is not None:
+                            endpoint.seen_keys.add((scenario, effect, key))
+                        endpoint.deliveries[(scenario, effect)][(record.get("rec"), body.get("interval_start"))] += 1
+                self.send_response(200)
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def url(self, scenario: str, effect: str) -> str:
+        return f"http://127.0.0.1:{self.port}/{scenario}/{effect}"
+
+    def observed(self, scenario: str, effect: str) -> Counter[Any]:
+        with self.lock:
+            return Counter(self.deliveries[(scenario, effect)])
+
+
+# --- fixtures, predictions, code -----------------------------------------------------------------
+
+
+def load_fixtures(db: str) -> list[Decl]:
+    names = ["sqlite_modes", "sqlite_inputs"] if db == "sqlite" else ["postgres_modes", "postgres_inputs"]
+    names += ["delta_lease", "delta_no_lease"]
+    pipelines = []
+    for name in names:
+        for p in json.loads((ROOT / "tests" / "fault" / "ir" / f"{name}.json").read_text()):
+            p["_file"] = name
+            pipelines.append(p)
+    return pipelines
+
+
+def flowc_bin() -> Path:
+    """The flowc binary; raises `MissingBinary` (the matrix has no other oracle)."""
+    flowc = Path(os.environ.get("FLOWC_BIN") or ROOT / "target" / "debug" / "flowc")
+    if not flowc.exists():
+        raise MissingBinary(f"no flowc binary at {flowc}: run `cargo build --bin flowc` (or set FLOWC_BIN)")
+    try:
+        helped = subprocess.run([str(flowc), "scaffold", "--help"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise MissingBinary(f"{flowc} does not run: {err}") from err
+    if helped.returncode != 0 or "--lang" not in helped.stdout + helped.stderr:
+        raise MissingBinary(f"{flowc} has no `scaffold --lang`: rebuild it with `cargo build --bin flowc`")
+    return flowc
+
+
+def predictions_and_code(pipelines: list[Decl], out: Path) -> dict[Key, Decl]:
+    """Map (pipeline, task, output) -> (guarantee, on_ambiguous, retries); write the scaffold to `out`."""
+    flow_files = sorted({str(ROOT / "tests" / "fault" / f"{p['_file']}.flow") for p in pipelines})
+    flowc = flowc_bin()
+    predicted: dict[Key, Decl] = {}
+    report = subprocess.run(
+        [str(flowc), "report", "--format", "json", *flow_files], capture_output=True, text=True, cwd=ROOT
+    )
+    try:
+        data = json.loads(report.stdout)
+    except json.JSONDecodeError as err:
+        raise RuntimeError(f"flowc report gave no JSON (exit {report.returncode}):\n{report.stdout}{report.stderr}") from err
+    for p in data["pipelines"]:
+        for t in p["tasks"]:
+            for o in t["outputs"]:
+                predicted[(p["name"], t["name"], o["target"])] = {
+                    "guarantee": o["guarantee"],
+                    "on_ambiguous": t["on_ambiguous"],
+                    "attempts": t.get("attempts_per_write"),
+                }
+    gen = subprocess.run(
+        [str(flowc), "scaffold", "--lang", "python", "--out", str(out), *flow_files],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    if gen.returncode != 0:
+        raise RuntimeError(f"flowc scaffold failed:\n{gen.stdout}{gen.stderr}")
+    return predicted
+
+
+# --- which fault kinds exercise an output's failing clause (from the declarations) --------------
+
+
+def causes_of_write(task: Decl, write: Decl) -> set[str]:
+    kinds: set[str] = set()
+    mode = write["mode"]
+    if mode not in ("upsert", "replace_partition", "append_ledger", "conditional_commit", "transactional"):
+        kinds |= {"crash_after_commit", "zombie", "rerun"}
+    terms = []
+    if mode == "replace_partition" and write.get("partition"):
+        terms = [write["partition"]["term"]]
+    elif mode in ("upsert", "append_ledger"):
+        terms = [k["term"] for k in write.get("key") or []]
+    if "run_id" in terms:
+        kinds.add("rerun")
+    if any(t in ("attempt_id", "attempt_number", "now", "uuid", "random") for t in terms):
+        kinds |= {"crash_after_commit", "zombie"}
+    if mode in ("upsert", "append_ledger"):
+        for read in task["reads"]:
+            if not read.get("identity"):
+                kinds.add("dup_identity")
+    for read in task["reads"]:
+        if not read["immutable"] and read["pin"] is None:
+            kinds.add("input_change")
+    if task["nondeterministic"]:
+        kinds.add("nondeterministic")
+    return kinds
+
+
+def causes_of_emit(task: Decl, emit: Decl) -> set[str]:
+    kinds: set[str] = set()
+    if emit["tracking"] == "untracked":
+        kinds |= {"crash_during_relay", "rerun", "zombie"}
+    elif emit["tracking"] == "idempotency_key":
+        if any(k["term"] in VOLATILE_TERMS for k in emit.get("key") or []):
+            kinds.add("rerun")
+        for read in task["reads"]:
+            if not read["immutable"] and read["pin"] is None:
+                kinds.add("input_change")
+    else:
+        if not emit["kind_has_idempotency_key"]:
+            kinds.add("crash_during_relay")
+        holder = next(w for w in task["writes"] if w["sink"]["name"] == emit["outbox"])
+        kinds |= causes_of_write(task, holder)
+    if task["nondeterministic"]:
+        kinds.add("nondeterministic")
+    return kinds
+
+
+def faults_for(task: Decl) -> list[str]:
+    faults = list(BASE_FAULTS)
+    if task["emits"]:
+        faults.append("crash_during_relay")
+    if any(not r.get("identity") for r in task["reads"]):
+        faults.append("dup_identity")
+    if task["nondeterministic"]:
+        faults.append("nondeterministic")
+    return faults
+
+
+# --- one scenario ---------------------------------------------------------------------------------
+
+
+def records(k: int) -> list[Decl]:
+    return [{"id": f"d{k}-r{j}", "rec": f"d{k}-r{j}", "amount": 10 * k + j} for j in (1, 2, 3)]
+
+
+class Scenario:
+    def __init__(self, ctx: Matrix, pipeline: Decl, task: Decl, fault: str, reference: bool) -> None:
+        self.ctx = ctx
+        self.pipeline = pipeline
+        self.task = task
+        self.fault = fault
+        self.reference = reference
+        self.name = f"{pipeline['name']}.{task['name']}.{fault}" + (".reference" if reference else "")
+        self.slug = hashlib.sha256(self.name.encode()).hexdigest()[:12]
+        self.dir = ctx.work / self.slug
+        self.schema = f"fm_{self.slug}"
+        pred = next((v for (pn, tn, _), v in ctx.predicted.items() if pn == pipeline["name"] and tn == task["name"]), {})
+        self.on_ambiguous = pred.get("on_ambiguous") or task["on_ambiguous"]
+        attempts = pred.get("attempts")
+        self.retries = (attempts - 1) if attempts else task["retries"]
+        self.log: list[str] = []
+
+    # -- state
+    def pg_url(self) -> str:
+        base = self.ctx.pg_url
+        sep = "&" if "?" in base else "?"
+        return f"{base}{sep}options={quote('-csearch_path=' + self.schema)}"
+
+    def sql_url(self) -> str:
+        if self.ctx.db == "postgres":
+            return self.pg_url()
+        return f"sqlite://{self.dir}/data.sqlite"
+
+    def reset(self) -> None:
+        if self.dir.exists():
+            shutil.rmtree(self.dir)
+        (self.dir / "files").mkdir(parents=True)
+        (self.dir / "fault").mkdir()
+        if self.ctx.db == "postgres":
+            import psycopg
+
+            with psycopg.connect(self.ctx.pg_url, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
+                conn.execute(f'CREATE SCHEMA "{self.schema}"')
+
+    def env(self, interval: tuple[str, str], run_id: str, attempt: int, faults: list[str]) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
+        env.update({
+            # tests/fault/inject's sitecustomize installs the fault-injecting hooks (fault_hooks.py)
+            "PYTHONPATH": os.pathsep.join([str(FAULT_DIR / "inject"), str(FAULT_DIR), str(self.ctx.code)]),
+            "FLOW_PIPELINE": self.pipeline["name"],
+            "FLOW_TASK": self.task["name"],
+            "FLOW_INTERVAL_START": interval[0],
+            "FLOW_INTERVAL_END": interval[1],
+            "FLOW_RUN_ID": run_id,
+            "FLOW_ATTEMPT": str(attempt),
+            "FLOWC_STATE": self.sql_url() if self.ctx.db == "postgres" else f"sqlite://{self.dir}/state.sqlite",
+            "FLOWC_FAULT_DIR": str(self.dir / "fault"),
+        })
+        if faults:
+            env["FLOWC_FAULT"] = ",".join(faults)
+        for ep in self.endpoints():
+            env["FLOW_CONN_" + ep["name"].upper()] = self.conn_url(ep)
+        return env
+
+    def endpoints(self) -> list[Decl]:
+        eps = [r["source"] for r in self.task["reads"]]
+        eps += [w["sink"] for w in self.task["writes"]]
+        eps += [e["effect"] for e in self.task["emits"]]
+        return eps
+
+    def conn_url(self, ep: Decl) -> str:
+        if ep["kind"] in SQL_KINDS:
+            return self.sql_url()
+        if ep["kind"] in ("files", "delta_table"):
+            return f"file://{self.dir}/files"
+        return self.ctx.endpoint.url(self.slug, ep["name"])
+
+    # -- data
+    def seed(self, k: int, extra_dup: bool = False) -> None:
+        start = INTERVALS[k - 1][0]
+        rows = records(k)
+        for read in self.task["reads"]:
+            src = read["source"]
+            if src["kind"] == "files":
+                folder = self.dir / "files" / src["params"]["path"].replace("{interval.start}", start)
+                folder.mkdir(parents=True, exist_ok=True)
+                write_jsonl(folder / "part-0.jsonl", rows)
+                if extra_dup:
+                    # the same logical event again, under a new identifier
+                    write_jsonl(folder / "part-dup.jsonl", [{"id": f"d{k}-r1-again", "rec": f"d{k}-r1", "amount": 10 * k + 1}])
+            elif src["kind"] == "delta_table":
+                append_delta(self.dir / "files" / src["params"]["location"], rows)
+            elif src["kind"] in SQL_KINDS:
+                with self.sql() as db:
+                    db.execute('CREATE TABLE IF NOT EXISTS src_orders (id TEXT PRIMARY KEY, rec TEXT, amount BIGINT)')
+                    for r in rows:
+                        db.execute(self.ph("INSERT INTO src_orders (id, rec, amount) VALUES (?, ?, ?)"),
+                                   (r["id"], r["rec"], r["amount"]))
+
+    def change_input(self) -> None:
+        """New data for interval 1 arrives between two attempts (a late file, an updated row)."""
+        start = INTERVALS[0][0]
+        for read in self.task["reads"]:
+            src = read["source"]
+            if src["kind"] == "files":
+                folder = self.dir / "files" / src["params"]["path"].replace("{interval.start}", start)
+                write_jsonl(folder / "part-late.jsonl", [{"id": "d1-late", "rec": "d1-late", "amount": 99}])
+            elif src["kind"] == "delta_table":
+                append_delta(self.dir / "files" / src["params"]["location"], [{"id": "d1-late", "rec": "d1-late", "amount": 99}])
+            elif src["kind"] in SQL_KINDS:
+                with self.sql() as db:
+                    db.execute(self.ph("UPDATE src_orders SET amount = amount + 1000 WHERE id = ?"), ("d1-r1",))
+                    db.execute(self.ph("INSERT INTO src_orders (id, rec, amount) VALUES (?, ?, ?)"), ("d1-late", "d1-late", 99))
+
+    def sql(self) -> Any:
+        return SqlHandle(self)
+
+    def ph(self, sql: str) -> str:
+        return sql.replace("?", "%s") if self.ctx.db == "postgres" else sql
+
+    # -- the scheduler
+    def command(self) -> list[str]:
+        argv = list(self.task["command"])
+        if argv and Path(argv[0]).name.startswith("python"):
+            argv[0] = sys.executable
+        return argv
+
+    def attempt(self, interval: tuple[str, str], run_id: str, n: int, faults: list[str]) -> int:
+        proc = subprocess.run(
+            self.command(), env=self.env(interval, run_id, n, faults), cwd=self.dir,
+            capture_output=True, text=True, timeout=300,
+        )
+        self.log.append(f"{interval[0]} {run_id} attempt {n} faults={faults} -> {proc.returncode}\n{proc.stderr}")
+        return proc.returncode
+
+    def run_interval(self, k: int, run_id: str, first_faults: list[str], base: list[str],
+                     between: Any = None, first_attempt: int = 1, skip_first: bool = False,
+                     first_rc: int | None = None) -> int:
+        """One scheduled run of interval k under the derived retry policy, then operator re-runs
+        of the failed interval (same run, next attempt) until it succeeds. Returns the last attempt number."""
+        interval = INTERVALS[k - 1]
+        n = first_attempt
+        for i in range(self.retries + 1):
+            if i == 0 and skip_first:
+                rc = first_rc if first_rc is not None else -9
+            else:
+                rc = self.attempt(interval, run_id, n, first_faults if i == 0 else base)
+            if i == 0 and between is not None:
+                between()
+            if rc == 0:
+                return n
+            n += 1
+            if rc == 75 or self.on_ambiguous == "retry":
+                continue
+            break
+        for _ in range(5):
+            rc = self.attempt(interval, run_id, n, base)
+            if rc == 0:
+                return n
+            n += 1
+        raise RuntimeError(f"{self.name}: interval {interval[0]} never succeeded")
+
+    def run(self) -> dict[str, Any]:
+        """Returns what the sinks and endpoints hold after interval 1's scheduled run (`i1`) and
+        at the end (`final`). The reference of `input_change` gets the same new data, arriving
+        after interval 1 as late data would; the faulted run gets it between two attempts."""
+        reference = self.reference
+        self.reset()
+        fault = self.fault
+        base = ["nondeterministic"] if fault == "nondeterministic" else []
+        dup = fault == "dup_identity" and not reference
+        self.seed(1, extra_dup=dup)
+        seen: dict[str, Any] = {}
+        if reference:
+            self.run_interval(1, "run-1", base, base)
+            seen["i1"] = self.observe()
+            if fault == "input_change":
+                self.change_input()
+            self.seed(2)
+            self.run_interval(2, "run-2", base, base)
+            seen["final"] = self.observe()
+            return seen
+        if fault == "zombie":
+            self.zombie(seen)
+            seen["final"] = self.observe()
+            return seen
+        if fault.startswith("crash_"):
+            self.run_interval(1, "run-1", [fault, *base], base)
+        elif fault == "nondeterministic":
+            self.run_interval(1, "run-1", ["crash_after_commit", *base], base)
+        elif fault == "input_change":
+            self.run_interval(1, "run-1", ["crash_before_commit"], base, between=self.change_input)
+        else:  # dup_identity (seeded above), rerun (below)
+            self.run_interval(1, "run-1", base, base)
+        seen["i1"] = self.observe()
+        self.seed(2)
+        self.run_interval(2, "run-2", base, base)
+        if fault == "rerun":
+            self.run_interval(1, "run-1-rerun", base, base)
+        seen["final"] = self.observe()
+        return seen
+
+    def zombie(self, seen: dict[str, Any]) -> None:
+        """Attempt 1 pauses before its commit, past its lease; the scheduler gives up on it and
+        attempt 2 runs to completion; the next interval runs; then attempt 1 resumes."""
+        interval = INTERVALS[0]
+        paused = self.dir / "fault" / "paused"
+        proc = subprocess.Popen(
+            self.command(), env=self.env(interval, "run-1", 1, ["zombie"]), cwd=self.dir,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )
+        deadline = time.monotonic() + 120
+        while not paused.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if proc.poll() is not None:
+            # it finished before reaching the pause: an ordinary attempt
+            rc = proc.returncode
+            self.log.append(f"zombie attempt ended before pausing -> {rc}\n{proc.stderr.read() if proc.stderr else ''}")
+            self.run_interval(1, "run-1", [], [], skip_first=True, first_rc=rc)
+            seen["i1"] = self.observe()
+            self.seed(2)
+            self.run_interval(2, "run-2", [], [])
+            return
+        # the lease ran out: an ambiguous failure, handled like any other
+        self.run_interval(1, "run-1", [], [], skip_first=True)
+        seen["i1"] = self.observe()
+        self.seed(2)
+        self.run_interval(2, "run-2", [], [])
+        (self.dir / "fault" / "resume").write_text("go")
+        try:
+            _, err = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+        self.log.append(f"zombie resumed -> {proc.returncode}\n{err}")
+
+    # -- what the sinks and endpoints hold
+    def observe(self) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        for w in self.task["writes"]:
+            volatile = {k.get("column") or k.get("field") for k in (w.get("key") or []) if k["term"] in VOLATILE_TERMS}
+            part = w.get("partition")
+            if part and part["term"] in VOLATILE_TERMS:
+                volatile.add(part.get("column") or part.get("field"))
+            rows = [{c: v for c, v in r.items() if c not in volatile} for r in self.sink_rows(w)]
+            seen[w["sink"]["name"]] = rows
+        for e in self.task["emits"]:
+            seen[e["effect"]["name"]] = self.ctx.endpoint.observed(self.slug, e["effect"]["name"])
+        return seen
+
+    def sink_rows(self, w: Decl) -> list[Decl]:
+        sink = w["sink"]
+        if sink["kind"] in SQL_KINDS:
+            table = sink["params"]["table"]
+            with self.sql() as db:
+                found: list[Decl] = db.rows(table)
+                return found
+        if sink["kind"] == "delta_table":
+            from deltalake import DeltaTable
+
+            uri = str(self.dir / "files" / sink["params"]["location"])
+            try:
+                return list(DeltaTable(uri).to_pyarrow_table().to_pylist())
+            except Exception:  # noqa: BLE001 - no table yet
+                return []
+        folder = self.dir / "files" / sink["params"]["path"]
+        rows: list[Decl] = []
+        if folder.exists():
+            for path in sorted(folder.rglob("*.jsonl")):
+                rows += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        return rows
+
+
+class SqlHandle:
+    def __init__(self, scenario: Scenario) -> None:
+        self.s = scenario
+
+    def __enter__(self) -> SqlHandle:
+        if self.s.ctx.db == "postgres":
+            import psycopg
+
+            self.conn: Any = psycopg.connect(self.s.pg_url(), autocommit=True)
+        else:
+            self.conn = sqlite3.connect(self.s.dir / "data.sqlite", isolation_level=None, timeout=60)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.conn.close()
+
+    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        return self.conn.execute(sql, params)
+
+    def rows(self, table: str) -> list[Decl]:
+        try:
+            cur = self.conn.execute(f'SELECT * FROM "{table}"')
+        except Exception:  # noqa: BLE001 - the table was never created
+            if self.s.ctx.db == "postgres":
+                return []
+            return []
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r, strict=False)) for r in cur.fetchall()]
+
+
+def append_delta(uri: Path, rows: list[Decl]) -> None:
+    import pyarrow as pa
+    from deltalake import write_deltalake
+
+    write_deltalake(str(uri), pa.Table.from_pylist(rows), mode="append")
+
+
+def write_jsonl(path: Path, rows: list[Decl]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
+
+
+# --- comparison -------------------------------------------------------------------------------------
+
+
+def compare_rows(ref: list[Decl], obs: list[Decl]) -> dict[str, int]:
+    def by_rec(rows: list[Decl]) -> dict[Any, list[str]]:
+        out: dict[Any, list[str]] = defaultdict(list)
+        for r in rows:
+            out[r.get("rec")].append(json.dumps(r, sort_keys=True, default=str))
+        return out
+
+    r, o = by_rec(ref), by_rec(obs)
+    found: Counter[str] = Counter()
+    for rec in set(r) | set(o):
+        a, b = sorted(r.get(rec, [])), sorted(o.get(rec, []))
+        if not a:
+            found["extra rows"] += len(b)
+        elif not b:
+            found["missing rows"] += len(a)
+        elif len(b) > len(a):
+            found["duplicate rows"] += len(b) - len(a)
+        elif len(b) < len(a):
+            found["missing rows"] += len(a) - len(b)
+        elif a != b:
+            found["changed rows"] += 1
+    return dict(found)
+
+
+def compare_calls(ref: Counter[Any], obs: Counter[Any]) -> dict[str, int]:
+    found: Counter[str] = Counter()
+    for key in set(ref) | set(obs):
+        if obs[key] > ref[key]:
+            found["extra calls"] += obs[key] - ref[key]
+        elif obs[key] < ref[key]:
+            found["missing calls"] += ref[key] - obs[key]
+    return dict(found)
+
+
+DUP_CLASS = {"duplicate rows", "extra rows", "changed rows", "extra calls"}
+LOSS_CLASS = {"missing rows", "missing calls"}
+
+
+def shows_predicted(guarantee: str, anomalies: dict[str, int]) -> bool:
+    kinds = set(anomalies)
+    if guarantee == "at_least_once":
+        return bool(kinds & DUP_CLASS)
+    if guarantee == "at_most_once":
+        return bool(kinds & LOSS_CLASS)
+    return bool(kinds)
+
+
+# --- the matrix -----------------------------------------------------------------------------------
+
+
+# --- the matrix -----------------------------------------------------------------------------------
+
+SOURCE = "flowc report + flowc scaffold"
+
+
+def plan(db: str, only: str = "") -> list[tuple[Decl, Decl, str]]:
+    """The scenarios, in order: (pipeline, task, fault kind)."""
+    jobs = []
+    for p in load_fixtures(db):
+        for t in p["tasks"]:
+            if only and only not in f"{p['name']}.{t['name']}":
+                continue
+            for fault in faults_for(t):
+                jobs.append((p, t, fault))
+    return jobs
+
+
+def outputs_of(task: Decl) -> list[tuple[str, str, Decl]]:
+    """(name, "write" or "emit", declaration) of every output of `task`."""
+    return [(w["sink"]["name"], "write", w) for w in task["writes"]] + [
+        (e["effect"]["name"], "emit", e) for e in task["emits"]]
+
+
+def cell_ids(db: str, only: str = "") -> list[str]:
+    """One id per cell, in the order of the printed rows: PIPELINE.TASK.OUTPUT[FAULT]."""
+    return [f"{p['name']}.{t['name']}.{name}[{fault}]" for p, t, fault in plan(db, only)
+            for name, _, _ in outputs_of(t)]
+
+
+class Matrix:
+    def __init__(self, db: str) -> None:
+        self.db = db
+        self.pg_url = os.environ.get("FLOWC_TEST_PG", "")
+        if self.db == "postgres" and not self.pg_url:
+            raise MissingBinary("--db postgres needs FLOWC_TEST_PG (see scripts/ci-postgres)")
+        base = Path(os.environ.get("FLOWC_FAULT_WORK", "/tmp/flowc-fault-matrix")) / self.db
+        if base.exists():
+            shutil.rmtree(base)
+        self.work = base / "cells"
+        self.code = base / "scaffold"
+        self.work.mkdir(parents=True)
+        self.pipelines = load_fixtures(self.db)
+        self.predicted = predictions_and_code(self.pipelines, self.code)
+        self.source = SOURCE
+        self.endpoint = Endpoint()
+
+
+@dataclass
+class Cell:
+    pipeline: str
+    task: str
+    output: str
+    fault: str
+    guarantee: str
+    anomalies: dict[str, int]
+    causes: set[str]
+    log: list[str]
+    ok: bool = False
+    row: str = ""
+
+    @property
+    def id(self) -> str:
+        return f"{self.pipeline}.{self.task}.{self.output}[{self.fault}]"
+
+
+@dataclass
+class Result:
+    db: str
+    scenarios: int
+    seconds: float
+    cells: list[Cell] = field(default_factory=list)
+
+    def by_id(self) -> dict[str, Cell]:
+        return {c.id: c for c in self.cells}
+
+    def ok_count(self) -> int:
+        return sum(c.ok for c in self.cells)
+
+    def lines(self, verbose: bool = False) -> list[str]:
+        """What `scripts/fault-matrix` prints: a header, a row per cell, the count."""
+        out = [f"fault matrix on {self.db}: predictions and code from {SOURCE}"]
+        out.append(f"{'pipeline':<12} {'output':<40} {'fault':<20} {'predicted':<17} observed")
+        for c in self.cells:
+            out.append(c.row)
+            if verbose:
+                out.append("    " + "\n    ".join("\n".join(c.log).splitlines()))
+        out.append(f"({self.scenarios} scenarios in {self.seconds:.0f}s)")
+        out.append(f"fault matrix: {self.ok_count()}/{len(self.cells)} cells as predicted")
+        return out
+
+
+def run_matrix(db: str, only: str = "", flip: list[str] | None = None, jobs_n: int = 2) -> Result:
+    """Runs every scenario and judges every cell."""
+    flips = set(flip or [])
+    started = time.monotonic()
+    m = Matrix(db)
+    jobs = plan(db, only)
+    references: dict[Key, Decl] = {}
+
+    def variant(fault: str) -> str:
+        return fault if fault in ("nondeterministic", "input_change") else "fault-free"
+
+    def reference(key: tuple[Decl, Decl, str]) -> tuple[Key, Decl]:
+        p, t, kind = key
+        s = Scenario(m, p, t, kind, reference=True)
+        return (p["name"], t["name"], kind), s.run()
+
+    wanted: dict[Key, tuple[Decl, Decl, str]] = {}
+    for p, t, fault in jobs:
+        wanted[(p["name"], t["name"], variant(fault))] = (p, t, variant(fault))
+    with ThreadPoolExecutor(max_workers=max(1, jobs_n)) as pool:
+        references.update(pool.map(reference, wanted.values()))
+
+    def run_job(job: tuple[Decl, Decl, str]) -> tuple[Decl, Decl, str, Decl, Decl, list[str]]:
+        p, t, fault = job
+        ref = references[(p["name"], t["name"], variant(fault))]
+        s = Scenario(m, p, t, fault, reference=False)
+        try:
+            seen = s.run()
+        except Exception as err:  # noqa: BLE001 - a scenario that cannot finish is a failed cell
+            return p, t, fault, ref, {"_error": str(err)}, s.log
+        return p, t, fault, ref, seen, s.log
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs_n)) as pool:
+        results = list(pool.map(run_job, jobs))
+
+    # cells: (output, fault) with observed anomalies
+    cells: list[Cell] = []
+    for p, t, fault, ref, seen, log in results:
+        for name, role, decl in outputs_of(t):
+            pred = m.predicted.get((p["name"], t["name"], name))
+            guarantee = pred["guarantee"] if pred else "missing"
+            if f"{p['name']}.{t['name']}.{name}" in flips:
+                guarantee = "at_least_once" if guarantee in STRONG else "effectively_once"
+            anomalies: dict[str, int] = {}
+            if "_error" in seen:
+                anomalies = {"scenario failed": 1}
+            else:
+                compare: Callable[[Any, Any], dict[str, int]] = compare_rows if role == "write" else compare_calls
+                for point in ("i1", "final"):
+                    for kind, count in compare(ref[point][name], seen[point][name]).items():
+                        anomalies[kind] = max(anomalies.get(kind, 0), count)
+            causes = causes_of_write(t, decl) if role == "write" else causes_of_emit(t, decl)
+            cells.append(Cell(p["name"], t["name"], name, fault, guarantee, anomalies, causes, log))
+
+    # judge
+    groups: dict[Key, bool] = defaultdict(bool)
+    for c in cells:
+        if c.guarantee not in STRONG and c.fault in c.causes:
+            key = (c.pipeline, c.task, c.output)
+            groups[key] = groups[key] or shows_predicted(c.guarantee, c.anomalies)
+    for c in cells:
+        key = (c.pipeline, c.task, c.output)
+        if c.guarantee in STRONG:
+            ok = not c.anomalies
+            note = ""
+        elif c.guarantee == "missing":
+            ok, note = False, " (no prediction for this output)"
+        elif c.fault in c.causes:
+            ok = groups[key]
+            if shows_predicted(c.guarantee, c.anomalies):
+                note = " (a failing clause, shown)"
+            elif ok:
+                note = " (a failing clause, shown in another cell)"
+            else:
+                note = " (a failing clause, but no cell of one shows the predicted anomaly)"
+        elif not c.causes:
+            ok, note = False, " (weak prediction, but no fault kind exercises a failing clause)"
+        else:
+            ok, note = True, " (not a failing clause: anomalies allowed)"
+        observed = ", ".join(f"{v} {k}" for k, v in sorted(c.anomalies.items())) or "none"
+        mark = "ok" if ok else "MISMATCH"
+        c.ok = ok
+        c.row = (f"{c.pipeline:<12} {c.task + '.' + c.output:<40} {c.fault:<20} {c.guarantee:<17} "
+                 f"{observed}{note}  {mark}")
+    return Result(db, len(jobs), time.monotonic() - started, cells)
