@@ -55,13 +55,13 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
     for pipeline in pipelines {
         let before = problems.len();
         check_names(pipeline, &mut problems);
-        if pipeline.name == OPERATOR_MODULE {
+        if let Some(why) = shadowed_module(&pipeline.name) {
             problems.push(problem(
                 "FL803",
                 pipeline,
                 None,
-                format!("pipeline `{OPERATOR_MODULE}` would overwrite the operator module flowc emits for Airflow"),
-                "rename the pipeline".into(),
+                format!("pipeline `{}` would be written to `{}.py`, {why}", pipeline.name, pipeline.name),
+                "rename the pipeline: the DAG folder is on Python's import path, so a DAG file may not take the name of a module the DAGs import".into(),
             ));
         }
         if !seen_files.insert(pipeline.name.clone()) {
@@ -123,6 +123,27 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
+}
+
+/// Third-party modules every generated DAG imports.
+const DAG_IMPORTS: [&str; 2] = ["airflow", "pendulum"];
+
+/// Why a DAG file `<name>.py` would break the DAG folder, if it would:
+/// Airflow puts the folder first on `sys.path`, so a file there named like
+/// a module hides that module from every DAG (a pipeline `datetime` would
+/// break the others' `import datetime`).
+fn shadowed_module(name: &str) -> Option<String> {
+    if name == OPERATOR_MODULE {
+        Some("which would overwrite the operator module flowc emits for Airflow".to_owned())
+    } else if DAG_IMPORTS.contains(&name) || super::python_names::TAKEN.contains(&name) {
+        // The standard library, what the DAGs import, what the task runtime
+        // imports.
+        Some(format!(
+            "which would hide the module `{name}` from every DAG in the folder"
+        ))
+    } else {
+        None
+    }
 }
 
 /// The longest `datetime.timedelta`, in whole seconds.
