@@ -312,12 +312,15 @@ fn a_dag_file_may_not_shadow_a_module_the_dags_import() {
 
 // ---------------------------------------------------------------- item 18
 
+/// A run statement both targets accept.
+const RUN: &str = "run image \"ghcr.io/acme/job:1\" command [\"job\"]";
+
 #[test]
 fn pipeline_names_differing_in_case_are_fl803() {
     let two = format!(
         "{}{}",
-        pipeline("Orders", "", "run command [\"job\"]"),
-        pipeline("orders", "", "run command [\"job\"]")
+        pipeline("Orders", "", RUN),
+        pipeline("orders", "", RUN)
     );
     for target in ["airflow", "argo"] {
         let dir = workspace(&[("p.flow", &two)]);
@@ -326,28 +329,29 @@ fn pipeline_names_differing_in_case_are_fl803() {
         assert_eq!(out.status.code(), Some(1), "{target}: {all}");
         assert!(all.contains("FL803"), "{target}: {all}");
         assert!(all.contains("`Orders`"), "{target}: {all}");
+        assert!(!all.contains("FL801"), "{target}: {all}");
     }
     // Across two files of one run.
     for target in ["airflow", "argo"] {
         let dir = workspace(&[
-            ("a.flow", &pipeline("Orders", "", "run command [\"job\"]")),
-            ("b.flow", &pipeline("orders", "", "run command [\"job\"]")),
+            ("a.flow", &pipeline("Orders", "", RUN)),
+            ("b.flow", &pipeline("orders", "", RUN)),
         ]);
         let out = build(dir.path(), target, &["a.flow", "b.flow"]);
         let all = said(&out);
         assert_eq!(out.status.code(), Some(1), "{target}: {all}");
         assert!(all.contains("FL803"), "{target}: {all}");
+        assert!(!all.contains("FL801"), "{target}: {all}");
     }
     // Different names build.
-    let dir = workspace(&[
-        ("a.flow", &pipeline("Orders", "", "run command [\"job\"]")),
-        (
-            "b.flow",
-            &pipeline("orders_eu", "", "run command [\"job\"]"),
-        ),
-    ]);
-    let out = build(dir.path(), "airflow", &["a.flow", "b.flow"]);
-    assert!(out.status.success(), "{}", said(&out));
+    for target in ["airflow", "argo"] {
+        let dir = workspace(&[
+            ("a.flow", &pipeline("Orders", "", RUN)),
+            ("b.flow", &pipeline("orders_eu", "", RUN)),
+        ]);
+        let out = build(dir.path(), target, &["a.flow", "b.flow"]);
+        assert!(out.status.success(), "{target}: {}", said(&out));
+    }
 }
 
 fn sinks(first: &str, second: &str) -> String {
