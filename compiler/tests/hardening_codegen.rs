@@ -411,7 +411,7 @@ fn schedules_that_never_fire_are_fl002() {
 
 /// `n` tasks in a chain, each also `after` every earlier task.
 fn dense(n: usize) -> String {
-    let mut s = String::from("pipeline dense {\n");
+    let mut s = String::from("pipeline dense {\n  image \"ghcr.io/acme/job:1\"\n");
     for i in 0..n {
         let _ = writeln!(s, "  task t{i} {{");
         if i > 0 {

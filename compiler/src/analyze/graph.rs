@@ -135,6 +135,58 @@ impl TaskGraph {
         }
     }
 
+    /// The direct predecessors of each task with every edge a longer path
+    /// already implies left out (the transitive reduction): `a -> c` goes
+    /// when `a -> b -> c` is there, so a task still waits for everything
+    /// upstream of it, and a pipeline where each task is `after` every
+    /// earlier one emits one edge per task instead of a quadratic number.
+    /// Each list stays in topological order. A task on a cycle keeps its
+    /// edges as they are.
+    ///
+    /// Tasks are taken in topological order, so every predecessor's list is
+    /// already reduced; a predecessor is redundant when a walk up from a
+    /// later-ranked predecessor, over the reduced lists and no lower than
+    /// the lowest-ranked predecessor, meets it. Memory is linear in the
+    /// tasks and edges.
+    pub fn reduced_upstream(&self) -> Vec<Vec<usize>> {
+        let n = self.upstream.len();
+        let mut reduced: Vec<Vec<usize>> = vec![Vec::new(); n];
+        // `seen[i] == stamp` once task `i` was met in the current task's walk.
+        let mut seen = vec![0usize; n];
+        let mut stamp = 0usize;
+        let mut stack = Vec::new();
+        for &v in &self.order {
+            let preds = &self.upstream[v];
+            let acyclic = preds.iter().all(|&p| self.rank[p] < self.rank[v]);
+            if preds.len() < 2 || !acyclic {
+                reduced[v].clone_from(preds);
+                continue;
+            }
+            stamp += 1;
+            let lowest = self.rank[preds[0]];
+            let mut kept = Vec::with_capacity(preds.len());
+            for &p in preds.iter().rev() {
+                if seen[p] == stamp {
+                    continue;
+                }
+                kept.push(p);
+                seen[p] = stamp;
+                stack.push(p);
+                while let Some(i) = stack.pop() {
+                    for &up in &reduced[i] {
+                        if self.rank[up] >= lowest && seen[up] != stamp {
+                            seen[up] = stamp;
+                            stack.push(up);
+                        }
+                    }
+                }
+            }
+            kept.reverse();
+            reduced[v] = kept;
+        }
+        reduced
+    }
+
     /// Whether `from` runs before `to` (a path of edges leads from one to the other).
     /// The search only visits tasks ranked between the two, so ordered
     /// chains answer quickly.

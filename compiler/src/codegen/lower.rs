@@ -45,10 +45,12 @@ fn pipeline(outcome: &Outcome, p: &PipelineDef, report: &PipelineReport) -> ir::
     let program = &outcome.program;
     // The tasks of a large pipeline are lowered on all cores, each thread
     // sharing its own endpoints; they come back in order.
+    // Only the edges no longer path implies are emitted.
+    let upstream = report.graph.reduced_upstream();
     let runs = crate::par::map_runs(&report.graph.order, crate::par::cores(), 1000, |run| {
         let endpoints = Endpoints::default();
         run.iter()
-            .map(|&i| lower_task(program, &endpoints, p, report, i))
+            .map(|&i| lower_task(program, &endpoints, p, report, &upstream[i], i))
             .collect::<Vec<_>>()
     });
     let tasks = runs.into_iter().flatten().collect();
@@ -70,6 +72,7 @@ fn lower_task(
     endpoints: &Endpoints,
     pipeline: &PipelineDef,
     report: &PipelineReport,
+    upstream: &[usize],
     index: usize,
 ) -> ir::Task {
     let t = &pipeline.tasks[index];
@@ -123,7 +126,7 @@ fn lower_task(
         .collect();
     ir::Task {
         name: t.name.clone(),
-        upstream: report.graph.upstream[index]
+        upstream: upstream
             .iter()
             .map(|&u| pipeline.tasks[u].name.clone())
             .collect(),
