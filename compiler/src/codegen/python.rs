@@ -118,13 +118,17 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Scaffold, Vec<TargetProblem>> 
             let transform_path = format!("{}_transform.py", parts.join("/"));
             let data = view(pipeline, task, &module, &transform_path);
             match registry.render("task", &data) {
-                Ok(text) => {
+                Ok(mut text) => {
+                    // The renderer's buffer grows by doubling; a scaffold of
+                    // many tasks holds every module until it is written.
+                    text.shrink_to_fit();
                     rewrite.insert(path, (text, Some(&pipeline.name)));
                 }
                 Err(err) => problems.push(render_problem(pipeline, task, &err)),
             }
             match registry.render("transform", &data) {
-                Ok(text) => {
+                Ok(mut text) => {
+                    text.shrink_to_fit();
                     create.insert(transform_path, (text, Some(&pipeline.name)));
                 }
                 Err(err) => problems.push(render_problem(pipeline, task, &err)),
