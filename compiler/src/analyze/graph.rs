@@ -294,3 +294,54 @@ impl TaskGraph {
 }
 
 use petgraph::visit::EdgeRef as _;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A graph of `n` tasks in source order with the given direct predecessors.
+    fn graph(upstream: Vec<Vec<usize>>) -> TaskGraph {
+        let n = upstream.len();
+        let mut graph = DiGraph::new();
+        for i in 0..n {
+            graph.add_node(i);
+        }
+        TaskGraph {
+            graph,
+            order: (0..n).collect(),
+            rank: (0..n).collect(),
+            upstream,
+        }
+    }
+
+    #[test]
+    fn reduction_drops_implied_edges_only() {
+        // Every task after every earlier one: a chain remains.
+        let dense = graph((0..6).map(|i| (0..i).collect()).collect());
+        assert_eq!(
+            dense.reduced_upstream(),
+            [vec![], vec![0], vec![1], vec![2], vec![3], vec![4]]
+        );
+        // A diamond with a shortcut: a -> d goes, b and c stay.
+        let diamond = graph(vec![vec![], vec![0], vec![0], vec![0, 1, 2]]);
+        assert_eq!(
+            diamond.reduced_upstream(),
+            [vec![], vec![0], vec![0], vec![1, 2]]
+        );
+        // Independent predecessors all stay, in order.
+        let fan = graph(vec![vec![], vec![], vec![], vec![0, 1, 2]]);
+        assert_eq!(fan.reduced_upstream()[3], [0, 1, 2]);
+        // A long way round still implies the edge: 0 -> 1 -> 2 -> 3 and 0 -> 3.
+        let around = graph(vec![vec![], vec![0], vec![1], vec![0, 2]]);
+        assert_eq!(around.reduced_upstream()[3], [2]);
+    }
+
+    #[test]
+    fn a_task_on_a_cycle_keeps_its_edges() {
+        // 0 and 1 on a cycle; ranks as Kahn leaves them (source order).
+        let g = graph(vec![vec![1], vec![0], vec![0, 1]]);
+        let reduced = g.reduced_upstream();
+        assert_eq!(reduced[0], [1]);
+        assert_eq!(reduced[1], [0]);
+    }
+}
