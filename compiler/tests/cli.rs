@@ -822,16 +822,19 @@ fn outputs_claimed_by_pipelines_of_two_files_are_fl803() {
     assert!(text.contains("b.flow:1:10]"), "{text}");
     assert!(dir.path().join("argo/Orders_Daily.yaml").is_file());
     assert!(!dir.path().join("argo/orders_daily.yaml").exists());
-    // Airflow takes both: its DAG ids keep their case.
+    // Airflow's DAG ids keep their case, but `Orders_Daily.py` and
+    // `orders_daily.py` are one file where the file system ignores case.
     let out = run(&[
         "build", "--target", "airflow", "--out", "dags", "a.flow", "b.flow",
     ]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("FL803") && text.contains("the DAG file `orders_daily.py`"),
+        "{text}"
     );
+    assert!(dir.path().join("dags/Orders_Daily.py").is_file());
+    assert!(!dir.path().join("dags/orders_daily.py").exists());
 
     let task = |pipeline: &str, module: &str| {
         format!("pipeline {pipeline} {{\n  task t {{\n    run command [\"python\", \"-m\", \"{module}\"]\n  }}\n}}\n")

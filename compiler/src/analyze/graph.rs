@@ -135,6 +135,58 @@ impl TaskGraph {
         }
     }
 
+    /// The direct predecessors of each task with every edge a longer path
+    /// already implies left out (the transitive reduction): `a -> c` goes
+    /// when `a -> b -> c` is there, so a task still waits for everything
+    /// upstream of it, and a pipeline where each task is `after` every
+    /// earlier one emits one edge per task instead of a quadratic number.
+    /// Each list stays in topological order. A task on a cycle keeps its
+    /// edges as they are.
+    ///
+    /// Tasks are taken in topological order, so every predecessor's list is
+    /// already reduced; a predecessor is redundant when a walk up from a
+    /// later-ranked predecessor, over the reduced lists and no lower than
+    /// the lowest-ranked predecessor, meets it. Memory is linear in the
+    /// tasks and edges.
+    pub fn reduced_upstream(&self) -> Vec<Vec<usize>> {
+        let n = self.upstream.len();
+        let mut reduced: Vec<Vec<usize>> = vec![Vec::new(); n];
+        // `seen[i] == stamp` once task `i` was met in the current task's walk.
+        let mut seen = vec![0usize; n];
+        let mut stamp = 0usize;
+        let mut stack = Vec::new();
+        for &v in &self.order {
+            let preds = &self.upstream[v];
+            let acyclic = preds.iter().all(|&p| self.rank[p] < self.rank[v]);
+            if preds.len() < 2 || !acyclic {
+                reduced[v].clone_from(preds);
+                continue;
+            }
+            stamp += 1;
+            let lowest = self.rank[preds[0]];
+            let mut kept = Vec::with_capacity(preds.len());
+            for &p in preds.iter().rev() {
+                if seen[p] == stamp {
+                    continue;
+                }
+                kept.push(p);
+                seen[p] = stamp;
+                stack.push(p);
+                while let Some(i) = stack.pop() {
+                    for &up in &reduced[i] {
+                        if self.rank[up] >= lowest && seen[up] != stamp {
+                            seen[up] = stamp;
+                            stack.push(up);
+                        }
+                    }
+                }
+            }
+            kept.reverse();
+            reduced[v] = kept;
+        }
+        reduced
+    }
+
     /// Whether `from` runs before `to` (a path of edges leads from one to the other).
     /// The search only visits tasks ranked between the two, so ordered
     /// chains answer quickly.
@@ -242,3 +294,54 @@ impl TaskGraph {
 }
 
 use petgraph::visit::EdgeRef as _;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A graph of `n` tasks in source order with the given direct predecessors.
+    fn graph(upstream: Vec<Vec<usize>>) -> TaskGraph {
+        let n = upstream.len();
+        let mut graph = DiGraph::new();
+        for i in 0..n {
+            graph.add_node(i);
+        }
+        TaskGraph {
+            graph,
+            order: (0..n).collect(),
+            rank: (0..n).collect(),
+            upstream,
+        }
+    }
+
+    #[test]
+    fn reduction_drops_implied_edges_only() {
+        // Every task after every earlier one: a chain remains.
+        let dense = graph((0..6).map(|i| (0..i).collect()).collect());
+        assert_eq!(
+            dense.reduced_upstream(),
+            [vec![], vec![0], vec![1], vec![2], vec![3], vec![4]]
+        );
+        // A diamond with a shortcut: a -> d goes, b and c stay.
+        let diamond = graph(vec![vec![], vec![0], vec![0], vec![0, 1, 2]]);
+        assert_eq!(
+            diamond.reduced_upstream(),
+            [vec![], vec![0], vec![0], vec![1, 2]]
+        );
+        // Independent predecessors all stay, in order.
+        let fan = graph(vec![vec![], vec![], vec![], vec![0, 1, 2]]);
+        assert_eq!(fan.reduced_upstream()[3], [0, 1, 2]);
+        // A long way round still implies the edge: 0 -> 1 -> 2 -> 3 and 0 -> 3.
+        let around = graph(vec![vec![], vec![0], vec![1], vec![0, 2]]);
+        assert_eq!(around.reduced_upstream()[3], [2]);
+    }
+
+    #[test]
+    fn a_task_on_a_cycle_keeps_its_edges() {
+        // 0 and 1 on a cycle; ranks as Kahn leaves them (source order).
+        let g = graph(vec![vec![1], vec![0], vec![0, 1]]);
+        let reduced = g.reduced_upstream();
+        assert_eq!(reduced[0], [1]);
+        assert_eq!(reduced[1], [0]);
+    }
+}

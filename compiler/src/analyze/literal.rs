@@ -186,9 +186,96 @@ pub fn parse_cron(text: &str) -> Result<String, String> {
     }
     // The fields are well formed; the library that schedules them has the
     // last word, in flowc's own words.
-    text.parse::<croner::Cron>()
-        .map(|_| fields.join(" "))
-        .map_err(|_| format!("`{text}` is not a cron expression flowc can schedule"))
+    let cron = text
+        .parse::<croner::Cron>()
+        .map_err(|_| format!("`{text}` is not a cron expression flowc can schedule"))?;
+    if !fires(&cron) {
+        return Err(never_fires(text, &fields));
+    }
+    Ok(fields.join(" "))
+}
+
+/// What the message of a schedule that never fires says, after the schedule.
+pub const NEVER_FIRES: &str = " never fires: ";
+
+/// Whether a schedule fires at least once in 28 years from 2000-01-01 UTC:
+/// the calendar repeats its leap years and weekdays every 28 years (2000 is
+/// a leap year, and no year of the span skips one), so a schedule that has
+/// no tick in them has none ever. A day of month and a day of week both
+/// restricted are either-or, as in cron, Airflow and Argo.
+fn fires(cron: &croner::Cron) -> bool {
+    let pattern = &cron.pattern;
+    // Every minute and hour field names at least one value (checked above),
+    // so the schedule fires on any day whose month and day match.
+    let mut day = jiff::civil::date(2000, 1, 1);
+    while day.year() < 2028 {
+        let weekday = croner::Weekday::from_days_from_sunday(u32::from(
+            day.weekday().to_sunday_zero_offset().unsigned_abs(),
+        ));
+        let month = u32::from(day.month().unsigned_abs());
+        let dom = u32::from(day.day().unsigned_abs());
+        if pattern.month_match(month).unwrap_or(true)
+            && pattern
+                .day_match(i32::from(day.year()), month, dom, weekday)
+                .unwrap_or(true)
+        {
+            return true;
+        }
+        match day.tomorrow() {
+            Ok(next) => day = next,
+            Err(_) => return true,
+        }
+    }
+    false
+}
+
+/// Why a well-formed schedule never fires: the days it names are past the
+/// end of every month it names.
+fn never_fires(text: &str, fields: &[&str]) -> String {
+    let months: &[&str] = &[
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    let only_month = fields[3]
+        .parse::<usize>()
+        .ok()
+        .or_else(|| {
+            let up = fields[3].to_ascii_uppercase();
+            MONTHS.iter().position(|m| *m == up).map(|p| p + 1)
+        })
+        .filter(|m| (1..=12).contains(m));
+    match (only_month, fields[2].parse::<u32>()) {
+        (Some(2), Ok(day)) => format!(
+            "`{text}`{NEVER_FIRES}February never has a {day}{}",
+            ordinal_suffix(day)
+        ),
+        (Some(m), Ok(day)) => format!(
+            "`{text}`{NEVER_FIRES}{} never has a {day}{}",
+            months[m - 1],
+            ordinal_suffix(day)
+        ),
+        _ => format!("`{text}`{NEVER_FIRES}no month it names has the days it names"),
+    }
+}
+
+fn ordinal_suffix(n: u32) -> &'static str {
+    match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    }
 }
 
 /// The five cron fields: name, lowest and highest value.
@@ -289,23 +376,52 @@ fn check_cron_field(text: &str, index: usize, field: &str) -> Result<(), String>
     Ok(())
 }
 
-/// An IANA time zone name.
+/// Names the bundled database answers that are no place's time: jiff's
+/// `Etc/Unknown` (which pendulum and Go's `time.LoadLocation` refuse) and
+/// the tz database's `Factory` (a placeholder for unconfigured machines,
+/// whose abbreviation is `-00`).
+const NOT_ZONES: [&str; 2] = ["Etc/Unknown", "Factory"];
+
+/// The time zone database flowc checks against: the one compiled into
+/// flowc, never the system's or `$TZDIR`'s, so a name passes or fails the
+/// same everywhere.
+fn zones() -> &'static jiff::tz::TimeZoneDatabase {
+    static DB: std::sync::OnceLock<jiff::tz::TimeZoneDatabase> = std::sync::OnceLock::new();
+    DB.get_or_init(jiff::tz::TimeZoneDatabase::bundled)
+}
+
+/// An IANA time zone name of the bundled database, spelled as it is there,
+/// and one the targets load (not one of [`NOT_ZONES`]).
 pub fn check_timezone(name: &str) -> Result<(), String> {
-    if let Ok(tz) = jiff::tz::db().get(name) {
-        // The database matches names without regard to case; schedulers do not.
-        return match tz.iana_name() {
-            Some(canonical) if canonical != name => Err(format!(
-                "`{name}` is spelled `{canonical}` in the IANA time zone database"
-            )),
-            _ => Ok(()),
-        };
+    let not_zone = NOT_ZONES.iter().find(|n| n.eq_ignore_ascii_case(name));
+    if not_zone.is_none() {
+        if let Ok(tz) = zones().get(name) {
+            // The database matches names without regard to case; schedulers do not.
+            return match tz.iana_name() {
+                Some(canonical) if canonical != name => Err(format!(
+                    "`{name}` is spelled `{canonical}` in the IANA time zone database"
+                )),
+                _ => Ok(()),
+            };
+        }
     }
-    let names: Vec<String> = jiff::tz::db().available().map(|n| n.to_string()).collect();
-    match crate::analyze::suggest::closest(name, names.iter().map(String::as_str)) {
-        Some(s) => Err(format!(
+    let names: Vec<String> = zones()
+        .available()
+        .map(|n| n.to_string())
+        .filter(|n| !NOT_ZONES.contains(&n.as_str()))
+        .collect();
+    let suggestion = crate::analyze::suggest::closest(name, names.iter().map(String::as_str));
+    match (not_zone, suggestion) {
+        (Some(_), Some(s)) => Err(format!(
+            "`{name}` is not the time zone of any place, and Airflow or Argo would refuse it; did you mean `{s}`?"
+        )),
+        (Some(_), None) => Err(format!(
+            "`{name}` is not the time zone of any place, and Airflow or Argo would refuse it; did you mean `UTC`?"
+        )),
+        (None, Some(s)) => Err(format!(
             "`{name}` is not an IANA time zone; did you mean `{s}`?"
         )),
-        None => Err(format!(
+        (None, None) => Err(format!(
             "`{name}` is not an IANA time zone (write it as `Area/City`, e.g. `Europe/Paris`)"
         )),
     }
@@ -436,12 +552,18 @@ mod tests {
             assert!(!e.contains("``"), "{bad}: {e}");
         }
         assert!(err("0 0 * DEC-JAN *").contains("runs backwards"));
+        assert!(err("0 0 30 2 *").ends_with("never fires: February never has a 30th"));
+        assert!(err("0 0 31 APR *").ends_with("never fires: April never has a 31st"));
+        assert!(err("0 0 30,31 2 *").contains("never fires"));
         for ok in [
             "0 0 * * 7",
             "0-59/5 * * * *",
             "0 0 1-31 * *",
             "5-59/15 * * * *",
             "0 0 * * MON-FRI",
+            "0 0 29 2 *",
+            "0 0 30 2 MON",
+            "0 0 31 */2 *",
         ] {
             assert!(parse_cron(ok).is_ok(), "{ok}: {:?}", parse_cron(ok));
         }
@@ -454,6 +576,10 @@ mod tests {
         assert!(check_timezone("Europe/Pari")
             .unwrap_err()
             .contains("Europe/Paris"));
+        for bad in ["Etc/Unknown", "etc/unknown", "Factory"] {
+            assert!(check_timezone(bad).is_err(), "{bad}");
+        }
+        assert!(check_timezone("America/Argentina/Buenos_Aires").is_ok());
     }
 
     #[test]

@@ -838,10 +838,16 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                                     def.schedule = Some((text, five));
                                     def.schedule_loc = Some(at);
                                 }
-                                Err(msg) => self.push(
-                                    Diagnostic::new("FL002", f, s.value_span(), msg)
-                                        .help("write five fields, `\"0 2 * * *\"`, or one of `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly`, or `schedule none`"),
-                                ),
+                                Err(msg) => {
+                                    let help = if msg.contains(literal::NEVER_FIRES) {
+                                        "name a day every month of the schedule has (at most 28 in February, 30 in April, June, September and November), or write `schedule none`"
+                                    } else {
+                                        "write five fields, `\"0 2 * * *\"`, or one of `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly`, or `schedule none`"
+                                    };
+                                    self.push(
+                                        Diagnostic::new("FL002", f, s.value_span(), msg).help(help),
+                                    );
+                                }
                             }
                         }
                     }
@@ -872,7 +878,12 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 "timeout" => {
                     def.timeout = Some((self.duration_arg(f, s).unwrap_or(u64::MAX), at));
                 }
-                "image" => def.image = self.string_arg(f, s),
+                "image" => {
+                    def.image = self.string_arg_raw(f, s).map(|st| {
+                        self.check_image(f, &st);
+                        st.value
+                    });
+                }
                 _ => def.require = self.guarantee_arg(f, s).map(|g| (g, at)),
             }
         }
@@ -1191,9 +1202,19 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                             command: r.command.iter().map(|s| s.value.clone()).collect(),
                             loc: loc(f, r.span),
                         });
-                        if r.command.is_empty() {
-                            self.push(Diagnostic::new("FL006", f, r.command_span, "`run command` needs at least the program to start")
-                                .help("write the argv as a list of strings: `run command [\"python\", \"-m\", \"job\"]`"));
+                        if let Some(image) = &r.image {
+                            self.check_image(f, image);
+                        }
+                        match r.command.first() {
+                            None => self.push(Diagnostic::new("FL006", f, r.command_span, "`run command` needs at least the program to start")
+                                .help("write the argv as a list of strings: `run command [\"python\", \"-m\", \"job\"]`")),
+                            // Later empty strings are argv entries like any
+                            // other; the program is a file to start.
+                            Some(program) if program.value.is_empty() => self.push(
+                                Diagnostic::new("FL002", f, program.span, "the program of `run command` is an empty string")
+                                    .help("write the program to start first, as in `run command [\"python\", \"-m\", \"job\"]`"),
+                            ),
+                            Some(_) => {}
                         }
                     }
                 }
@@ -1756,6 +1777,18 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         } else {
             self.wrong_type(f, s, v, "a string", "\"...\"");
             None
+        }
+    }
+
+    /// FL002 for an image name that is empty or only blanks: no scheduler
+    /// can pull it (Airflow's operator fails to import, Argo's pod never starts).
+    fn check_image(&mut self, f: FileId, image: &ast::Str) {
+        if image.value.trim().is_empty() {
+            self.push(
+                Diagnostic::new("FL002", f, image.span, "the image name is empty").help(
+                    "write the container image to run, as in `image \"ghcr.io/acme/job:1.0\"`",
+                ),
+            );
         }
     }
 

@@ -5,7 +5,7 @@
 //! Every user string reaches a template through the `py_str` helper (a
 //! Python string literal) and every Python name through `py_ident`.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
 use handlebars::Handlebars;
 use serde::Serialize;
@@ -51,21 +51,23 @@ const MAX_AIRFLOW_ID: usize = 250;
 pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<TargetProblem>> {
     let mut problems = Vec::new();
     let mut views = Vec::new();
-    let mut seen_files = HashSet::new();
+    let mut seen_files: HashMap<String, &str> = HashMap::new();
     for pipeline in pipelines {
         let before = problems.len();
         check_names(pipeline, &mut problems);
-        if pipeline.name == OPERATOR_MODULE {
+        if let Some(why) = shadowed_module(&pipeline.name) {
             problems.push(problem(
                 "FL803",
                 pipeline,
                 None,
-                format!("pipeline `{OPERATOR_MODULE}` would overwrite the operator module flowc emits for Airflow"),
-                "rename the pipeline".into(),
+                format!("pipeline `{}` would be written to `{}.py`, {why}", pipeline.name, pipeline.name),
+                "rename the pipeline: the DAG folder is on Python's import path, so a DAG file may not take the name of a module the DAGs import".into(),
             ));
         }
-        if !seen_files.insert(pipeline.name.clone()) {
-            problems.push(problem(
+        // DAG files whose names differ only in case are one file where the
+        // file system ignores case (macOS, Windows).
+        match seen_files.get(&pipeline.name.to_lowercase()) {
+            Some(first) if *first == pipeline.name => problems.push(problem(
                 "FL803",
                 pipeline,
                 None,
@@ -74,7 +76,20 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
                     pipeline.name, pipeline.name
                 ),
                 "give every pipeline its own name".into(),
-            ));
+            )),
+            Some(first) => problems.push(problem(
+                "FL803",
+                pipeline,
+                None,
+                format!(
+                    "pipelines `{first}` and `{}` would be written to `{first}.py` and `{}.py`, one file where the file system ignores case",
+                    pipeline.name, pipeline.name
+                ),
+                "rename one of the pipelines, so their names differ in more than case".into(),
+            )),
+            None => {
+                seen_files.insert(pipeline.name.to_lowercase(), &pipeline.name);
+            }
         }
         let view = DagView::new(pipeline, &mut problems);
         if problems.len() == before {
@@ -101,7 +116,12 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
                 contents,
                 more,
                 pipeline: Some(pipeline.name.clone()),
-                claim: None,
+                // Two files of one run may not write DAG files whose names
+                // differ only in case either.
+                claim: Some(format!(
+                    "the DAG file `{}.py` where the file system ignores case",
+                    pipeline.name.to_lowercase()
+                )),
             }),
             Err(err) => problems.push(problem(
                 "FL802",
@@ -123,6 +143,27 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
+}
+
+/// Third-party modules every generated DAG imports.
+const DAG_IMPORTS: [&str; 2] = ["airflow", "pendulum"];
+
+/// Why a DAG file `<name>.py` would break the DAG folder, if it would:
+/// Airflow puts the folder first on `sys.path`, so a file there named like
+/// a module hides that module from every DAG (a pipeline `datetime` would
+/// break the others' `import datetime`).
+fn shadowed_module(name: &str) -> Option<String> {
+    if name == OPERATOR_MODULE {
+        Some("which would overwrite the operator module flowc emits for Airflow".to_owned())
+    } else if DAG_IMPORTS.contains(&name) || super::python_names::TAKEN.contains(&name) {
+        // The standard library, what the DAGs import, what the task runtime
+        // imports.
+        Some(format!(
+            "which would hide the module `{name}` from every DAG in the folder"
+        ))
+    } else {
+        None
+    }
 }
 
 /// The longest `datetime.timedelta`, in whole seconds.

@@ -4,7 +4,7 @@ use std::io::Write as _;
 use std::path::{Component, Path, PathBuf};
 
 use super::{At, GeneratedFile, TargetProblem};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::analyze::model::Loc;
 use crate::analyze::Outcome;
@@ -177,14 +177,16 @@ fn temp_prefix(name: &str) -> String {
 /// file here: its rename then fails (FL804), and still no file is ever
 /// partial.
 fn remove_stale_temps<'a>(written: impl IntoIterator<Item = &'a Path>) {
-    let mut by_dir: std::collections::BTreeMap<&Path, Vec<String>> =
+    // A set per folder: one look-up per entry, not one per file written
+    // (a scaffold of 100k tasks writes 200k files into one folder).
+    let mut by_dir: std::collections::BTreeMap<&Path, HashSet<String>> =
         std::collections::BTreeMap::new();
     for path in written {
         if let (Some(dir), Some(name)) = (path.parent(), path.file_name()) {
             by_dir
                 .entry(dir)
                 .or_default()
-                .push(temp_prefix(&name.to_string_lossy()));
+                .insert(temp_prefix(&name.to_string_lossy()));
         }
     }
     for (dir, prefixes) in by_dir {
@@ -194,11 +196,10 @@ fn remove_stale_temps<'a>(written: impl IntoIterator<Item = &'a Path>) {
         for entry in entries.filter_map(Result::ok) {
             let name = entry.file_name();
             let name = name.to_string_lossy();
-            let stale = prefixes.iter().any(|prefix| {
-                name.strip_prefix(prefix.as_str()).is_some_and(|random| {
-                    !random.is_empty() && random.bytes().all(|b| b.is_ascii_alphanumeric())
-                })
-            });
+            // `<prefix><random>`: the prefix ends in `-` and the random part
+            // is alphanumeric, so the prefix is what is left once it is cut.
+            let prefix = name.trim_end_matches(|c: char| c.is_ascii_alphanumeric());
+            let stale = prefix.len() < name.len() && prefixes.contains(prefix);
             if stale && entry.file_type().is_ok_and(|t| !t.is_dir()) {
                 let _ = std::fs::remove_file(entry.path());
             }

@@ -50,10 +50,12 @@ fn pipeline(
     let program = &outcome.program;
     // The tasks of a large pipeline are lowered on all cores, each thread
     // sharing its own endpoints; they come back in order.
+    // Only the edges no longer path implies are emitted.
+    let upstream = report.graph.reduced_upstream();
     let runs = crate::par::map_runs(&report.graph.order, crate::par::cores(), 1000, |run| {
         let endpoints = Endpoints::default();
         run.iter()
-            .map(|&i| lower_task(program, &endpoints, p, report, i))
+            .map(|&i| lower_task(program, &endpoints, p, report, &upstream[i], i))
             .collect::<Vec<_>>()
     });
     let tasks = runs.into_iter().flatten().collect();
@@ -75,6 +77,7 @@ fn lower_task(
     endpoints: &Endpoints,
     pipeline: &PipelineDef,
     report: &PipelineReport,
+    upstream: &[usize],
     index: usize,
 ) -> ir::Task {
     let t = &pipeline.tasks[index];
@@ -128,7 +131,7 @@ fn lower_task(
         .collect();
     ir::Task {
         name: t.name.clone(),
-        upstream: report.graph.upstream[index]
+        upstream: upstream
             .iter()
             .map(|&u| pipeline.tasks[u].name.clone())
             .collect(),

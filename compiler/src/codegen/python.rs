@@ -166,13 +166,17 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Scaffold, Vec<TargetProblem>> 
             let transform_path = format!("{}_transform.py", parts.join("/"));
             let data = view(pipeline, task, &module, &transform_path);
             match registry.render("task", &data) {
-                Ok(text) => {
+                Ok(mut text) => {
+                    // The renderer's buffer grows by doubling; a scaffold of
+                    // many tasks holds every module until it is written.
+                    text.shrink_to_fit();
                     rewrite.insert(path, (text, Some(&pipeline.name)));
                 }
                 Err(err) => problems.push(render_problem(pipeline, task, &err)),
             }
             match registry.render("transform", &data) {
-                Ok(text) => {
+                Ok(mut text) => {
+                    text.shrink_to_fit();
                     create.insert(transform_path, (text, Some(&pipeline.name)));
                 }
                 Err(err) => problems.push(render_problem(pipeline, task, &err)),
@@ -333,16 +337,44 @@ fn check(caps: &Capabilities, pipelines: &[Pipeline]) -> Vec<TargetProblem> {
     let mut transforms: BTreeMap<String, (String, String)> = BTreeMap::new();
     // Packages the modules sit in (`m` and `m.x` for `m.x.y`).
     let mut packages: BTreeMap<String, (String, String)> = BTreeMap::new();
+    // Module paths in lower case: a file system that ignores case holds one.
+    let mut folded: BTreeMap<String, (String, String, String)> = BTreeMap::new();
+    // `FLOW_CONN_<NAME>` -> the first endpoint whose connection it is.
+    let mut connections: BTreeMap<String, String> = BTreeMap::new();
     for pipeline in pipelines {
         for task in &pipeline.tasks {
             for read in &task.reads {
                 check_read(caps, pipeline, task, read, &mut problems);
+                check_connection(
+                    pipeline,
+                    task,
+                    &read.source.name,
+                    At::Read(read.source.name.clone()),
+                    &mut connections,
+                    &mut problems,
+                );
             }
             for write in &task.writes {
                 check_write(caps, pipeline, task, write, &mut problems);
+                check_connection(
+                    pipeline,
+                    task,
+                    &write.sink.name,
+                    At::Write(write.sink.name.clone()),
+                    &mut connections,
+                    &mut problems,
+                );
             }
             for emit in &task.emits {
                 check_emit(caps, pipeline, task, emit, &mut problems);
+                check_connection(
+                    pipeline,
+                    task,
+                    &emit.effect.name,
+                    At::Emit(emit.effect.name.clone()),
+                    &mut connections,
+                    &mut problems,
+                );
             }
             let module = module_for(pipeline, task);
             if let Some(why) = unimportable(&module) {
@@ -400,6 +432,22 @@ fn check(caps: &Capabilities, pipelines: &[Pipeline]) -> Vec<TargetProblem> {
             for p in enclosing {
                 packages.entry(p).or_insert_with(|| owner.clone());
             }
+            let lower = module.to_lowercase();
+            match folded.get(&lower) {
+                Some((other_pipeline, other_task, other)) if *other != module => {
+                    problems.push(run_problem(pipeline, task, "FL803", format!(
+                        "the modules of tasks `{other_pipeline}.{other_task}` and `{}.{}`, `{other}` and `{module}`, differ only in case: on a file system that ignores case they are one file",
+                        pipeline.name, task.name
+                    ), "give the tasks modules whose names differ in more than case"));
+                }
+                Some(_) => {}
+                None => {
+                    folded.insert(
+                        lower,
+                        (pipeline.name.clone(), task.name.clone(), module.clone()),
+                    );
+                }
+            }
             if let Some((other_pipeline, other_task)) =
                 modules.insert(module.clone(), (pipeline.name.clone(), task.name.clone()))
             {
@@ -411,6 +459,36 @@ fn check(caps: &Capabilities, pipelines: &[Pipeline]) -> Vec<TargetProblem> {
         }
     }
     problems
+}
+
+/// FL803 when the endpoint `name` and another endpoint of the run differ only
+/// in case: the runtime reads both connections from one `FLOW_CONN_<NAME>`
+/// variable (the name in upper case).
+fn check_connection(
+    pipeline: &Pipeline,
+    task: &Task,
+    name: &str,
+    at: At,
+    connections: &mut BTreeMap<String, String>,
+    problems: &mut Vec<TargetProblem>,
+) {
+    let var = format!("FLOW_CONN_{}", name.to_uppercase());
+    match connections.get(&var) {
+        Some(first) if first != name => problems.push(TargetProblem {
+            code: "FL803",
+            ..problem(
+                pipeline,
+                task,
+                at,
+                format!("`{first}` and `{name}` would share the connection variable `{var}`"),
+                "rename one of them: the runtime finds each source, sink and effect's connection in `FLOW_CONN_` plus its name in upper case",
+            )
+        }),
+        Some(_) => {}
+        None => {
+            connections.insert(var, name.to_owned());
+        }
+    }
 }
 
 fn check_read(

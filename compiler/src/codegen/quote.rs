@@ -18,10 +18,12 @@ pub fn yaml_str(s: &str) -> String {
     quoted(s)
 }
 
-/// JSON string encoding, plus `\u` escapes for DEL, C1 controls, NEL, the
-/// Unicode line and paragraph separators and the byte-order mark: YAML 1.1
-/// treats some of them as line breaks, and none of them is readable in a
-/// generated file.
+/// JSON string encoding, plus escapes for every character a YAML 1.2 stream
+/// may not hold raw or that no one can read in a generated file: DEL, C1
+/// controls (NEL among them), the Unicode line and paragraph separators, the
+/// byte-order mark, U+FFFE, U+FFFF and the other noncharacters. YAML 1.1
+/// treats some of them as line breaks and libyaml refuses others. Both
+/// languages read `\uXXXX` and `\UXXXXXXXX` in a double-quoted string.
 fn quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
@@ -40,17 +42,32 @@ fn quoted(s: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20
-                || (0x7f..=0x9f).contains(&(c as u32))
-                || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}') =>
-            {
-                let _ = write!(out, "\\u{:04x}", c as u32);
+            c if needs_escape(c) => {
+                let n = c as u32;
+                let _ = if n > 0xffff {
+                    write!(out, "\\U{n:08x}")
+                } else {
+                    write!(out, "\\u{n:04x}")
+                };
             }
             c => out.push(c),
         }
     }
     out.push('"');
     out
+}
+
+/// Controls, separators, the byte-order mark and noncharacters: written as
+/// escapes, never raw.
+fn needs_escape(c: char) -> bool {
+    let n = c as u32;
+    n < 0x20
+        || (0x7f..=0x9f).contains(&n)
+        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}')
+        // Noncharacters: U+FDD0 to U+FDEF and the last two code points of
+        // every plane (U+FFFE, U+FFFF, U+1FFFE, ... U+10FFFF).
+        || (0xfdd0..=0xfdef).contains(&n)
+        || n & 0xfffe == 0xfffe
 }
 
 #[cfg(test)]
@@ -64,5 +81,9 @@ mod tests {
         assert_eq!(yaml_str("héllo 😀"), "\"héllo 😀\"");
         assert_eq!(yaml_str("plain ~ text {{x}}"), "\"plain ~ text {{x}}\"");
         assert_eq!(yaml_str("tab\there\u{7f}"), r#""tab\there\u007f""#);
+        assert_eq!(
+            yaml_str("\u{fffe}\u{ffff}\u{fdd0}\u{1fffe}\u{10ffff}\u{fffd}"),
+            "\"\\ufffe\\uffff\\ufdd0\\U0001fffe\\U0010ffff\u{fffd}\""
+        );
     }
 }
