@@ -279,7 +279,11 @@ fn cuts(text: &str, chunks: usize) -> Option<Vec<Cut>> {
             line_has_code = true;
             let wanted = (out.len() + 1) * target;
             if line_start >= wanted && out.len() + 1 < chunks && last == '}' {
-                if depth == 0 && bytes[line_start] != 0xEF {
+                // An item starts with its keyword. The line's first code
+                // character decides, not its first byte: after blanks there
+                // may be a byte-order mark, which pest accepts at the start
+                // of a chunk but a file has only at byte 0.
+                if depth == 0 && c.is_ascii_alphabetic() {
                     out.push(Cut {
                         at: line_start,
                         header: None,
