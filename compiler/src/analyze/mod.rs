@@ -34,7 +34,8 @@ pub struct Input {
 
 /// Reads the files that `use` names.
 pub trait Loader {
-    /// The file `use "rel"` names, seen from the file displayed as `from`.
+    /// The file `use "rel"` names, seen from the file whose [`Input::key`]
+    /// is `from` (the key this loader gave it, never its display path).
     fn load(&self, from: &str, rel: &str) -> Result<Input, String>;
 }
 
@@ -95,6 +96,9 @@ pub fn stdlib_files() -> impl Iterator<Item = (String, &'static str)> {
 
 struct Loaded {
     file: FileId,
+    /// The [`Input::key`] it was read under: what the loader resolves its
+    /// `use` paths from.
+    key: String,
     ast: Option<ast::File>,
     stdlib: bool,
     /// (`use` span, target file) for each import that loaded.
@@ -121,9 +125,11 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
     all.extend(inputs);
     let mut parsed = parse_all(all).into_iter();
     for p in parsed.by_ref().take(stdlib_count) {
+        let key = p.key.clone();
         let (file, ast) = place(&mut sources, &mut diags, p);
         loaded.push(Loaded {
             file,
+            key,
             ast,
             stdlib: true,
             uses: Vec::new(),
@@ -147,7 +153,7 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
         // Follow `use` depth-first; each file is loaded once (by its key).
         let mut pending = if new { vec![root] } else { Vec::new() };
         while let Some(file) = pending.pop() {
-            let from = sources.path(file).to_string();
+            let from = loaded[index[&file]].key.clone();
             let uses: Vec<(Span, String, Span)> = loaded[index[&file]]
                 .ast
                 .iter()
@@ -339,10 +345,11 @@ fn ensure(
     }
     let key = input.key.clone();
     let (file, ast) = place(sources, diags, input);
-    by_key.insert(key, file);
+    by_key.insert(key.clone(), file);
     index.insert(file, loaded.len());
     loaded.push(Loaded {
         file,
+        key,
         ast,
         stdlib: false,
         uses: Vec::new(),
