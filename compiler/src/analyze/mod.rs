@@ -59,18 +59,29 @@ pub struct Outcome {
     pub roots: Vec<FileId>,
     /// Files that did not parse, or whose names did not all resolve: they have no report.
     pub broken: BTreeSet<FileId>,
+    /// Per file, the findings left out of `diagnostics` past
+    /// [`diagnostic::MAX_FINDINGS_PER_FILE`]; they still count.
+    pub omitted: BTreeMap<FileId, diagnostic::Omitted>,
 }
 
 impl Outcome {
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
+            || self.omitted.values().any(|o| o.errors > 0)
     }
 
-    /// Unsuppressed errors in one file.
+    /// Unsuppressed errors in one file, listed or left out.
     pub fn file_has_errors(&self, file: FileId) -> bool {
         self.diagnostics
             .iter()
             .any(|d| d.file == file && d.is_error())
+            || self.omitted.get(&file).is_some_and(|o| o.errors > 0)
+    }
+
+    /// The counts of the run's findings, those left out of the list included.
+    pub fn summary(&self) -> diagnostic::Summary {
+        diagnostic::Summary::of(self.roots.len(), &self.diagnostics)
+            .with_omitted(self.omitted.values())
     }
 }
 
@@ -237,6 +248,7 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
     diags.retain(|d| !sources.path(d.file).starts_with("<stdlib>") || d.is_error());
     diagnostic::sort(&mut diags, &sources);
     dedup(&mut diags);
+    let omitted = diagnostic::cap_per_file(&mut diags, diagnostic::MAX_FINDINGS_PER_FILE);
     Outcome {
         sources,
         diagnostics: diags,
@@ -244,6 +256,7 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
         analysis,
         roots,
         broken,
+        omitted,
     }
 }
 
@@ -451,8 +464,16 @@ fn suppress(program: &Program, broken: &BTreeSet<FileId>, diags: &mut Vec<Diagno
 }
 
 fn dedup(diags: &mut Vec<Diagnostic>) {
+    // Borrowed keys: a file with a million findings does not copy a million
+    // messages to find the repeats.
     let mut seen = BTreeSet::new();
-    diags.retain(|d| seen.insert((d.file, d.span, d.code, d.message.clone())));
+    let keep: Vec<bool> = diags
+        .iter()
+        .map(|d| seen.insert((d.file, d.span, d.code, d.message.as_str())))
+        .collect();
+    drop(seen);
+    let mut keep = keep.into_iter();
+    diags.retain(|_| keep.next().unwrap_or(true));
 }
 
 /// `bytes` as text with each byte of every invalid UTF-8 sequence replaced

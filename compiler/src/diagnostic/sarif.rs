@@ -79,7 +79,9 @@ fn location(
     loc
 }
 
-pub fn render(sources: &SourceMap, diags: &[Diagnostic]) -> String {
+/// The SARIF log of `diags`; `omitted` findings that were not listed are
+/// said in a notification of the run's invocation.
+pub fn render(sources: &SourceMap, diags: &[Diagnostic], omitted: usize) -> String {
     let rules: Vec<Value> = registry::all()
         .iter()
         .map(|r| {
@@ -125,7 +127,7 @@ pub fn render(sources: &SourceMap, diags: &[Diagnostic]) -> String {
             r
         })
         .collect();
-    let v = json!({
+    let mut v = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
@@ -139,6 +141,19 @@ pub fn render(sources: &SourceMap, diags: &[Diagnostic]) -> String {
             "results": results,
         }]
     });
+    if omitted > 0 {
+        v["runs"][0]["invocations"] = json!([{
+            "executionSuccessful": true,
+            "toolExecutionNotifications": [{
+                "level": "warning",
+                "message": { "text": format!(
+                    "{omitted} more findings not listed: at most {} are listed per file",
+                    super::MAX_FINDINGS_PER_FILE
+                ) },
+            }],
+        }]);
+        v["runs"][0]["properties"] = json!({ "omitted": omitted });
+    }
     let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
     s.push('\n');
     s
