@@ -82,8 +82,8 @@ impl Loader for FsLoader {
         let wanted = normalize(&dir.join(named));
         let outside = |what: &str| {
             format!(
-                "{what} outside the project root: `use` reads only files inside the folder \
-                 of the nearest `flowc.toml`, `pyproject.toml` or `.git` above the checked file"
+                "{what} outside the project root (the folder of the nearest `flowc.toml`, \
+                 `pyproject.toml` or `.git`), and `use` reads nothing outside it"
             )
         };
         if !wanted.starts_with(&from.root) {

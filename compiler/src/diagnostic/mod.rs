@@ -183,3 +183,52 @@ impl Summary {
         self
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{cap_per_file, Diagnostic, Omitted, Severity, Summary};
+    use crate::source::FileId;
+    use crate::span::Span;
+
+    fn finding(file: usize, at: usize, severity: Severity, suppressed: bool) -> Diagnostic {
+        let mut d =
+            Diagnostic::new("FL007", FileId(file), Span::new(at, at + 1), "m").severity(severity);
+        if suppressed {
+            d.suppressed = Some("r".into());
+        }
+        d
+    }
+
+    #[test]
+    fn the_cap_keeps_the_first_of_each_file_and_counts_the_rest() {
+        let mut diags: Vec<Diagnostic> = (0..5)
+            .map(|i| finding(0, i, Severity::Error, false))
+            .chain([
+                finding(0, 9, Severity::Warning, false),
+                finding(0, 10, Severity::Error, true),
+            ])
+            .chain((0..2).map(|i| finding(1, i, Severity::Warning, false)))
+            .collect();
+        let omitted = cap_per_file(&mut diags, 3);
+        assert_eq!(diags.len(), 5);
+        assert!(diags
+            .iter()
+            .filter(|d| d.file == FileId(0))
+            .all(|d| d.span.start < 3));
+        assert_eq!(
+            omitted.get(&FileId(0)),
+            Some(&Omitted {
+                findings: 4,
+                errors: 2,
+                warnings: 1
+            })
+        );
+        assert_eq!(
+            omitted.get(&FileId(1)),
+            None,
+            "two findings are under the cap"
+        );
+        let s = Summary::of(2, &diags).with_omitted(omitted.values());
+        assert_eq!((s.errors, s.warnings, s.omitted), (5, 3, 4));
+    }
+}
