@@ -250,7 +250,7 @@ fn print(s: &str) {
 
 /// Print findings in the human format (to stderr when stdout carries other output).
 fn print_findings(outcome: &analyze::Outcome) -> Summary {
-    let summary = Summary::of(outcome.roots.len(), &outcome.diagnostics);
+    let summary = outcome.summary();
     let text = diagnostic::human::render(
         &outcome.sources,
         &outcome.diagnostics,
@@ -621,13 +621,13 @@ pub fn main() -> ExitCode {
                 Ok(o) => o,
                 Err(e) => return usage_error(&e),
             };
-            let summary = Summary::of(outcome.roots.len(), &outcome.diagnostics);
+            let summary = outcome.summary();
             let s = &outcome.sources;
             let d = &outcome.diagnostics;
             print(&match format {
                 CheckFormat::Human => diagnostic::human::render(s, d, summary, color_wanted()),
                 CheckFormat::Json => diagnostic::json::render(s, d, summary),
-                CheckFormat::Sarif => diagnostic::sarif::render(s, d),
+                CheckFormat::Sarif => diagnostic::sarif::render(s, d, summary.omitted),
                 CheckFormat::Github => diagnostic::github::render(s, d, summary),
             });
             let failed = summary.errors > 0 || (deny_warnings && summary.warnings > 0);
@@ -643,7 +643,7 @@ pub fn main() -> ExitCode {
                 ReportFormat::Human => print(&crate::report::table(&outcome)),
                 ReportFormat::Json => print(&crate::report::json(&outcome)),
             }
-            let summary = Summary::of(outcome.roots.len(), &outcome.diagnostics);
+            let summary = outcome.summary();
             if summary.errors > 0 {
                 eprintln!(
                     "flowc: {}; run `flowc check` for details",

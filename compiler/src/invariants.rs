@@ -14,7 +14,7 @@
 //! choose how to fail.
 
 use crate::analyze::{self, Input, Loader, NoImports, Outcome};
-use crate::diagnostic::{self, Summary};
+use crate::diagnostic;
 use crate::source::FileId;
 use crate::span::Span;
 
@@ -90,10 +90,10 @@ pub fn check_holds(bytes: &[u8]) -> Result<Outcome, String> {
     let (root, loader) = split_files(bytes);
     let outcome = analyze::check(vec![root], &loader);
     spans_inside(&outcome)?;
-    let summary = Summary::of(outcome.roots.len(), &outcome.diagnostics);
+    let summary = outcome.summary();
     let _ = diagnostic::human::render(&outcome.sources, &outcome.diagnostics, summary, false);
     let _ = diagnostic::json::render(&outcome.sources, &outcome.diagnostics, summary);
-    let _ = diagnostic::sarif::render(&outcome.sources, &outcome.diagnostics);
+    let _ = diagnostic::sarif::render(&outcome.sources, &outcome.diagnostics, summary.omitted);
     let _ = diagnostic::github::render(&outcome.sources, &outcome.diagnostics, summary);
     let _ = crate::report::json(&outcome);
     let _ = crate::report::table(&outcome);

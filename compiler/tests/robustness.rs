@@ -264,15 +264,17 @@ fn a_line_joined_after_a_comma_aligns_in_the_first_pass() {
     assert_eq!(flowc::format::format(&once).as_deref(), Ok(once.as_str()));
 }
 
-/// Found by fuzzing (`fuzz/regressions/fmt/`): the grammar takes a byte
+/// Found by fuzzing (`fuzz/regressions/fmt/`): the grammar took a byte
 /// order mark after leading spaces, which `fmt` refused; and once numbers
-/// could hold `.`, `2 .y` formatted as the single number `2.y`.
+/// could hold `.`, `2 .y` formatted as the single number `2.y`. The grammar
+/// now takes a mark only at byte 0 (so the answer cannot depend on where a
+/// large file is cut into chunks); `fmt` still drops a late one.
 #[test]
 fn fmt_takes_a_late_byte_order_mark_and_never_joins_a_number_with_a_dot() {
     let bom = " \u{feff}source s: files {\n}\n";
     assert!(flowc::syntax::parse(flowc::source::FileId(0), bom)
         .0
-        .is_some());
+        .is_none());
     assert_eq!(
         flowc::invariants::format_holds(bom).expect("holds"),
         Some("source s: files {\n}\n".to_string())

@@ -34,7 +34,8 @@ pub struct Input {
 
 /// Reads the files that `use` names.
 pub trait Loader {
-    /// The file `use "rel"` names, seen from the file displayed as `from`.
+    /// The file `use "rel"` names, seen from the file whose [`Input::key`]
+    /// is `from` (the key this loader gave it, never its display path).
     fn load(&self, from: &str, rel: &str) -> Result<Input, String>;
 }
 
@@ -58,18 +59,29 @@ pub struct Outcome {
     pub roots: Vec<FileId>,
     /// Files that did not parse, or whose names did not all resolve: they have no report.
     pub broken: BTreeSet<FileId>,
+    /// Per file, the findings left out of `diagnostics` past
+    /// [`diagnostic::MAX_FINDINGS_PER_FILE`]; they still count.
+    pub omitted: BTreeMap<FileId, diagnostic::Omitted>,
 }
 
 impl Outcome {
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
+            || self.omitted.values().any(|o| o.errors > 0)
     }
 
-    /// Unsuppressed errors in one file.
+    /// Unsuppressed errors in one file, listed or left out.
     pub fn file_has_errors(&self, file: FileId) -> bool {
         self.diagnostics
             .iter()
             .any(|d| d.file == file && d.is_error())
+            || self.omitted.get(&file).is_some_and(|o| o.errors > 0)
+    }
+
+    /// The counts of the run's findings, those left out of the list included.
+    pub fn summary(&self) -> diagnostic::Summary {
+        diagnostic::Summary::of(self.roots.len(), &self.diagnostics)
+            .with_omitted(self.omitted.values())
     }
 }
 
@@ -95,6 +107,9 @@ pub fn stdlib_files() -> impl Iterator<Item = (String, &'static str)> {
 
 struct Loaded {
     file: FileId,
+    /// The [`Input::key`] it was read under: what the loader resolves its
+    /// `use` paths from.
+    key: String,
     ast: Option<ast::File>,
     stdlib: bool,
     /// (`use` span, target file) for each import that loaded.
@@ -121,9 +136,11 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
     all.extend(inputs);
     let mut parsed = parse_all(all).into_iter();
     for p in parsed.by_ref().take(stdlib_count) {
+        let key = p.key.clone();
         let (file, ast) = place(&mut sources, &mut diags, p);
         loaded.push(Loaded {
             file,
+            key,
             ast,
             stdlib: true,
             uses: Vec::new(),
@@ -147,7 +164,7 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
         // Follow `use` depth-first; each file is loaded once (by its key).
         let mut pending = if new { vec![root] } else { Vec::new() };
         while let Some(file) = pending.pop() {
-            let from = sources.path(file).to_string();
+            let from = loaded[index[&file]].key.clone();
             let uses: Vec<(Span, String, Span)> = loaded[index[&file]]
                 .ast
                 .iter()
@@ -231,6 +248,7 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
     diags.retain(|d| !sources.path(d.file).starts_with("<stdlib>") || d.is_error());
     diagnostic::sort(&mut diags, &sources);
     dedup(&mut diags);
+    let omitted = diagnostic::cap_per_file(&mut diags, diagnostic::MAX_FINDINGS_PER_FILE);
     Outcome {
         sources,
         diagnostics: diags,
@@ -238,6 +256,7 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
         analysis,
         roots,
         broken,
+        omitted,
     }
 }
 
@@ -339,10 +358,11 @@ fn ensure(
     }
     let key = input.key.clone();
     let (file, ast) = place(sources, diags, input);
-    by_key.insert(key, file);
+    by_key.insert(key.clone(), file);
     index.insert(file, loaded.len());
     loaded.push(Loaded {
         file,
+        key,
         ast,
         stdlib: false,
         uses: Vec::new(),
@@ -444,8 +464,16 @@ fn suppress(program: &Program, broken: &BTreeSet<FileId>, diags: &mut Vec<Diagno
 }
 
 fn dedup(diags: &mut Vec<Diagnostic>) {
+    // Borrowed keys: a file with a million findings does not copy a million
+    // messages to find the repeats.
     let mut seen = BTreeSet::new();
-    diags.retain(|d| seen.insert((d.file, d.span, d.code, d.message.clone())));
+    let keep: Vec<bool> = diags
+        .iter()
+        .map(|d| seen.insert((d.file, d.span, d.code, d.message.as_str())))
+        .collect();
+    drop(seen);
+    let mut keep = keep.into_iter();
+    diags.retain(|_| keep.next().unwrap_or(true));
 }
 
 /// `bytes` as text with each byte of every invalid UTF-8 sequence replaced

@@ -421,12 +421,20 @@ pub fn render(sources: &SourceMap, diags: &[Diagnostic], summary: Summary, color
 
 pub fn summary_line(s: Summary) -> String {
     let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
-    format!(
+    let mut line = format!(
         "{}, {} in {}",
         plural(s.errors, "error"),
         plural(s.warnings, "warning"),
         plural(s.files, "file")
-    )
+    );
+    if s.omitted > 0 {
+        line = format!(
+            "{line}\n{} not shown: at most {} are listed per file",
+            plural(s.omitted, "more finding"),
+            super::MAX_FINDINGS_PER_FILE
+        );
+    }
+    line
 }
 
 #[cfg(test)]

@@ -41,11 +41,14 @@ pub fn diagnostic(sources: &SourceMap, d: &Diagnostic) -> Value {
 }
 
 pub fn render(sources: &SourceMap, diags: &[Diagnostic], summary: Summary) -> String {
-    let v = json!({
+    let mut v = json!({
         "version": 1,
         "diagnostics": diags.iter().map(|d| diagnostic(sources, d)).collect::<Vec<_>>(),
         "summary": { "files": summary.files, "errors": summary.errors, "warnings": summary.warnings },
     });
+    if summary.omitted > 0 {
+        v["summary"]["omitted"] = json!(summary.omitted);
+    }
     to_text(&v)
 }
 

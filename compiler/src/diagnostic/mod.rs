@@ -100,12 +100,61 @@ pub fn sort(diags: &mut [Diagnostic], sources: &crate::source::SourceMap) {
     });
 }
 
-/// Counts of unsuppressed findings.
+/// The most findings listed for one file: past it, findings are counted
+/// (in [`Summary`]) but not listed, so a hostile or generated file cannot
+/// make the output grow without bound.
+pub const MAX_FINDINGS_PER_FILE: usize = 200;
+
+/// Findings of one file left out of the list past [`MAX_FINDINGS_PER_FILE`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Omitted {
+    /// Every finding left out, suppressed ones included.
+    pub findings: usize,
+    /// Of them, unsuppressed errors and warnings.
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+impl Omitted {
+    fn add(&mut self, d: &Diagnostic) {
+        self.findings += 1;
+        match (d.suppressed.is_none(), d.severity) {
+            (true, Severity::Error) => self.errors += 1,
+            (true, Severity::Warning) => self.warnings += 1,
+            (false, _) => {}
+        }
+    }
+}
+
+/// Keep the first [`MAX_FINDINGS_PER_FILE`] findings of each file, in the
+/// order of `diags` (sorted); what is left out, per file.
+pub fn cap_per_file(
+    diags: &mut Vec<Diagnostic>,
+    max: usize,
+) -> std::collections::BTreeMap<FileId, Omitted> {
+    let mut listed: std::collections::BTreeMap<FileId, usize> = std::collections::BTreeMap::new();
+    let mut omitted: std::collections::BTreeMap<FileId, Omitted> =
+        std::collections::BTreeMap::new();
+    diags.retain(|d| {
+        let n = listed.entry(d.file).or_default();
+        *n += 1;
+        if *n <= max {
+            return true;
+        }
+        omitted.entry(d.file).or_default().add(d);
+        false
+    });
+    omitted
+}
+
+/// Counts of unsuppressed findings, those left out of the list included.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Summary {
     pub files: usize,
     pub errors: usize,
     pub warnings: usize,
+    /// Findings not listed (past [`MAX_FINDINGS_PER_FILE`] in a file).
+    pub omitted: usize,
 }
 
 impl Summary {
@@ -121,5 +170,65 @@ impl Summary {
             }
         }
         s
+    }
+
+    /// These counts with findings that were left out of the list.
+    #[must_use]
+    pub fn with_omitted<'a>(mut self, omitted: impl IntoIterator<Item = &'a Omitted>) -> Self {
+        for o in omitted {
+            self.errors += o.errors;
+            self.warnings += o.warnings;
+            self.omitted += o.findings;
+        }
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{cap_per_file, Diagnostic, Omitted, Severity, Summary};
+    use crate::source::FileId;
+    use crate::span::Span;
+
+    fn finding(file: usize, at: usize, severity: Severity, suppressed: bool) -> Diagnostic {
+        let mut d =
+            Diagnostic::new("FL007", FileId(file), Span::new(at, at + 1), "m").severity(severity);
+        if suppressed {
+            d.suppressed = Some("r".into());
+        }
+        d
+    }
+
+    #[test]
+    fn the_cap_keeps_the_first_of_each_file_and_counts_the_rest() {
+        let mut diags: Vec<Diagnostic> = (0..5)
+            .map(|i| finding(0, i, Severity::Error, false))
+            .chain([
+                finding(0, 9, Severity::Warning, false),
+                finding(0, 10, Severity::Error, true),
+            ])
+            .chain((0..2).map(|i| finding(1, i, Severity::Warning, false)))
+            .collect();
+        let omitted = cap_per_file(&mut diags, 3);
+        assert_eq!(diags.len(), 5);
+        assert!(diags
+            .iter()
+            .filter(|d| d.file == FileId(0))
+            .all(|d| d.span.start < 3));
+        assert_eq!(
+            omitted.get(&FileId(0)),
+            Some(&Omitted {
+                findings: 4,
+                errors: 2,
+                warnings: 1
+            })
+        );
+        assert_eq!(
+            omitted.get(&FileId(1)),
+            None,
+            "two findings are under the cap"
+        );
+        let s = Summary::of(2, &diags).with_omitted(omitted.values());
+        assert_eq!((s.errors, s.warnings, s.omitted), (5, 3, 4));
     }
 }

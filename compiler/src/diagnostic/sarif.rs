@@ -106,7 +106,9 @@ fn location(
     loc
 }
 
-pub fn render(sources: &SourceMap, diags: &[Diagnostic]) -> String {
+/// The SARIF log of `diags`; `omitted` findings that were not listed are
+/// said in a notification of the run's invocation.
+pub fn render(sources: &SourceMap, diags: &[Diagnostic], omitted: usize) -> String {
     let rules: Vec<Value> = registry::all()
         .iter()
         .map(|r| {
@@ -152,7 +154,7 @@ pub fn render(sources: &SourceMap, diags: &[Diagnostic]) -> String {
             r
         })
         .collect();
-    let v = json!({
+    let mut v = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
@@ -166,6 +168,19 @@ pub fn render(sources: &SourceMap, diags: &[Diagnostic]) -> String {
             "results": results,
         }]
     });
+    if omitted > 0 {
+        v["runs"][0]["invocations"] = json!([{
+            "executionSuccessful": true,
+            "toolExecutionNotifications": [{
+                "level": "warning",
+                "message": { "text": format!(
+                    "{omitted} more findings not listed: at most {} are listed per file",
+                    super::MAX_FINDINGS_PER_FILE
+                ) },
+            }],
+        }]);
+        v["runs"][0]["properties"] = json!({ "omitted": omitted });
+    }
     super::json::to_text(&v)
 }
 

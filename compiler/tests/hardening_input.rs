@@ -1,0 +1,479 @@
+//! What `check` reads, and how much: `use` stays inside the project root and
+//! reads only regular `.flow` files, files over the size limit are refused
+//! unread, the answer does not depend on the number of cores, and the
+//! findings of one file are capped (and counted) in every output format.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Duration;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// Long enough for a debug build on a busy machine; a read that blocks or
+/// runs away takes longer.
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// The documented largest input file (docs/performance.md).
+const SIZE_LIMIT: usize = 32 * 1024 * 1024;
+
+fn flowc_in(dir: &Path) -> Command {
+    let mut c = Command::cargo_bin("flowc").expect("binary");
+    c.current_dir(dir).env("NO_COLOR", "1").timeout(LIMIT);
+    c
+}
+
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    /// stdout and stderr together: what a CI log would show.
+    all: String,
+}
+
+fn run(mut c: Command) -> Run {
+    let out = c.output().expect("flowc runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let all = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    Run {
+        code: out.status.code(),
+        stdout,
+        all,
+    }
+}
+
+fn check_json(dir: &Path, file: &str) -> (Run, Value) {
+    let mut c = flowc_in(dir);
+    c.args(["check", "--format", "json", file]);
+    let r = run(c);
+    let v = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.all));
+    (r, v)
+}
+
+fn diagnostics(v: &Value) -> &Vec<Value> {
+    v["diagnostics"].as_array().expect("a list of findings")
+}
+
+/// A project: a folder with `flowc.toml`, inside a folder that has other
+/// files next to it (outside the project).
+fn project() -> (tempfile::TempDir, std::path::PathBuf) {
+    let top = tempfile::tempdir().expect("temp dir");
+    let proj = top.path().join("proj");
+    std::fs::create_dir_all(proj.join("lib")).expect("mkdir");
+    std::fs::write(proj.join("flowc.toml"), "").expect("write");
+    std::fs::write(
+        proj.join("lib/ok.flow"),
+        "source raw: files {\n  path \"r/\"\n}\n",
+    )
+    .expect("write");
+    (top, proj)
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::write(path, text).expect("write");
+}
+
+/// The FL005 messages of a run, in order.
+fn import_errors(v: &Value) -> Vec<String> {
+    diagnostics(v)
+        .iter()
+        .filter(|d| d["code"] == "FL005")
+        .map(|d| d["message"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[cfg(unix)]
+#[test]
+fn use_reads_nothing_outside_the_project_root_and_prints_none_of_it() {
+    let (top, proj) = project();
+    write(
+        &top.path().join("outside.flow"),
+        "SECRET_OUTSIDE_LINE_ONE\nSECRET_OUTSIDE_LINE_TWO\n",
+    );
+    std::os::unix::fs::symlink(top.path().join("outside.flow"), proj.join("link.flow"))
+        .expect("symlink");
+    write(
+        &proj.join("main.flow"),
+        "use \"/proc/self/environ\"\nuse \"../outside.flow\"\nuse \"../../../../../../../../../../etc/passwd\"\nuse \"link.flow\"\n",
+    );
+    let mut c = flowc_in(&proj);
+    c.env("FLOWC_PROBE_SECRET", "SECRET_FROM_THE_ENVIRONMENT")
+        .args(["check", "--format", "json", "main.flow"]);
+    let r = run(c);
+    let v: Value = serde_json::from_str(&r.stdout).expect("json");
+    for secret in ["SECRET_FROM_THE_ENVIRONMENT", "SECRET_OUTSIDE", "root:x:0"] {
+        assert!(!r.all.contains(secret), "{secret} printed:\n{}", r.all);
+    }
+    let errors = import_errors(&v);
+    assert_eq!(errors.len(), 4, "{v}");
+    assert!(
+        errors
+            .iter()
+            .all(|m| m.contains("outside the project root")),
+        "{errors:?}"
+    );
+    assert!(errors[3].contains("link"), "{}", errors[3]);
+    assert_eq!(diagnostics(&v).len(), 4, "nothing else is reported: {v}");
+    // The human format does not print them either.
+    let mut c = flowc_in(&proj);
+    c.env("FLOWC_PROBE_SECRET", "SECRET_FROM_THE_ENVIRONMENT")
+        .args(["check", "main.flow"]);
+    let r = run(c);
+    assert_eq!(r.code, Some(1));
+    for secret in ["SECRET_FROM_THE_ENVIRONMENT", "SECRET_OUTSIDE", "root:x:0"] {
+        assert!(!r.all.contains(secret), "{secret} printed:\n{}", r.all);
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn use_inside_the_project_root_still_imports() {
+    let (_top, proj) = project();
+    std::os::unix::fs::symlink(proj.join("lib/ok.flow"), proj.join("alias.flow")).expect("symlink");
+    std::fs::create_dir(proj.join("sub")).expect("mkdir");
+    let absolute = proj.join("lib/ok.flow");
+    for (name, path) in [
+        ("relative.flow", "lib/ok.flow".to_string()),
+        ("dotted.flow", "./lib/../lib/ok.flow".to_string()),
+        ("absolute.flow", absolute.to_string_lossy().into_owned()),
+        ("alias_user.flow", "alias.flow".to_string()),
+    ] {
+        write(
+            &proj.join(name),
+            &format!(
+                "use \"{path}\"\n\nsink out: files {{\n  path \"o/\"\n}}\n\npipeline p {{\n  task t {{\n    read raw\n    write out append\n    require at_least_once\n    allow FL202 because \"test\"\n    allow FL304 because \"test\"\n    run command [\"x\"]\n  }}\n}}\n"
+            ),
+        );
+        let (r, v) = check_json(&proj, name);
+        assert!(import_errors(&v).is_empty(), "{name}: {v}");
+        assert!(
+            !diagnostics(&v).iter().any(|d| d["code"] == "FL702"),
+            "{name}: `raw` is imported: {v}"
+        );
+        assert!(matches!(r.code, Some(0 | 1)), "{name}: {}", r.all);
+    }
+    // A file in a sub-folder imports from the project's other folders.
+    write(&proj.join("sub/deep.flow"), "use \"../lib/ok.flow\"\n");
+    let (r, v) = check_json(&proj, "sub/deep.flow");
+    assert_eq!(r.code, Some(0), "{v}");
+}
+
+#[test]
+fn use_reads_only_flow_files() {
+    let (_top, proj) = project();
+    write(&proj.join("notes.txt"), "SECRET_IN_A_TEXT_FILE {\n");
+    write(&proj.join("main.flow"), "use \"notes.txt\"\nuse \"lib\"\n");
+    let (r, v) = check_json(&proj, "main.flow");
+    assert!(!r.all.contains("SECRET_IN_A_TEXT_FILE"), "{}", r.all);
+    let errors = import_errors(&v);
+    assert_eq!(errors.len(), 2, "{v}");
+    assert!(errors[0].contains("only `.flow` files"), "{}", errors[0]);
+    assert!(errors[1].contains("is a folder"), "{}", errors[1]);
+    // The same text in a `.flow` file is read, and is a syntax error there.
+    write(&proj.join("notes.flow"), "SECRET_IN_A_TEXT_FILE {\n");
+    write(&proj.join("near.flow"), "use \"notes.flow\"\n");
+    let (_, v) = check_json(&proj, "near.flow");
+    assert!(import_errors(&v).is_empty(), "{v}");
+    assert_eq!(diagnostics(&v)[0]["code"], "FL001", "{v}");
+}
+
+#[cfg(unix)]
+#[test]
+fn pipes_and_devices_are_never_opened_by_use_or_a_folder_walk() {
+    let (_top, proj) = project();
+    let made = std::process::Command::new("mkfifo")
+        .arg(proj.join("pipe.flow"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    std::os::unix::fs::symlink("/dev/zero", proj.join("zero.flow")).expect("symlink");
+    write(
+        &proj.join("main.flow"),
+        "use \"pipe.flow\"\nuse \"zero.flow\"\n",
+    );
+    let (_, v) = check_json(&proj, "main.flow");
+    let errors = import_errors(&v);
+    assert_eq!(errors.len(), 2, "{v}");
+    assert!(errors[0].contains("not a regular file"), "{}", errors[0]);
+    assert!(
+        errors[1].contains("outside the project root"),
+        "{}",
+        errors[1]
+    );
+    // Checking the folder skips the pipe instead of waiting on it.
+    std::fs::remove_file(proj.join("main.flow")).expect("rm");
+    let (r, v) = check_json(&proj, ".");
+    assert_eq!(r.code, Some(0), "{v}");
+    assert_eq!(v["summary"]["files"], 1, "only lib/ok.flow: {v}");
+}
+
+#[test]
+fn files_over_the_size_limit_are_refused_unread() {
+    let (_top, proj) = project();
+    let over = SIZE_LIMIT + 1;
+    let mut big = "# a comment line to make the file large\n".repeat(over / 40 + 1);
+    big.truncate(over);
+    write(&proj.join("big.flow"), &big);
+    write(&proj.join("main.flow"), "use \"big.flow\"\n");
+    let (_, v) = check_json(&proj, "main.flow");
+    let errors = import_errors(&v);
+    assert_eq!(errors.len(), 1, "{v}");
+    assert!(errors[0].contains("larger than 32 MiB"), "{}", errors[0]);
+    // Named on the command line: a usage problem, before anything is checked.
+    let mut c = flowc_in(&proj);
+    c.args(["check", "big.flow"]);
+    let r = run(c);
+    assert_eq!(r.code, Some(2), "{}", r.all);
+    assert!(r.all.contains("larger than 32 MiB"), "{}", r.all);
+    // A device without end is read only up to the limit.
+    #[cfg(unix)]
+    {
+        let mut c = flowc_in(&proj);
+        c.args(["check", "/dev/zero"]);
+        let r = run(c);
+        assert_eq!(r.code, Some(2), "{}", r.all);
+        assert!(r.all.contains("larger than 32 MiB"), "{}", r.all);
+    }
+    // Just under the limit is read and checked.
+    big.truncate(SIZE_LIMIT - 100);
+    big.push('\n');
+    write(&proj.join("big.flow"), &big);
+    let (r, v) = check_json(&proj, "main.flow");
+    assert_eq!(r.code, Some(0), "{v}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_backslash_in_a_folder_name_is_part_of_the_name() {
+    let top = tempfile::tempdir().expect("temp dir");
+    std::fs::write(top.path().join("flowc.toml"), "").expect("write");
+    let odd = top.path().join("a\\b");
+    std::fs::create_dir(&odd).expect("mkdir");
+    write(
+        &odd.join("lib.flow"),
+        "source raw: files {\n  path \"r/\"\n  immutable\n}\n",
+    );
+    write(
+        &odd.join("main.flow"),
+        "use \"lib.flow\"\n\nsink out: files {\n  path \"o/\"\n}\n\npipeline p {\n  task t {\n    read raw\n    write out append\n    require at_least_once\n    allow FL202 because \"test\"\n    run command [\"x\"]\n  }\n}\n",
+    );
+    // The folder that `a\b` would be with the backslash read as a separator.
+    std::fs::create_dir_all(top.path().join("a/b")).expect("mkdir");
+    write(&top.path().join("a/b/lib.flow"), "this is not the file\n");
+    let (r, v) = check_json(top.path(), "a\\b/main.flow");
+    assert_eq!(r.code, Some(0), "{v}");
+    assert_eq!(v["summary"]["warnings"], 0, "{v}");
+    assert!(import_errors(&v).is_empty(), "{v}");
+}
+
+/// `size` bytes or more of sink declarations, each line after the first
+/// starting with `prefix`.
+fn many_sinks(first: &str, prefix: &str, size: usize) -> String {
+    let mut text = String::from(first);
+    let mut i = 0;
+    while text.len() < size {
+        let _ = write!(text, "{prefix}sink s{i}: files {{\n  path \"x\"\n}}\n");
+        i += 1;
+    }
+    text
+}
+
+/// `check`'s codes, on all cores and (where `taskset` exists) on one.
+fn codes_on_any_core_count(dir: &Path, file: &str) -> Vec<Vec<String>> {
+    let codes = |v: &Value| {
+        diagnostics(v)
+            .iter()
+            .map(|d| d["code"].as_str().unwrap_or_default().to_string())
+            .collect::<Vec<_>>()
+    };
+    let (_, v) = check_json(dir, file);
+    let mut out = vec![codes(&v)];
+    let pinned = std::process::Command::new("taskset")
+        .args(["-c", "0", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if pinned {
+        let out1 = std::process::Command::new("taskset")
+            .args([
+                "-c",
+                "0",
+                env!("CARGO_BIN_EXE_flowc"),
+                "check",
+                "--format",
+                "json",
+                file,
+            ])
+            .current_dir(dir)
+            .output()
+            .expect("runs");
+        let v: Value = serde_json::from_slice(&out1.stdout).expect("json");
+        out.push(codes(&v));
+    }
+    out
+}
+
+#[test]
+fn a_byte_order_mark_after_blanks_is_an_error_on_any_core_count() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // Past the size from which a file is parsed in chunks, every item but
+    // the first behind blanks and a byte-order mark: a chunk may start there.
+    let text = many_sinks(
+        "sink first: files {\n  path \"x\"\n}\n",
+        "  \u{feff}",
+        330_000,
+    );
+    write(&dir.path().join("bom.flow"), &text);
+    for codes in codes_on_any_core_count(dir.path(), "bom.flow") {
+        assert_eq!(
+            codes.first().map(String::as_str),
+            Some("FL001"),
+            "{codes:?}"
+        );
+    }
+    // Blanks before a byte-order mark at the start of a file.
+    write(
+        &dir.path().join("lead.flow"),
+        "  \u{feff}sink s: files {\n  path \"x\"\n}\n",
+    );
+    let (_, v) = check_json(dir.path(), "lead.flow");
+    assert_eq!(diagnostics(&v)[0]["code"], "FL001", "{v}");
+    // The near miss: one mark at byte 0 of the same large file is fine.
+    let text = many_sinks(
+        "\u{feff}sink first: files {\n  path \"x\"\n}\n",
+        "",
+        330_000,
+    );
+    write(&dir.path().join("ok.flow"), &text);
+    for codes in codes_on_any_core_count(dir.path(), "ok.flow") {
+        assert!(!codes.iter().any(|c| c == "FL001"), "{codes:?}");
+    }
+}
+
+/// A sink with `n + 1` `path` lines: `n` FL007 errors.
+fn duplicate_settings(n: usize) -> String {
+    format!("sink s: files {{\n{}}}\n", "  path \"x\"\n".repeat(n + 1))
+}
+
+#[test]
+fn findings_past_the_cap_are_counted_in_every_format() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write(&dir.path().join("many.flow"), &duplicate_settings(999));
+    let (r, v) = check_json(dir.path(), "many.flow");
+    assert_eq!(r.code, Some(1));
+    assert_eq!(diagnostics(&v).len(), 200, "at most 200 listed");
+    assert_eq!(v["summary"]["errors"], 999, "{}", v["summary"]);
+    assert_eq!(v["summary"]["omitted"], 799, "{}", v["summary"]);
+
+    let format = |f: &str| {
+        let mut c = flowc_in(dir.path());
+        c.args(["check", "--format", f, "many.flow"]);
+        run(c)
+    };
+    let human = format("human");
+    assert_eq!(
+        human.stdout.matches("FL007(duplicate-setting)").count(),
+        200
+    );
+    assert!(
+        human
+            .stdout
+            .contains("999 errors, 0 warnings in 1 file\n799 more findings not shown: at most 200 are listed per file"),
+        "{}",
+        &human.stdout[human.stdout.len().saturating_sub(300)..]
+    );
+    let github = format("github");
+    assert_eq!(
+        github
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with("::error "))
+            .count(),
+        200
+    );
+    assert!(github.stdout.contains("799 more findings not shown"));
+    let sarif: Value = serde_json::from_str(&format("sarif").stdout).expect("sarif json");
+    let run0 = &sarif["runs"][0];
+    assert_eq!(run0["results"].as_array().map(Vec::len), Some(200));
+    assert_eq!(run0["properties"]["omitted"], 799, "{}", run0["properties"]);
+    assert!(
+        run0["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("799"))
+    );
+
+    // The near miss: exactly 200 findings are all listed, and nothing is said.
+    write(
+        &dir.path().join("two_hundred.flow"),
+        &duplicate_settings(200),
+    );
+    let (_, v) = check_json(dir.path(), "two_hundred.flow");
+    assert_eq!(diagnostics(&v).len(), 200);
+    assert!(v["summary"].get("omitted").is_none(), "{}", v["summary"]);
+    let mut c = flowc_in(dir.path());
+    c.args(["check", "two_hundred.flow"]);
+    assert!(!run(c).stdout.contains("not shown"));
+    let mut c = flowc_in(dir.path());
+    c.args(["check", "--format", "sarif", "two_hundred.flow"]);
+    let sarif: Value = serde_json::from_str(&run(c).stdout).expect("sarif json");
+    assert!(sarif["runs"][0].get("invocations").is_none());
+}
+
+#[test]
+fn an_error_past_the_cap_still_stops_the_build() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // 250 warnings (reads without a pin) come first; the one error (a
+    // duplicate setting) is the last finding.
+    let text = format!(
+        "source s: files {{\n  path \"x\"\n}}\n\npipeline p {{\n  task t {{\n{}    run command [\"x\"]\n  }}\n}}\n\nsink z: files {{\n  path \"a\"\n  path \"b\"\n}}\n",
+        "    read s\n".repeat(250)
+    );
+    write(&dir.path().join("p.flow"), &text);
+    let (r, v) = check_json(dir.path(), "p.flow");
+    assert_eq!(r.code, Some(1), "{}", v["summary"]);
+    assert!(!diagnostics(&v).iter().any(|d| d["severity"] == "error"));
+    assert_eq!(v["summary"]["errors"], 1, "{}", v["summary"]);
+    let out = dir.path().join("out");
+    let mut c = flowc_in(dir.path());
+    c.args(["build", "--target", "airflow", "--out"])
+        .arg(&out)
+        .arg("p.flow");
+    let r = run(c);
+    assert_eq!(r.code, Some(1), "{}", r.all);
+    let written = std::fs::read_dir(&out).map_or(0, Iterator::count);
+    assert_eq!(written, 0, "nothing is written for a file with errors");
+}
+
+/// Peak memory of a run in KiB, where GNU time is installed.
+fn peak_kib(dir: &Path, args: &[&str]) -> Option<u64> {
+    let time = Path::new("/usr/bin/time");
+    if !time.exists() {
+        return None;
+    }
+    let out = std::process::Command::new(time)
+        .args(["-f", "PEAK %M"])
+        .arg(env!("CARGO_BIN_EXE_flowc"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .ok()?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    err.lines()
+        .find_map(|l| l.strip_prefix("PEAK "))
+        .and_then(|n| n.trim().parse().ok())
+}
+
+#[test]
+fn a_file_full_of_findings_has_bounded_output_and_memory() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // About 1 MiB, 100,000 duplicate settings.
+    write(&dir.path().join("dup.flow"), &duplicate_settings(100_000));
+    let (r, v) = check_json(dir.path(), "dup.flow");
+    assert_eq!(v["summary"]["errors"], 100_000);
+    assert!(
+        r.stdout.len() < 200_000,
+        "{} bytes of output",
+        r.stdout.len()
+    );
+    if let Some(kib) = peak_kib(dir.path(), &["check", "--format", "json", "dup.flow"]) {
+        assert!(kib < 400 * 1024, "{kib} KiB for a 1 MiB file");
+    }
+}
