@@ -8,10 +8,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::analyze;
-use crate::diagnostic::{self, Summary};
+use crate::check;
+use crate::diagnostic::{self, Code, Summary};
 use crate::files::check_paths;
-use crate::rules::registry;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -228,7 +227,7 @@ enum ArgoKindArg {
 
 /// The command is done and the process exits next: leave the memory of a
 /// large check to the operating system instead of freeing it piece by piece.
-fn exit_without_freeing(outcome: analyze::Outcome) {
+fn exit_without_freeing(outcome: check::Outcome) {
     std::mem::forget(outcome);
 }
 
@@ -249,7 +248,7 @@ fn print(s: &str) {
 }
 
 /// Print findings in the human format (to stderr when stdout carries other output).
-fn print_findings(outcome: &analyze::Outcome) -> Summary {
+fn print_findings(outcome: &check::Outcome) -> Summary {
     let summary = outcome.summary();
     let text = diagnostic::human::render(
         &outcome.sources,
@@ -659,12 +658,12 @@ pub fn main() -> ExitCode {
             ExitCode::from(u8::from(summary.errors > 0))
         }
         Command::Explain { rule } => {
-            if let Some(r) = registry::lookup(&rule) {
-                print(r.explain);
+            if let Some(r) = Code::lookup(&rule) {
+                print(r.explain());
                 ExitCode::SUCCESS
             } else {
-                let names = registry::all().iter().flat_map(|r| [r.code, r.name]);
-                let hint = analyze::suggest::did_you_mean(&rule, names);
+                let names = Code::ALL.iter().flat_map(|r| [r.as_str(), r.name()]);
+                let hint = crate::suggest::did_you_mean(&rule, names);
                 usage_error(&format!("no rule `{rule}`{hint}; `flowc rules` lists them"))
             }
         }
@@ -689,14 +688,14 @@ pub fn main() -> ExitCode {
         Command::Init { dir } => init(dir.as_deref()),
         Command::Rules => {
             let mut out = String::new();
-            for r in registry::all() {
+            for r in Code::ALL {
                 let _ = writeln!(
                     out,
                     "{}  {:<28} {:<7}  {}",
-                    r.code,
-                    r.name,
-                    r.severity.word(),
-                    r.summary
+                    r,
+                    r.name(),
+                    r.severity().word(),
+                    r.summary()
                 );
             }
             print(&out);

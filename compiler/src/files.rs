@@ -6,7 +6,7 @@ use std::io::Read as _;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
-use crate::analyze::{Input, Loader};
+use crate::check::{Input, Loader};
 
 /// The largest file flowc reads (32 MiB), named on the command line or
 /// reached by `use`: a larger one is refused before it is read, or as soon
@@ -273,7 +273,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 }
 
 /// Collect, read and check files; `Err` is a usage problem (exit 2).
-pub fn check_paths(paths: &[PathBuf]) -> Result<crate::analyze::Outcome, String> {
+pub fn check_paths(paths: &[PathBuf]) -> Result<crate::check::Outcome, String> {
     let files = collect(paths)?;
     let loader = FsLoader::new();
     let mut inputs = Vec::new();
@@ -284,7 +284,7 @@ pub fn check_paths(paths: &[PathBuf]) -> Result<crate::analyze::Outcome, String>
                 .map_err(|e| format!("cannot read `{}`: {e}", display(f)))?,
         );
     }
-    Ok(crate::analyze::check(inputs, &loader))
+    Ok(crate::check::check(inputs, &loader))
 }
 
 #[cfg(test)]

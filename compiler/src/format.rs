@@ -39,6 +39,7 @@
 //! - `\r\n` is read as a newline; the output uses `\n` and ends with exactly
 //!   one newline (an empty file stays empty).
 
+use crate::diagnostic::Code;
 use std::fmt;
 
 use crate::syntax::parser::MAX_NESTING;
@@ -155,7 +156,7 @@ fn closing(open: char) -> char {
 pub fn format_file(source: &str) -> Result<String, FormatError> {
     too_large(source)?;
     let (_, findings) = crate::syntax::parse(crate::source::FileId(0), source);
-    if let Some(d) = findings.into_iter().find(|d| d.code == "FL001") {
+    if let Some(d) = findings.into_iter().find(|d| d.code == Code::FL001) {
         return Err(error_at(
             source,
             d.span.start,

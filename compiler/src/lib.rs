@@ -5,13 +5,17 @@
 //!
 //! - [`syntax`]: pest grammar to a typed AST with byte spans.
 //! - [`analyze`]: imports, names and literals, the task graph, guarantees.
-//! - [`rules`]: the rule catalog, one file per rule.
-//! - [`diagnostic`]: findings and their human, JSON, SARIF and GitHub forms.
+//! - [`rules`]: the rule catalog, one file per rule, and suppressions.
+//! - [`check`]: the driver from files to findings, above `analyze` and `rules`.
+//! - [`diagnostic`]: findings, every rule code, and their human, JSON, SARIF
+//!   and GitHub forms.
+//! - [`suggest`]: "did you mean" for every phase.
 //! - [`codegen`]: Airflow, Argo and Python scaffolding.
 //! - [`format`], [`graph`], [`init`]: `flowc fmt`, `flowc graph`, `flowc init`.
 //! - [`invariants`]: what holds for every input; shared by the tests and fuzzers.
 
 pub mod analyze;
+pub mod check;
 pub mod cli;
 pub mod codegen;
 pub mod diagnostic;
@@ -25,4 +29,5 @@ pub mod report;
 pub mod rules;
 pub mod source;
 pub mod span;
+pub mod suggest;
 pub mod syntax;

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::analyze::guarantee::{Clauses, OutputReport};
 use crate::analyze::model::{guarantee_word, mode_word, Role, Tracking};
-use crate::analyze::Outcome;
+use crate::check::Outcome;
 use crate::codegen::ir::OnAmbiguous;
 
 fn tracking_word(t: Tracking) -> &'static str {

@@ -263,7 +263,7 @@ fn problems_instead_of_broken_files() {
         airflow::generate(pipelines)
             .expect_err("must be rejected")
             .iter()
-            .map(|p| p.code)
+            .map(|p| p.code.as_str())
             .collect()
     };
     assert_eq!(codes(&[clash]), ["FL803"]);

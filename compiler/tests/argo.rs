@@ -736,7 +736,7 @@ fn fl802_for_numbers_argo_cannot_hold() {
     let found = problems(&[manual("big", vec![big, edge])], ArgoKind::Auto);
     let said: Vec<(&str, Option<&str>, &str)> = found
         .iter()
-        .map(|p| (p.code, p.task.as_deref(), p.message.as_str()))
+        .map(|p| (p.code.as_str(), p.task.as_deref(), p.message.as_str()))
         .collect();
     assert_eq!(found.len(), 3, "{said:#?}");
     assert!(found

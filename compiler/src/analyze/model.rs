@@ -7,6 +7,7 @@ pub use crate::codegen::ir::{Guarantee, Mode, OnAmbiguous, Pin, Term, Tracking};
 pub use crate::syntax::ast::Role;
 
 use crate::codegen::ir::ParamValue;
+use crate::diagnostic::Code;
 use crate::source::FileId;
 use crate::span::Span;
 
@@ -219,7 +220,7 @@ pub struct DeclDef {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AllowDef {
-    pub code: String,
+    pub code: Code,
     pub reason: String,
     pub loc: Loc,
     /// The task or pipeline it covers.

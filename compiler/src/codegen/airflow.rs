@@ -5,6 +5,7 @@
 //! Every user string reaches a template through the `py_str` helper (a
 //! Python string literal) and every Python name through `py_ident`.
 
+use crate::diagnostic::Code;
 use std::collections::{BTreeSet, HashMap};
 
 use handlebars::Handlebars;
@@ -57,7 +58,7 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
         check_names(pipeline, &mut problems);
         if let Some(why) = shadowed_module(&pipeline.name) {
             problems.push(problem(
-                "FL803",
+                Code::FL803,
                 pipeline,
                 None,
                 format!("pipeline `{}` would be written to `{}.py`, {why}", pipeline.name, pipeline.name),
@@ -68,7 +69,7 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
         // file system ignores case (macOS, Windows).
         match seen_files.get(&pipeline.name.to_lowercase()) {
             Some(first) if *first == pipeline.name => problems.push(problem(
-                "FL803",
+                Code::FL803,
                 pipeline,
                 None,
                 format!(
@@ -78,7 +79,7 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
                 "give every pipeline its own name".into(),
             )),
             Some(first) => problems.push(problem(
-                "FL803",
+                Code::FL803,
                 pipeline,
                 None,
                 format!(
@@ -124,7 +125,7 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
                 )),
             }),
             Err(err) => problems.push(problem(
-                "FL802",
+                Code::FL802,
                 pipeline,
                 None,
                 format!("cannot render the Airflow DAG: {err}"),
@@ -170,7 +171,7 @@ fn shadowed_module(name: &str) -> Option<String> {
 const TIMEDELTA_MAX_SECONDS: u64 = 999_999_999 * 86_400 + 86_399;
 
 fn problem(
-    code: &'static str,
+    code: Code,
     pipeline: &Pipeline,
     task: Option<&Task>,
     message: String,
@@ -198,7 +199,7 @@ fn is_airflow_id(s: &str) -> bool {
 fn check_names(pipeline: &Pipeline, problems: &mut Vec<TargetProblem>) {
     if !is_airflow_id(&pipeline.name) || pipeline.name.starts_with('.') {
         problems.push(problem(
-            "FL802",
+            Code::FL802,
             pipeline,
             None,
             format!(
@@ -211,7 +212,7 @@ fn check_names(pipeline: &Pipeline, problems: &mut Vec<TargetProblem>) {
     for task in &pipeline.tasks {
         if !is_airflow_id(&task.name) {
             problems.push(problem(
-                "FL802",
+                Code::FL802,
                 pipeline,
                 Some(task),
                 format!(
@@ -311,7 +312,7 @@ impl<'a> DagView<'a> {
             let cron = cron_for(schedule);
             if cron.is_none() {
                 problems.push(problem(
-                    "FL802",
+                    Code::FL802,
                     pipeline,
                     None,
                     format!("unknown schedule preset `{schedule}`"),
@@ -328,7 +329,7 @@ impl<'a> DagView<'a> {
                 .and_then(|start| match start.parse::<jiff::civil::Date>() {
                     Ok(date) if start.len() == 10 && date.year() < 1 => {
                         problems.push(problem(
-                            "FL802",
+                            Code::FL802,
                             pipeline,
                             None,
                             format!(
@@ -345,7 +346,7 @@ impl<'a> DagView<'a> {
                     }),
                     _ => {
                         problems.push(problem(
-                            "FL802",
+                            Code::FL802,
                             pipeline,
                             None,
                             format!("start `{start}` is not a date like 2026-01-01"),
@@ -356,7 +357,7 @@ impl<'a> DagView<'a> {
                 });
         if cron.is_some() && pipeline.start.is_none() {
             problems.push(problem(
-                "FL802",
+                Code::FL802,
                 pipeline,
                 None,
                 "a scheduled pipeline needs `start` for Airflow".into(),
@@ -378,7 +379,7 @@ impl<'a> DagView<'a> {
                 match var_of.get(name.as_str()) {
                     Some(v) => upstream.push((*v).clone()),
                     None => problems.push(problem(
-                        "FL802",
+                        Code::FL802,
                         pipeline,
                         Some(task),
                         format!(
@@ -408,7 +409,7 @@ impl<'a> DagView<'a> {
             for (what, seconds) in durations {
                 if let Some(s) = seconds.filter(|s| *s > TIMEDELTA_MAX_SECONDS) {
                     let mut found = problem(
-                        "FL802",
+                        Code::FL802,
                         pipeline,
                         Some(task),
                         format!(
@@ -424,7 +425,7 @@ impl<'a> DagView<'a> {
             }
             if task.timeout_seconds == Some(0) {
                 let mut found = problem(
-                    "FL802",
+                    Code::FL802,
                     pipeline,
                     Some(task),
                     "a timeout of 0s, which Airflow reads as no timeout at all".to_string(),
@@ -435,13 +436,13 @@ impl<'a> DagView<'a> {
             }
             // `_flowc_airflow.flow_env` sets the first six.
             for (message, help, at) in super::process_problems(task, &super::FLOW_ENV[..6]) {
-                let mut found = problem("FL802", pipeline, Some(task), message, help.into());
+                let mut found = problem(Code::FL802, pipeline, Some(task), message, help.into());
                 found.at = at;
                 problems.push(found);
             }
             if i32::try_from(task.retries).is_err() {
                 let mut found = problem(
-                    "FL802",
+                    Code::FL802,
                     pipeline,
                     Some(task),
                     format!(

@@ -7,8 +7,8 @@ use super::{At, GeneratedFile, TargetProblem};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::analyze::model::Loc;
-use crate::analyze::Outcome;
-use crate::diagnostic::Diagnostic;
+use crate::check::Outcome;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::source::FileId;
 
 /// Where `rel` lands inside `out`, or why it may not (FL804).
@@ -460,7 +460,7 @@ pub fn write_counted(
     };
     let finding = |g: &GeneratedFile, message: String, help: &str| {
         let (file, span) = at(g);
-        Diagnostic::new("FL804", file, span, message).help(help)
+        Diagnostic::new(Code::FL804, file, span, message).help(help)
     };
     let cannot_write = |g: &GeneratedFile, p: &Path, e: &std::io::Error| {
         finding(
@@ -683,7 +683,7 @@ pub fn claims_across_files(outputs: &mut [(&Places, Generated)]) {
                     clashes.push((
                         i,
                         Diagnostic::new(
-                            "FL803",
+                            Code::FL803,
                             at.file,
                             at.span,
                             format!("pipelines `{other}` and `{pipeline}` {what}"),

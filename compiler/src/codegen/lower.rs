@@ -7,7 +7,8 @@ use std::sync::Arc;
 use super::ir;
 use crate::analyze::guarantee::{outbox_write, TaskFacts};
 use crate::analyze::model::{DeclDef, KeyDef, KeyPartDef, Loc, PipelineDef, Program, ViaDef};
-use crate::analyze::{Outcome, PipelineReport};
+use crate::analyze::PipelineReport;
+use crate::check::Outcome;
 use crate::source::FileId;
 
 fn key(k: Option<&KeyDef>) -> Option<Vec<ir::KeyPart>> {

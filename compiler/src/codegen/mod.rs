@@ -10,6 +10,7 @@ pub mod python;
 mod python_names;
 pub mod quote;
 
+use crate::diagnostic::Code;
 /// Environment variables the generated Argo definitions set for the task
 /// runtime (Airflow's operator sets the first six); a task's own `env` may
 /// not use the names its target sets.
@@ -185,7 +186,7 @@ impl GeneratedFile {
 /// names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TargetProblem {
-    pub code: &'static str,
+    pub code: Code,
     pub pipeline: String,
     pub task: Option<String>,
     pub message: String,

@@ -1,16 +1,12 @@
 //! FL106 `key-too-coarse`: an `upsert` or `append ledger` keyed only on interval terms.
 
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::analyze::model::{mode_source, Mode, Term};
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL106",
-    name: "key-too-coarse",
-    severity: Severity::Warning,
-    summary: "an `upsert` or `append ledger` keyed only on interval terms",
-    explain: include_str!("explain/FL106.md"),
+    code: Code::FL106,
     check: Some(check),
 };
 

@@ -1,16 +1,12 @@
 //! FL205 `mode-unsupported`: a write mode that the sink's kind does not offer.
 
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::analyze::model::mode_source;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL205",
-    name: "mode-unsupported",
-    severity: Severity::Error,
-    summary: "a write mode that the sink's kind does not offer",
-    explain: include_str!("explain/FL205.md"),
+    code: Code::FL205,
     check: Some(check),
 };
 

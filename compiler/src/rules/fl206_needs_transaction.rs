@@ -1,16 +1,12 @@
 //! FL206 `needs-transaction`: `replace partition` or `append ledger` on a sink that is not transactional.
 
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::analyze::model::{mode_source, Mode};
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL206",
-    name: "needs-transaction",
-    severity: Severity::Error,
-    summary: "`replace partition` or `append ledger` on a sink that is not transactional",
-    explain: include_str!("explain/FL206.md"),
+    code: Code::FL206,
     check: Some(check),
 };
 

@@ -1,16 +1,12 @@
 //! FL304 `unpinned-mutable-input`: a mutable source read without a pin.
 
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::analyze::model::{pin_word, Role};
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL304",
-    name: "unpinned-mutable-input",
-    severity: Severity::Warning,
-    summary: "a mutable source read without a pin",
-    explain: include_str!("explain/FL304.md"),
+    code: Code::FL304,
     check: Some(check),
 };
 

@@ -1,16 +1,12 @@
 //! FL305 `pin-unsupported`: a pin that the source's kind does not offer.
 
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::analyze::model::pin_word;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL305",
-    name: "pin-unsupported",
-    severity: Severity::Error,
-    summary: "a pin that the source's kind does not offer",
-    explain: include_str!("explain/FL305.md"),
+    code: Code::FL305,
     check: Some(check),
 };
 

@@ -1,16 +1,12 @@
 //! FL306 `uncommitted-offsets`: a source with offsets read with neither a pin nor a commit mode.
 
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::analyze::model::CommitMode;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL306",
-    name: "uncommitted-offsets",
-    severity: Severity::Warning,
-    summary: "a source with offsets read with neither a pin nor a commit mode",
-    explain: include_str!("explain/FL306.md"),
+    code: Code::FL306,
     check: Some(check),
 };
 

@@ -1,16 +1,13 @@
 //! FL501 `nested-retries`: scheduler retries and internal retries multiplied on one task.
 
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::analyze::model::{at_least, guarantee_word, Guarantee};
 use crate::diagnostic::Diagnostic;
 use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL501",
-    name: "nested-retries",
-    severity: Severity::Error,
-    summary: "scheduler retries and internal retries multiplied on one task",
-    explain: include_str!("explain/FL501.md"),
+    code: Code::FL501,
     check: Some(check),
 };
 

@@ -1,16 +1,12 @@
 //! FL502 `ambiguous-retry`: `on_ambiguous retry` on a task with an output below effectively-once.
 
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::analyze::model::{at_least, guarantee_word, Guarantee, OnAmbiguous};
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL502",
-    name: "ambiguous-retry",
-    severity: Severity::Warning,
-    summary: "`on_ambiguous retry` on a task with an output below effectively-once",
-    explain: include_str!("explain/FL502.md"),
+    code: Code::FL502,
     check: Some(check),
 };
 

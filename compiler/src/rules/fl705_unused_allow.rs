@@ -1,15 +1,11 @@
 //! FL705 `unused-allow`: an `allow` that suppresses nothing.
 //!
-//! Found when suppressions are applied (`analyze::suppress`).
+//! Found when suppressions are applied (`rules::suppress`).
 
 use super::Rule;
-use crate::diagnostic::Severity;
+use crate::diagnostic::Code;
 
 pub const RULE: Rule = Rule {
-    code: "FL705",
-    name: "unused-allow",
-    severity: Severity::Warning,
-    summary: "an `allow` that suppresses nothing",
-    explain: include_str!("explain/FL705.md"),
+    code: Code::FL705,
     check: None,
 };

@@ -1,16 +1,12 @@
 //! FL900 `guarantee-below-requirement`: an output's derived guarantee is below its requirement.
 
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::analyze::model::{at_least, guarantee_word, mode_source, Tracking};
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL900",
-    name: "guarantee-below-requirement",
-    severity: Severity::Error,
-    summary: "an output's derived guarantee is below its requirement",
-    explain: include_str!("explain/FL900.md"),
+    code: Code::FL900,
     check: Some(check),
 };
 

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
-use flowc::analyze::Outcome;
+use flowc::check::Outcome;
 use flowc::diagnostic::{self, Summary};
 
 pub fn repo_root() -> PathBuf {
@@ -43,7 +43,7 @@ pub fn codes(o: &Outcome) -> Vec<&'static str> {
     o.diagnostics
         .iter()
         .filter(|d| d.suppressed.is_none())
-        .map(|d| d.code)
+        .map(|d| d.code.as_str())
         .collect()
 }
 
