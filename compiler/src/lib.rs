@@ -31,3 +31,4 @@ pub mod source;
 pub mod span;
 pub mod suggest;
 pub mod syntax;
+pub mod vocab;

@@ -5,8 +5,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use flowc::codegen::ir::{EnvVar, OnAmbiguous, Pipeline, Task};
+use flowc::codegen::ir::{EnvVar, Pipeline, Task};
 use flowc::codegen::{airflow, GeneratedFile};
+use flowc::vocab::OnAmbiguous;
 
 fn task(name: &str, upstream: &[&str], command: &[&str]) -> Task {
     Task {

@@ -6,10 +6,9 @@ use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 use flowc::codegen::argo::{generate, ArgoKind};
-use flowc::codegen::ir::{
-    Endpoint, EnvVar, Guarantee, KeyPart, Mode, OnAmbiguous, Pipeline, Task, Term, Write,
-};
+use flowc::codegen::ir::{Endpoint, EnvVar, KeyPart, Pipeline, Task, Write};
 use flowc::codegen::TargetProblem;
+use flowc::vocab::{Guarantee, Mode, OnAmbiguous, Term};
 use serde_json::{json, Value};
 
 // ---------------------------------------------------------------- builders

@@ -6,16 +6,15 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::literal::{self, NumberKind};
 use super::model::{
-    AllowDef, CommitMode, DeclDef, EmitDef, Guarantee, KeyDef, KeyPartDef, KindDef, Loc, Mode,
-    OnAmbiguous, ParamDef, ParamType, PipelineDef, Program, ReadDef, Role, RunDef, TaskDef, Term,
-    ViaDef, WriteDef, GUARANTEES, MODES, PINS, WRITE_CAPS,
+    AllowDef, DeclDef, EmitDef, KeyDef, KeyPartDef, KindDef, Loc, ParamDef, PipelineDef, Program,
+    ReadDef, Role, RunDef, TaskDef, ViaDef, WriteDef, WRITE_CAPS,
 };
-use crate::codegen::ir::ParamValue;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::source::FileId;
 use crate::span::Span;
 use crate::suggest::{closest, did_you_mean};
 use crate::syntax::ast::{self, Value};
+use crate::vocab::{CommitMode, Guarantee, Mode, OnAmbiguous, ParamType, ParamValue, Pin, Term};
 
 /// One parsed file of the run.
 pub struct Unit<'a> {
@@ -343,9 +342,9 @@ impl Resolver<'_> {
                     }
                 }
                 "pins" => {
-                    let words: Vec<&str> = PINS.iter().map(|(w, _)| *w).collect();
+                    let words: Vec<&str> = Pin::ALL.iter().map(|(w, _)| *w).collect();
                     for w in self.word_list(f, line, &words) {
-                        if let Some((_, p)) = PINS.iter().find(|(n, _)| *n == w) {
+                        if let Some((_, p)) = Pin::ALL.iter().find(|(n, _)| *n == w) {
                             def.pins.insert(*p);
                         }
                     }
@@ -602,10 +601,10 @@ impl Resolver<'_> {
                     }
                 }
                 "pin" => {
-                    let mut words: Vec<&str> = PINS.iter().map(|(w, _)| *w).collect();
+                    let mut words: Vec<&str> = Pin::ALL.iter().map(|(w, _)| *w).collect();
                     words.push("none");
                     if let Some(w) = self.word_arg(f, p, &words) {
-                        def.pin = Some(PINS.iter().find(|(n, _)| *n == w).map(|(_, p)| *p));
+                        def.pin = Some(Pin::ALL.iter().find(|(n, _)| *n == w).map(|(_, p)| *p));
                         def.pin_loc = Some(at);
                     }
                 }
@@ -1308,15 +1307,12 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 }
             }
             "on_ambiguous" => {
-                if let Some(w) = self.word_arg(f, s, &["retry", "fail"]) {
-                    def.on_ambiguous = Some((
-                        if w == "retry" {
-                            OnAmbiguous::Retry
-                        } else {
-                            OnAmbiguous::Fail
-                        },
-                        at,
-                    ));
+                let words = OnAmbiguous::ALL.map(|(w, _)| w);
+                if let Some(o) = self
+                    .word_arg(f, s, &words)
+                    .and_then(|w| OnAmbiguous::from_word(&w))
+                {
+                    def.on_ambiguous = Some((o, at));
                 }
             }
             _ => def.require = self.guarantee_arg(f, s).map(|g| (g, at)),
@@ -1352,11 +1348,11 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                     rd.pin_loc = Some(loc(f, *s));
                 }
                 ast::PinClause::Pinned(id) => {
-                    if let Some((_, pin)) = PINS.iter().find(|(w, _)| *w == id.name) {
+                    if let Some((_, pin)) = Pin::ALL.iter().find(|(w, _)| *w == id.name) {
                         rd.pin = Some(Some(*pin));
                         rd.pin_loc = Some(loc(f, id.span));
                     } else {
-                        self.push(Diagnostic::new(Code::FL001, f, id.span, format!("`{}` is not a pin{}", id.name, did_you_mean(&id.name, PINS.map(|(w, _)| w))))
+                        self.push(Diagnostic::new(Code::FL001, f, id.span, format!("`{}` is not a pin{}", id.name, did_you_mean(&id.name, Pin::ALL.map(|(w, _)| w))))
                             .help("the pins are `version`, `snapshot`, `listing` and `offsets`; write `unpinned` for none"));
                     }
                 }
@@ -1428,7 +1424,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                     "overwrite",
                     "transactional",
                 ];
-                if let Some((_, m)) = MODES.iter().find(|(n, m)| {
+                if let Some((_, m)) = Mode::ALL.iter().find(|(n, m)| {
                     *n == id.name && !matches!(m, Mode::ReplacePartition | Mode::AppendLedger)
                 }) {
                     (*m, id.span, None)
@@ -1933,17 +1929,20 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
     }
 
     fn guarantee_arg(&mut self, f: FileId, s: &ast::Setting) -> Option<Guarantee> {
-        let words = GUARANTEES.map(|(w, _)| w);
+        let words = Guarantee::ALL.map(|(w, _)| w);
         let w = self.word_arg(f, s, &words)?;
-        GUARANTEES.iter().find(|(n, _)| *n == w).map(|(_, g)| *g)
+        Guarantee::ALL
+            .iter()
+            .find(|(n, _)| *n == w)
+            .map(|(_, g)| *g)
     }
 
     /// A guarantee in a `require` clause.
     fn guarantee_word(&mut self, f: FileId, id: &ast::Ident) -> Option<Guarantee> {
-        if let Some((_, g)) = GUARANTEES.iter().find(|(w, _)| *w == id.name) {
+        if let Some((_, g)) = Guarantee::ALL.iter().find(|(w, _)| *w == id.name) {
             return Some(*g);
         }
-        self.push(Diagnostic::new(Code::FL001, f, id.span, format!("`{}` is not a guarantee{}", id.name, did_you_mean(&id.name, GUARANTEES.map(|(w, _)| w))))
+        self.push(Diagnostic::new(Code::FL001, f, id.span, format!("`{}` is not a guarantee{}", id.name, did_you_mean(&id.name, Guarantee::ALL.map(|(w, _)| w))))
             .help("the guarantees are `exactly_once`, `effectively_once`, `at_least_once`, `at_most_once` and `none`"));
         None
     }

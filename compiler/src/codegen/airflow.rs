@@ -12,8 +12,9 @@ use handlebars::Handlebars;
 use serde::Serialize;
 
 use super::helpers::{checked, py_str_helper};
-use super::ir::{OnAmbiguous, Pipeline, Task};
+use super::ir::{Pipeline, Task};
 use super::{At, GeneratedFile, TargetProblem};
+use crate::vocab::OnAmbiguous;
 
 /// The module every generated DAG imports. Its leading underscore keeps it
 /// apart from pipeline files unless a pipeline is named `_flowc_airflow`,

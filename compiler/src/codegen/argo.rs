@@ -15,9 +15,10 @@ use handlebars::Handlebars;
 use serde::Serialize;
 
 use super::helpers::quoting;
-use super::ir::{OnAmbiguous, Pipeline, Task};
+use super::ir::{Pipeline, Task};
 use super::quote::yaml_str;
 use super::{At, GeneratedFile, TargetProblem};
+use crate::vocab::OnAmbiguous;
 
 /// Which Argo resource a pipeline becomes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -108,12 +108,14 @@ fn lower_task(
         .map(|(e, o)| {
             let effect = facts.decl(e.decl);
             let (tracking, outbox, k) = match &e.via {
-                ViaDef::Untracked => (ir::Tracking::Untracked, None, None),
-                ViaDef::IdempotencyKey(k) => (ir::Tracking::IdempotencyKey, None, key(Some(k))),
+                ViaDef::Untracked => (crate::vocab::Tracking::Untracked, None, None),
+                ViaDef::IdempotencyKey(k) => {
+                    (crate::vocab::Tracking::IdempotencyKey, None, key(Some(k)))
+                }
                 ViaDef::Outbox(_) => {
                     let w = outbox_write(&facts, e);
                     (
-                        ir::Tracking::Outbox,
+                        crate::vocab::Tracking::Outbox,
                         w.map(|w| facts.decl(w.decl).name.clone()),
                         w.and_then(|w| key(facts.write_key(w))),
                     )

@@ -14,9 +14,10 @@ use handlebars::{Context, Handlebars, Helper, HelperResult, Output, RenderContex
 use serde_json::{json, Value};
 
 use super::helpers::{checked, param, py_str_helper};
-use super::ir::{Emit, Pipeline, Read, Task, Tracking, Write};
+use super::ir::{Emit, Pipeline, Read, Task, Write};
 use super::quote::python_str;
 use super::{At, GeneratedFile, TargetProblem};
+use crate::vocab::Tracking;
 
 /// What `scaffold` produces: files to write on every run, and files to write
 /// only when no file exists at that path (the hand-written transforms and the

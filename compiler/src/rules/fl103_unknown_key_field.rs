@@ -6,7 +6,8 @@ use crate::diagnostic::Diagnostic;
 use std::collections::BTreeSet;
 
 use crate::analyze::guarantee::{key_uses, KeyUse};
-use crate::analyze::model::{KeyPartDef, Term};
+use crate::analyze::model::KeyPartDef;
+use crate::vocab::Term;
 use crate::suggest::did_you_mean;
 
 pub const RULE: Rule = Rule {

@@ -2,7 +2,7 @@
 
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
-use crate::analyze::model::{Mode, Term};
+use crate::vocab::{Mode, Term};
 use crate::diagnostic::Diagnostic;
 
 pub const RULE: Rule = Rule {

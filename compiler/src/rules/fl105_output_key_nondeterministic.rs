@@ -3,7 +3,8 @@
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
 use crate::analyze::guarantee::{key_uses, term_text, KeyUse};
-use crate::analyze::model::{KeyPartDef, Term};
+use crate::analyze::model::KeyPartDef;
+use crate::vocab::Term;
 use crate::diagnostic::Diagnostic;
 
 pub const RULE: Rule = Rule {

@@ -2,7 +2,7 @@
 
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
-use crate::analyze::model::{mode_source, Mode};
+use crate::vocab::Mode;
 use crate::diagnostic::Diagnostic;
 
 pub const RULE: Rule = Rule {
@@ -25,7 +25,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                     w.loc.span,
                     format!(
                         "`{} {}` in task `{}` has no key",
-                        mode_source(w.mode),
+                        w.mode.source(),
                         t.facts.decl(w.decl).name,
                         t.task.name
                     ),

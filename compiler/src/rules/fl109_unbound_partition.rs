@@ -3,7 +3,7 @@
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
 use crate::analyze::guarantee::term_text;
-use crate::analyze::model::Term;
+use crate::vocab::Term;
 use crate::diagnostic::Diagnostic;
 
 pub const RULE: Rule = Rule {

@@ -2,7 +2,7 @@
 
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
-use crate::analyze::model::Mode;
+use crate::vocab::Mode;
 use crate::diagnostic::Diagnostic;
 
 pub const RULE: Rule = Rule {

@@ -4,7 +4,7 @@ use super::fl101_attempt_scoped_key::attempt_scoped;
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
 use crate::analyze::guarantee::term_text;
-use crate::analyze::model::Mode;
+use crate::vocab::Mode;
 use crate::diagnostic::Diagnostic;
 
 pub const RULE: Rule = Rule {

@@ -2,7 +2,7 @@
 
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
-use crate::analyze::model::mode_source;
+
 use crate::diagnostic::Diagnostic;
 
 pub const RULE: Rule = Rule {
@@ -32,7 +32,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                         "`{}` of kind `{}` does not support `{}`",
                         sink.name,
                         kind.name,
-                        mode_source(w.mode)
+                        w.mode.source()
                     ),
                 )
                 .label(

@@ -2,7 +2,7 @@
 
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
-use crate::analyze::model::{mode_source, Mode};
+use crate::vocab::Mode;
 use crate::diagnostic::Diagnostic;
 
 pub const RULE: Rule = Rule {
@@ -18,7 +18,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             }
             let sink = t.facts.decl(w.decl);
             out.push(
-                Diagnostic::new(RULE.code, w.mode_loc.file, w.mode_loc.span, format!("`{}` needs a transaction, and `{}` (kind `{}`) is not transactional", mode_source(w.mode), sink.name, sink.kind))
+                Diagnostic::new(RULE.code, w.mode_loc.file, w.mode_loc.span, format!("`{}` needs a transaction, and `{}` (kind `{}`) is not transactional", w.mode.source(), sink.name, sink.kind))
                     .label(sink.name_loc.file, sink.name_loc.span, format!("`{}` declared here", sink.name))
                     .help("write to a sink whose kind is `transactional`, or use `upsert` on a primary key"),
             );

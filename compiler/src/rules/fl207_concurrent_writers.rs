@@ -5,7 +5,8 @@ use crate::diagnostic::Code;
 use crate::diagnostic::Diagnostic;
 use std::collections::BTreeMap;
 
-use crate::analyze::model::{Mode, WriteDef};
+use crate::analyze::model::WriteDef;
+use crate::vocab::Mode;
 
 pub const RULE: Rule = Rule {
     code: Code::FL207,

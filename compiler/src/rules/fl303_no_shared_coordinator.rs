@@ -2,7 +2,7 @@
 
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
-use crate::analyze::model::{CommitMode, Mode};
+use crate::vocab::{CommitMode, Mode};
 use crate::diagnostic::Diagnostic;
 
 pub const RULE: Rule = Rule {

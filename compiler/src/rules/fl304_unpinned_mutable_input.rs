@@ -2,7 +2,7 @@
 
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
-use crate::analyze::model::{pin_word, Role};
+use crate::analyze::model::Role;
 use crate::diagnostic::Diagnostic;
 
 pub const RULE: Rule = Rule {
@@ -19,7 +19,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 continue;
             }
             let kind = t.facts.program.kind_of(src);
-            let pins: Vec<String> = kind.pins.iter().map(|p| format!("`pinned {}`", pin_word(*p))).collect();
+            let pins: Vec<String> = kind.pins.iter().map(|p| format!("`pinned {}`", p.word())).collect();
             let at = r.pin_loc.unwrap_or(r.loc);
             out.push(
                 Diagnostic::new(RULE.code, at.file, at.span, format!("task `{}` reads mutable `{}` without a pin: a retry may read different input", t.task.name, src.name))

@@ -2,7 +2,7 @@
 
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
-use crate::analyze::model::pin_word;
+
 use crate::diagnostic::Diagnostic;
 
 pub const RULE: Rule = Rule {
@@ -15,7 +15,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         let pins: Vec<String> = kind
             .pins
             .iter()
-            .map(|p| format!("`{}`", pin_word(*p)))
+            .map(|p| format!("`{}`", p.word()))
             .collect();
         if pins.is_empty() {
             format!("kind `{}` offers no pins", kind.name)
@@ -40,7 +40,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                     format!(
                         "`{}` cannot be pinned by `{}`: kind `{}` does not offer it",
                         d.name,
-                        pin_word(pin),
+                        pin.word(),
                         kind.name
                     ),
                 )
@@ -70,7 +70,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                             "task `{}` pins `{}` by `{}`, which kind `{}` does not offer",
                             t.task.name,
                             src.name,
-                            pin_word(pin),
+                            pin.word(),
                             kind.name
                         ),
                     )

@@ -2,7 +2,7 @@
 
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
-use crate::analyze::model::CommitMode;
+use crate::vocab::CommitMode;
 use crate::diagnostic::Diagnostic;
 
 pub const RULE: Rule = Rule {
@@ -20,7 +20,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             // Suggest only what the kind offers.
             let kind = t.facts.program.kind_of(src);
             let mut ways: Vec<String> = Vec::new();
-            if kind.pins.contains(&crate::analyze::model::Pin::Offsets) {
+            if kind.pins.contains(&crate::vocab::Pin::Offsets) {
                 ways.push("`pinned offsets`".into());
             }
             ways.extend(

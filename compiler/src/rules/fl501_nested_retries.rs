@@ -2,7 +2,7 @@
 
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
-use crate::analyze::model::{at_least, guarantee_word, Guarantee};
+use crate::vocab::Guarantee;
 use crate::diagnostic::Diagnostic;
 use crate::diagnostic::Severity;
 
@@ -21,7 +21,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             .derived
             .outputs
             .iter()
-            .find(|o| !at_least(o.guarantee, Guarantee::EffectivelyOnce));
+            .find(|o| !o.guarantee.at_least(Guarantee::EffectivelyOnce));
         let at = t.task.internal_retries.map_or(t.task.name_loc, |(_, l)| l);
         let mut d = Diagnostic::new(
             RULE.code,
@@ -46,7 +46,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 format!(
                     "`{}` is only {}: each attempt can duplicate it",
                     o.target,
-                    guarantee_word(o.guarantee)
+                    o.guarantee.word()
                 ),
             );
         } else {

@@ -2,7 +2,7 @@
 
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
-use crate::analyze::model::{at_least, guarantee_word, Guarantee, OnAmbiguous};
+use crate::vocab::{Guarantee, OnAmbiguous};
 use crate::diagnostic::Diagnostic;
 
 pub const RULE: Rule = Rule {
@@ -19,7 +19,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             .derived
             .outputs
             .iter()
-            .find(|o| !at_least(o.guarantee, Guarantee::EffectivelyOnce))
+            .find(|o| !o.guarantee.at_least(Guarantee::EffectivelyOnce))
         else {
             return;
         };
@@ -32,7 +32,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                     "task `{}` retries after ambiguous failures, but `{}` is only {}",
                     t.task.name,
                     o.target,
-                    guarantee_word(o.guarantee)
+                    o.guarantee.word()
                 ),
             )
             .label(

@@ -2,7 +2,7 @@
 
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
-use crate::analyze::model::{at_least, guarantee_word, mode_source, Tracking};
+use crate::vocab::Tracking;
 use crate::diagnostic::Diagnostic;
 
 pub const RULE: Rule = Rule {
@@ -13,20 +13,20 @@ pub const RULE: Rule = Rule {
 fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     ctx.each_task(|t| {
         for o in &t.derived.outputs {
-            if at_least(o.guarantee, o.required) {
+            if o.guarantee.at_least(o.required) {
                 continue;
             }
             let what = match (o.mode, o.tracking) {
-                (Some(m), _) => format!("`write {} {}`", o.target, mode_source(m)),
+                (Some(m), _) => format!("`write {} {}`", o.target, m.source()),
                 (None, Some(tr)) => format!("`emit {}` ({})", o.target, tracking_word(tr)),
                 _ => format!("`{}`", o.target),
             };
-            let mut d = Diagnostic::new(RULE.code, o.loc.file, o.loc.span, format!("{what} in task `{}` is {}, below the required {}", t.task.name, guarantee_word(o.guarantee), guarantee_word(o.required)));
+            let mut d = Diagnostic::new(RULE.code, o.loc.file, o.loc.span, format!("{what} in task `{}` is {}, below the required {}", t.task.name, o.guarantee.word(), o.required.word()));
             for (at, msg) in &o.failing {
                 d = d.label(at.file, at.span, msg.clone());
             }
             if let Some(at) = o.required_loc {
-                d = d.label(at.file, at.span, format!("{} required here", guarantee_word(o.required)));
+                d = d.label(at.file, at.span, format!("{} required here", o.required.word()));
             }
             let help = if o.required_loc.is_none() {
                 "fix the clauses labelled above; if a weaker guarantee is acceptable, say so with `require at_least_once` on the output".to_string()
