@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::check;
 use crate::diagnostic::{self, Code, Summary};
-use crate::files::check_paths;
+use crate::io::read::check_paths;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -284,13 +284,13 @@ fn generate_into(
     out: &std::path::Path,
     mut generate: impl FnMut(&[crate::codegen::ir::Pipeline]) -> Generation,
 ) -> Result<Run, ExitCode> {
-    use crate::codegen::{emit, lower};
+    use crate::codegen::{lower, places};
     let mut outcome = check_paths(paths).map_err(|e| usage_error(&e))?;
     std::fs::create_dir_all(out).map_err(|e| {
         usage_error(&format!(
             "cannot create `{}`: {}",
             out.display(),
-            crate::files::io_words(&e)
+            crate::io::read::io_words(&e)
         ))
     })?;
     // Shared support files are written once per .flow file; count them once.
@@ -299,13 +299,13 @@ fn generate_into(
     let mut kept = std::collections::BTreeSet::new();
     let mut extra = Vec::new();
     // Nothing is written for a file with errors.
-    let decl_names = emit::Places::decl_names(&outcome);
+    let decl_names = places::Places::decl_names(&outcome);
     let lowered: Vec<_> = outcome
         .roots
         .iter()
         .filter(|&&file| !outcome.file_has_errors(file) && !outcome.broken.contains(&file))
         .map(|&file| {
-            let places = emit::Places::of(&outcome, file, &decl_names);
+            let places = places::Places::of(&outcome, file, &decl_names);
             (places, lower::pipelines_of(&outcome, file))
         })
         .filter(|(_, pipelines)| !pipelines.is_empty())
@@ -330,18 +330,18 @@ fn generate_into(
                 })
                 .map_err(|p| {
                     left_alone.push(Vec::new());
-                    emit::problems_to_diagnostics(places, p)
+                    places::problems_to_diagnostics(places, p)
                 });
             (places, result)
         })
         .collect();
-    emit::claims_across_files(&mut generated);
+    places::claims_across_files(&mut generated);
     for (((places, result), (_, pipelines)), left) in
         generated.into_iter().zip(&lowered).zip(left_alone)
     {
         match result {
             Ok(files) => {
-                let (count, problems) = emit::write_counted(out, &files, places);
+                let (count, problems) = places::write_counted(out, &files, places);
                 if problems.is_empty() {
                     sources.extend(pipelines.first().map(|p| p.source_file.clone()));
                     kept.extend(left);
@@ -375,7 +375,7 @@ fn build(
     argo_kind: ArgoKindArg,
     keep_stale: bool,
 ) -> ExitCode {
-    use crate::codegen::{airflow, argo, emit};
+    use crate::codegen::{airflow, argo};
     let kind = match argo_kind {
         ArgoKindArg::Auto => argo::ArgoKind::Auto,
         ArgoKindArg::Template => argo::ArgoKind::Template,
@@ -396,8 +396,8 @@ fn build(
         Target::Argo => "argo",
     };
     let mut removed = 0;
-    for stale in emit::stale_files(out, target_name, &run.sources, &run.written) {
-        let shown = crate::files::display(&stale.path);
+    for stale in crate::io::write::stale_files(out, target_name, &run.sources, &run.written) {
+        let shown = crate::io::read::display(&stale.path);
         let why = stale.pipeline.as_ref().map_or_else(
             || format!("`{}` no longer produces it", stale.source),
             |p| format!("pipeline `{p}` is no longer in `{}`", stale.source),
@@ -412,7 +412,7 @@ fn build(
                 }
                 Err(e) => eprintln!(
                     "flowc: cannot remove stale `{shown}` ({why}): {}",
-                    crate::files::io_words(&e)
+                    crate::io::read::io_words(&e)
                 ),
             }
         }
@@ -431,14 +431,15 @@ fn build(
 }
 
 fn scaffold(paths: &[PathBuf], out: &std::path::Path) -> ExitCode {
-    use crate::codegen::{emit, python};
+    use crate::codegen::python;
     let result = generate_into(paths, out, |pipelines| {
         let scaffold = python::generate(pipelines)?;
         // Hand-written files: only where nothing exists yet.
         let mut files = scaffold.rewrite;
         let mut kept = Vec::new();
         for f in scaffold.create_if_absent {
-            if emit::confined(out, &f.path).is_ok_and(|p| p.symlink_metadata().is_ok()) {
+            if crate::io::write::confined(out, &f.path).is_ok_and(|p| p.symlink_metadata().is_ok())
+            {
                 // A package's existing `__init__.py` is no one's edit to keep.
                 if !f.path.ends_with("__init__.py") {
                     kept.push(f.path);
@@ -471,7 +472,7 @@ fn scaffold(paths: &[PathBuf], out: &std::path::Path) -> ExitCode {
 }
 
 fn fmt(paths: &[PathBuf], check: bool) -> ExitCode {
-    use crate::files::{collect, display};
+    use crate::io::read::{collect, display};
     let files = match collect(paths) {
         Ok(f) => f,
         Err(e) => return usage_error(&e),
@@ -480,8 +481,9 @@ fn fmt(paths: &[PathBuf], check: bool) -> ExitCode {
     let mut out = String::new();
     for f in &files {
         let name = display(f);
-        let text = match crate::format::read_limited(f) {
-            Ok(Err(e)) => {
+        let text = match crate::io::read::read_limited(f, crate::format::MAX_INPUT_BYTES) {
+            Ok(Err(size)) => {
+                let e = crate::format::file_too_large(size);
                 eprintln!("{name}:{e}");
                 failed = true;
                 continue;
@@ -498,7 +500,7 @@ fn fmt(paths: &[PathBuf], check: bool) -> ExitCode {
             Err(e) => {
                 return usage_error(&format!(
                     "cannot read `{name}`: {}",
-                    crate::files::io_words(&e)
+                    crate::io::read::io_words(&e)
                 ))
             }
         };
@@ -516,10 +518,10 @@ fn fmt(paths: &[PathBuf], check: bool) -> ExitCode {
                 );
             }
             Ok(new) => {
-                if let Err(e) = crate::codegen::emit::rewrite_existing(f, &new) {
+                if let Err(e) = crate::io::write::rewrite_existing(f, &new) {
                     return usage_error(&format!(
                         "cannot write `{name}`: {}",
-                        crate::files::io_words(&e)
+                        crate::io::read::io_words(&e)
                     ));
                 }
                 eprintln!("formatted {name}");
@@ -588,11 +590,11 @@ fn init(dir: Option<&std::path::Path>) -> ExitCode {
         }
     }
     for (rel, contents) in &files {
-        if let Err(e) = crate::codegen::emit::write_atomic(&dir.join(rel), contents) {
+        if let Err(e) = crate::io::write::write_atomic(&dir.join(rel), contents) {
             return usage_error(&format!(
                 "cannot write `{}`: {}",
                 dir.join(rel).display(),
-                crate::files::io_words(&e)
+                crate::io::read::io_words(&e)
             ));
         }
         eprintln!("created {}", dir.join(rel).display());

@@ -809,7 +809,7 @@ fn every_example_compiles_to_a_valid_document() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut count = 0;
     for dir in ["examples", "tests/argo"] {
-        let outcome = flowc::files::check_paths(&[root.join(dir)]).expect("folder exists");
+        let outcome = flowc::io::read::check_paths(&[root.join(dir)]).expect("folder exists");
         for &file in &outcome.roots {
             if outcome.file_has_errors(file) {
                 continue;

@@ -336,6 +336,46 @@ fn describe(deps: &BTreeMap<String, BTreeMap<String, String>>) -> Vec<String> {
         .collect()
 }
 
+/// `files` without those that are `#[cfg(test)] mod NAME;` of another.
+fn without_test_files(files: Vec<(String, String)>) -> Vec<(String, String)> {
+    let mut tests = BTreeSet::new();
+    for (rel, text) in &files {
+        let code = code_only(text);
+        let dir = rel
+            .strip_suffix("mod.rs")
+            .or_else(|| rel.strip_suffix("lib.rs"))
+            .map_or_else(
+                || format!("{}/", rel.trim_end_matches(".rs")),
+                str::to_string,
+            );
+        for (at, _) in code.match_indices("#[cfg(test)]") {
+            let rest = code[at + "#[cfg(test)]".len()..].trim_start();
+            let rest = rest.strip_prefix("pub ").unwrap_or(rest).trim_start();
+            if let Some(decl) = rest.strip_prefix("mod ") {
+                let name = ident_at(decl.trim_start());
+                if decl.trim_start()[name.len()..]
+                    .trim_start()
+                    .starts_with(';')
+                {
+                    tests.insert(format!("{dir}{name}.rs"));
+                    tests.insert(format!("{dir}{name}/mod.rs"));
+                }
+            }
+        }
+    }
+    files
+        .into_iter()
+        .filter(|(rel, _)| !tests.contains(rel))
+        .collect()
+}
+
+fn crate_sources() -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, "", &mut files);
+    without_test_files(files)
+}
+
 fn sources(dir: &Path, rel: &str, out: &mut Vec<(String, String)>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir.join(rel))
         .expect("source folder")
@@ -359,15 +399,69 @@ fn sources(dir: &Path, rel: &str, out: &mut Vec<(String, String)>) {
 
 #[test]
 fn top_level_modules_have_no_cycle() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    sources(&src, "", &mut files);
+    let files = crate_sources();
     let deps = dependencies(&files);
     // The checker saw the crate: the driver names the analysis and the rules.
     assert!(deps["check"].contains_key("analyze"), "{deps:#?}");
     assert!(deps["check"].contains_key("rules"), "{deps:#?}");
     let found = describe(&deps);
     assert!(found.is_empty(), "{found:#?}");
+}
+
+/// The files outside `io/`, `cli` and `main.rs` that name the file system
+/// or the environment (`std::fs`, `std::env`, or either in a `std::{..}`
+/// group) outside their tests, comments and strings.
+fn impure(files: &[(String, String)]) -> Vec<String> {
+    files
+        .iter()
+        .filter(|(rel, _)| {
+            !(rel.starts_with("io/")
+                || rel.starts_with("cli/")
+                || rel == "cli.rs"
+                || rel == "main.rs")
+        })
+        .filter(|(_, text)| {
+            let code = without_test_items(&code_only(text));
+            let code: String = code.split_whitespace().collect();
+            code.contains("std::fs")
+                || code.contains("std::env")
+                || code.match_indices("std::{").any(|(at, _)| {
+                    let group = &code[at..];
+                    let group = &group[..group.find(';').unwrap_or(group.len())];
+                    first_segments(&group["std::".len()..])
+                        .iter()
+                        .any(|n| n == "fs" || n == "env")
+                })
+        })
+        .map(|(rel, _)| rel.clone())
+        .collect()
+}
+
+#[test]
+fn only_io_and_the_cli_touch_the_file_system() {
+    let files = crate_sources();
+    assert!(files.iter().any(|(rel, _)| rel == "io/write.rs"));
+    let found = impure(&files);
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+#[test]
+fn file_system_use_outside_io_is_found() {
+    let file = |path: &str, text: &str| (path.to_string(), text.to_string());
+    let files = vec![
+        file("io/read.rs", "pub fn f() { std::fs::read(\"x\"); }\n"),
+        file("cli.rs", "fn main() { std::env::args(); }\n"),
+        file(
+            "codegen/ok.rs",
+            "// std::fs::write\nconst S: &str = \"std::env\";\n#[cfg(test)]\nmod tests { fn t() { std::fs::read(\"x\"); } }\n",
+        ),
+        file("codegen/bad.rs", "fn f() { let _ = std :: fs :: read(\"x\"); }\n"),
+        file("analyze/bad.rs", "use std::{collections::BTreeMap, env};\n"),
+        file("format.rs", "#[cfg(test)]\nmod tests;\n"),
+        file("format/tests.rs", "fn t() { std::fs::read(\"x\"); }\n"),
+    ];
+    let files = without_test_files(files);
+    assert_eq!(impure(&files), ["codegen/bad.rs", "analyze/bad.rs"]);
 }
 
 #[test]

@@ -184,7 +184,7 @@ fn lower_task(
 /// The IR of every analysed pipeline declared in `file`, in source order.
 pub fn pipelines_of(outcome: &Outcome, file: FileId) -> Vec<ir::Pipeline> {
     // Found on the file system once per file, not once per pipeline.
-    let source_file = header_path(outcome.sources.path(file));
+    let source_file = crate::io::read::header_path(outcome.sources.path(file));
     outcome
         .analysis
         .pipelines
@@ -199,32 +199,4 @@ pub fn pipelines_of(outcome: &Outcome, file: FileId) -> Vec<ir::Pipeline> {
             )
         })
         .collect()
-}
-
-/// The source file as a generated header names it: its path relative to its
-/// project root ([`crate::files::project_root`]), with `/` between folders.
-/// The same file gives the same text from any working folder, given as a
-/// relative or an absolute path, and no absolute path of this machine ever
-/// appears (TARGETS.md). A file that cannot be resolved keeps a relative path
-/// as given (normalized) and an absolute one is cut to its file name.
-pub fn header_path(given: &str) -> String {
-    use crate::files::{display, normalize, project_root};
-    let path = std::path::Path::new(given);
-    if let Ok(real) = std::fs::canonicalize(path) {
-        let root = project_root(&real);
-        if let Ok(relative) = real.strip_prefix(&root) {
-            let relative = display(relative);
-            if !relative.is_empty() {
-                return relative;
-            }
-        }
-    }
-    if path.is_absolute() {
-        path.file_name().map_or_else(
-            || "source.flow".to_owned(),
-            |n| n.to_string_lossy().into_owned(),
-        )
-    } else {
-        display(&normalize(path))
-    }
 }

@@ -2,10 +2,10 @@
 
 pub mod airflow;
 pub mod argo;
-pub mod emit;
 mod helpers;
 pub mod ir;
 pub mod lower;
+pub mod places;
 pub mod python;
 mod python_names;
 pub mod quote;

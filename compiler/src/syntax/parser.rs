@@ -25,7 +25,7 @@ struct FlowParser;
 
 /// Texts larger than this (32 MiB) are refused with a diagnostic instead of
 /// parsed; files larger than this are not even read
-/// ([`crate::files::MAX_INPUT_BYTES`]). 100,000 generated tasks take about
+/// ([`crate::io::read::MAX_INPUT_BYTES`]). 100,000 generated tasks take about
 /// 22 MB; a larger spec is split over files joined with `use`.
 pub const MAX_FILE_BYTES: usize = 32 * 1024 * 1024;
 /// Brackets and braces nested deeper than this are refused before parsing.

@@ -25,7 +25,7 @@ pub fn at_root() {
 pub fn check(paths: &[&str]) -> Outcome {
     at_root();
     let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
-    flowc::files::check_paths(&paths).expect("paths exist")
+    flowc::io::read::check_paths(&paths).expect("paths exist")
 }
 
 pub fn human(o: &Outcome) -> String {
