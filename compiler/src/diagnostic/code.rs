@@ -1,7 +1,8 @@
 //! Every code flowc can report, in code order, with its name, default
 //! severity and summary: the one list behind [`Code`], the rule registry
 //! (`rules`), `flowc rules`, `flowc explain`, suppressions and the SARIF rule
-//! list. A rule is added here (one entry) and in its own file under `rules/`.
+//! list. A rule is added here (one entry), in its own file under `rules/`,
+//! and with its explain page, `docs/rules/FLxxx.md` (included from there).
 
 use std::fmt;
 
@@ -167,7 +168,7 @@ macro_rules! define_codes {
             /// Markdown: what it catches, why it matters, an unsafe example, the fix.
             pub fn explain(self) -> &'static str {
                 match self {
-                    $(Code::$code => include_str!(concat!("../rules/explain/", stringify!($code), ".md")),)*
+                    $(Code::$code => include_str!(concat!("../../../docs/rules/", stringify!($code), ".md")),)*
                 }
             }
         }
