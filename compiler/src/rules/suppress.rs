@@ -37,15 +37,7 @@ pub fn suppress(program: &Program, broken: &BTreeSet<FileId>, diags: &mut Vec<Di
     }
     for (a, used) in allows {
         if !used && !broken.contains(&a.loc.file) {
-            diags.push(
-                Diagnostic::new(
-                    Code::FL705,
-                    a.loc.file,
-                    a.loc.span,
-                    format!("`allow {}` suppresses nothing", a.code),
-                )
-                .help("remove it: no finding with that code is reported in its scope"),
-            );
+            diags.push(super::fl705_unused_allow::finding(a));
         }
     }
 }
