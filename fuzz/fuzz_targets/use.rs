@@ -135,11 +135,11 @@ fuzz_target!(|data: &[u8]| {
             "a secret was read from {path:?}"
         );
     }
-    let summary = flowc::diagnostic::Summary::of(outcome.roots.len(), &outcome.diagnostics);
+    let summary = outcome.summary();
     let rendered = [
         flowc::diagnostic::human::render(&outcome.sources, &outcome.diagnostics, summary, false),
         flowc::diagnostic::json::render(&outcome.sources, &outcome.diagnostics, summary),
-        flowc::diagnostic::sarif::render(&outcome.sources, &outcome.diagnostics),
+        flowc::diagnostic::sarif::render(&outcome.sources, &outcome.diagnostics, summary.omitted),
         flowc::diagnostic::github::render(&outcome.sources, &outcome.diagnostics, summary),
     ];
     for r in &rendered {
