@@ -18,6 +18,9 @@ use std::sync::{Mutex, OnceLock};
 
 use libfuzzer_sys::fuzz_target;
 
+mod common;
+use common::flow_literal;
+
 /// One CPython kept running for the whole fuzz run: it reads a length and
 /// that many bytes, compiles them, and answers with the module's string
 /// constants (JSON), or `ERR` and the reason.
@@ -103,22 +106,6 @@ fn collect_scalars(v: &serde_norway::Value, out: &mut Vec<String>) {
         serde_norway::Value::Tagged(t) => collect_scalars(&t.value, out),
         _ => {}
     }
-}
-
-/// `s` as a `.flow` string literal: quotes, backslashes and every control
-/// or non-ASCII character escaped.
-fn flow_literal(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_ascii_graphic() || c == ' ' => out.push(c),
-            c => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
-        }
-    }
-    out.push('"');
-    out
 }
 
 fuzz_target!(|data: &[u8]| {
