@@ -11,6 +11,9 @@ macro_rules! declare_rules {
     ($($code:ident $module:ident $name:literal $severity:ident $summary:literal;)*) => {
         $(mod $module;)*
 
+        // Each rule file's `RULE` carries the code of its catalog entry.
+        $(const _: () = assert!(matches!($module::RULE.code, Code::$code));)*
+
         /// Every rule, in code order.
         pub fn all() -> &'static [Rule] {
             static RULES: &[Rule] = &[$($module::RULE,)*];
