@@ -6,6 +6,7 @@ use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::analyze;
@@ -119,8 +120,8 @@ same .flow files for pipelines they no longer have are removed (--keep-stale lis
 Exit status: as for `flowc check`.")]
     Build {
         /// The scheduler to compile for
-        #[arg(long, value_enum)]
-        target: Target,
+        #[arg(long, value_parser = target_names())]
+        target: String,
         /// The folder to write into (created if missing)
         #[arg(long)]
         out: PathBuf,
@@ -212,12 +213,13 @@ enum GraphFormat {
     Mermaid,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Target {
-    /// Airflow 3 DAG files
-    Airflow,
-    /// Argo Workflows YAML
-    Argo,
+/// `--target`: the names of [`crate::codegen::target::TARGETS`], each with its help line.
+fn target_names() -> PossibleValuesParser {
+    PossibleValuesParser::new(
+        crate::codegen::target::TARGETS
+            .iter()
+            .map(|t| PossibleValue::new(t.name).help(t.about)),
+    )
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -272,18 +274,36 @@ struct Run {
     kept: std::collections::BTreeSet<String>,
 }
 
-/// What a generator returns for the pipelines of one `.flow` file: the files
-/// to write and the paths it left as they were, or its problems.
-type Generation =
-    Result<(Vec<crate::codegen::GeneratedFile>, Vec<String>), Vec<crate::codegen::TargetProblem>>;
+/// The files of `files` to write, and the paths of those left as they were
+/// because their [`WritePolicy`](crate::codegen::WritePolicy) keeps an
+/// existing file (the quiet ones are not named).
+fn apply_write_policy(
+    out: &std::path::Path,
+    files: Vec<crate::codegen::GeneratedFile>,
+) -> (Vec<crate::codegen::GeneratedFile>, Vec<String>) {
+    use crate::codegen::{emit, WritePolicy};
+    let mut write = Vec::with_capacity(files.len());
+    let mut kept = Vec::new();
+    for f in files {
+        let exists = f.write != WritePolicy::Always
+            && emit::confined(out, &f.path).is_ok_and(|p| p.symlink_metadata().is_ok());
+        if !exists {
+            write.push(f);
+        } else if f.write == WritePolicy::IfAbsent {
+            kept.push(f.path);
+        }
+    }
+    (write, kept)
+}
 
 /// Check the files, run `generate` on the pipelines of each file without
-/// errors, and write what it returns inside `out`, all of a `.flow` file's
-/// outputs or none. Prints the findings (target problems included).
+/// errors, and write what it returns inside `out` (as each file's
+/// [`WritePolicy`](crate::codegen::WritePolicy) says), all of a `.flow`
+/// file's outputs or none. Prints the findings (target problems included).
 fn generate_into(
     paths: &[PathBuf],
     out: &std::path::Path,
-    mut generate: impl FnMut(&[crate::codegen::ir::Pipeline]) -> Generation,
+    mut generate: impl FnMut(&[crate::codegen::ir::Pipeline]) -> crate::codegen::target::Output,
 ) -> Result<Run, ExitCode> {
     use crate::codegen::{emit, lower};
     let mut outcome = check_paths(paths).map_err(|e| usage_error(&e))?;
@@ -325,6 +345,7 @@ fn generate_into(
         .iter()
         .map(|(places, pipelines)| {
             let result = generate(pipelines)
+                .map(|files| apply_write_policy(out, files))
                 .map(|(files, kept)| {
                     left_alone.push(kept);
                     files
@@ -371,33 +392,31 @@ fn plural(n: usize, word: &str) -> String {
 
 fn build(
     paths: &[PathBuf],
-    target: Target,
+    target: &str,
     out: &std::path::Path,
     argo_kind: ArgoKindArg,
     keep_stale: bool,
 ) -> ExitCode {
-    use crate::codegen::{airflow, argo, emit};
-    let kind = match argo_kind {
-        ArgoKindArg::Auto => argo::ArgoKind::Auto,
-        ArgoKindArg::Template => argo::ArgoKind::Template,
+    use crate::codegen::{argo, emit, target};
+    let Some(target) = target::find(target) else {
+        // clap accepts only the names of the registry.
+        return usage_error(&format!("no target `{target}`"));
+    };
+    let options = target::TargetOptions {
+        argo_kind: match argo_kind {
+            ArgoKindArg::Auto => argo::ArgoKind::Auto,
+            ArgoKindArg::Template => argo::ArgoKind::Template,
+        },
     };
     let result = generate_into(paths, out, |pipelines| {
-        match target {
-            Target::Argo => argo::generate(pipelines, kind),
-            Target::Airflow => airflow::generate(pipelines),
-        }
-        .map(|files| (files, Vec::new()))
+        (target.generate)(pipelines, &options)
     });
     let run = match result {
         Ok(run) => run,
         Err(code) => return code,
     };
-    let target_name = match target {
-        Target::Airflow => "airflow",
-        Target::Argo => "argo",
-    };
     let mut removed = 0;
-    for stale in emit::stale_files(out, target_name, &run.sources, &run.written) {
+    for stale in emit::stale_files(out, target.name, &run.sources, &run.written) {
         let shown = crate::files::display(&stale.path);
         let why = stale.pipeline.as_ref().map_or_else(
             || format!("`{}` no longer produces it", stale.source),
@@ -432,24 +451,7 @@ fn build(
 }
 
 fn scaffold(paths: &[PathBuf], out: &std::path::Path) -> ExitCode {
-    use crate::codegen::{emit, python};
-    let result = generate_into(paths, out, |pipelines| {
-        let scaffold = python::generate(pipelines)?;
-        // Hand-written files: only where nothing exists yet.
-        let mut files = scaffold.rewrite;
-        let mut kept = Vec::new();
-        for f in scaffold.create_if_absent {
-            if emit::confined(out, &f.path).is_ok_and(|p| p.symlink_metadata().is_ok()) {
-                // A package's existing `__init__.py` is no one's edit to keep.
-                if !f.path.ends_with("__init__.py") {
-                    kept.push(f.path);
-                }
-            } else {
-                files.push(f);
-            }
-        }
-        Ok((files, kept))
-    });
+    let result = generate_into(paths, out, crate::codegen::target::python_scaffold);
     match result {
         Ok(run) => {
             let kept_note = if run.kept.is_empty() {
@@ -674,7 +676,7 @@ pub fn main() -> ExitCode {
             argo_kind,
             keep_stale,
             paths,
-        } => build(&paths, target, &out, argo_kind, keep_stale),
+        } => build(&paths, &target, &out, argo_kind, keep_stale),
         Command::Scaffold {
             lang: Lang::Python,
             out,

@@ -122,6 +122,7 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
                     "the DAG file `{}.py` where the file system ignores case",
                     pipeline.name.to_lowercase()
                 )),
+                write: super::WritePolicy::Always,
             }),
             Err(err) => problems.push(problem(
                 "FL802",

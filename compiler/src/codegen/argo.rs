@@ -145,6 +145,7 @@ pub fn generate(
                 more: dag.into_iter().chain(containers).collect(),
                 pipeline: Some(pipeline.name.clone()),
                 claim: Some(format!("the Argo name `{argo_name}`")),
+                write: super::WritePolicy::Always,
             }
         })
         .collect();
