@@ -126,7 +126,7 @@ def cmd_argv(dump_path, ir_path, logical_date):
 
     # The data interval of a run of a daily cron at HH:MM in the pipeline's zone,
     # triggered for a logical date: the last whole interval ending at or before it.
-    minute, hour, *rest = pipeline["schedule"].split()
+    minute, hour, *rest = pipeline["schedule"]["cron"].split()
     expect(rest == ["*", "*", "*"], "the argv pipeline must run daily at a fixed time")
     zone = ZoneInfo(pipeline["timezone"])
     local = datetime.fromisoformat(logical_date).astimezone(zone)
@@ -183,7 +183,8 @@ def cmd_big_ir(count, out):
             "nondeterministic": False, "reads": [], "writes": [], "emits": [],
         })
     pipeline = {
-        "name": "flowc_e2e_big", "source_file": "big.flow", "schedule": "@hourly", "start": "2026-01-01",
+        "name": "flowc_e2e_big", "source_file": "big.flow",
+        "schedule": {"text": "@hourly", "cron": "0 * * * *"}, "start": "2026-01-01",
         "timezone": "UTC", "catchup": False, "image": None, "tasks": tasks,
     }
     Path(out).write_text(json.dumps(pipeline), encoding="utf-8")

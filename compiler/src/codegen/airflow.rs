@@ -46,8 +46,8 @@ const GENERATED_NAMES: &[&str] = &[
 const MAX_AIRFLOW_ID: usize = 250;
 
 /// Render every pipeline for Airflow 3. Returns the problems instead when a
-/// pipeline cannot be emitted unchanged (names Airflow rejects, an unknown
-/// schedule preset, a malformed start date, a clash with the operator module).
+/// pipeline cannot be emitted unchanged (names Airflow rejects, a start
+/// date Python cannot hold, a clash with the operator module).
 pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<TargetProblem>> {
     let mut problems = Vec::new();
     let mut views = Vec::new();
@@ -235,23 +235,6 @@ fn is_plain_identifier(s: &str) -> bool {
         && !PYTHON_KEYWORDS.contains(&s)
 }
 
-/// The cron expression for a schedule as written: presets become the
-/// equivalent five fields (Airflow's own preset table), anything else
-/// passes unchanged (the front end has checked it).
-fn cron_for(schedule: &str) -> Option<&str> {
-    if !schedule.starts_with('@') {
-        return Some(schedule);
-    }
-    Some(match schedule {
-        "@hourly" => "0 * * * *",
-        "@daily" | "@midnight" => "0 0 * * *",
-        "@weekly" => "0 0 * * 0",
-        "@monthly" => "0 0 1 * *",
-        "@yearly" | "@annually" => "0 0 1 1 *",
-        _ => return None,
-    })
-}
-
 #[derive(Serialize)]
 struct DagView<'a> {
     source_file: &'a str,
@@ -308,53 +291,25 @@ struct EdgeView {
 
 impl<'a> DagView<'a> {
     fn new(pipeline: &'a Pipeline, problems: &mut Vec<TargetProblem>) -> Self {
-        let cron = pipeline.schedule.as_deref().and_then(|schedule| {
-            let cron = cron_for(schedule);
-            if cron.is_none() {
+        let cron = pipeline.schedule.as_ref().map(|s| s.cron.as_str());
+        let start = pipeline.start.and_then(|date| {
+            if date.year() < 1 {
                 problems.push(problem(
                     "FL802",
                     pipeline,
                     None,
-                    format!("unknown schedule preset `{schedule}`"),
-                    "use `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly` or five cron fields"
-                        .into(),
+                    format!("start `{date}` is before year 1, which Python's dates cannot hold"),
+                    "start the pipeline on a date from 0001-01-01 on".into(),
                 ));
+                None
+            } else {
+                Some(StartView {
+                    year: date.year(),
+                    month: date.month(),
+                    day: date.day(),
+                })
             }
-            cron
         });
-        let start =
-            pipeline
-                .start
-                .as_deref()
-                .and_then(|start| match start.parse::<jiff::civil::Date>() {
-                    Ok(date) if start.len() == 10 && date.year() < 1 => {
-                        problems.push(problem(
-                            "FL802",
-                            pipeline,
-                            None,
-                            format!(
-                            "start `{start}` is before year 1, which Python's dates cannot hold"
-                        ),
-                            "start the pipeline on a date from 0001-01-01 on".into(),
-                        ));
-                        None
-                    }
-                    Ok(date) if start.len() == 10 => Some(StartView {
-                        year: date.year(),
-                        month: date.month(),
-                        day: date.day(),
-                    }),
-                    _ => {
-                        problems.push(problem(
-                            "FL802",
-                            pipeline,
-                            None,
-                            format!("start `{start}` is not a date like 2026-01-01"),
-                            "write `start` as YYYY-MM-DD".into(),
-                        ));
-                        None
-                    }
-                });
         if cron.is_some() && pipeline.start.is_none() {
             problems.push(problem(
                 "FL802",
@@ -571,14 +526,6 @@ fn registry() -> Handlebars<'static> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn presets_map_to_cron() {
-        assert_eq!(cron_for("@daily"), Some("0 0 * * *"));
-        assert_eq!(cron_for("@hourly"), Some("0 * * * *"));
-        assert_eq!(cron_for("*/5 * * * 1-5"), Some("*/5 * * * 1-5"));
-        assert_eq!(cron_for("@reboot"), None);
-    }
 
     #[test]
     fn identifiers() {

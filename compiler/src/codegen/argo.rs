@@ -277,7 +277,7 @@ fn document(
         }
     };
 
-    if let Some(schedule) = &pipeline.schedule {
+    if let Some(schedule) = pipeline.schedule.as_ref().map(|s| &s.text) {
         if let Some(why) = schedule_problem(schedule) {
             problems.push(problem(
                 None,
@@ -355,7 +355,7 @@ fn document(
     if let Some(start) = &pipeline.start {
         annotations.push(Annotation {
             key: "flowc.dev/start",
-            value: start.clone(),
+            value: start.to_string(),
         });
     }
     if pipeline.catchup {
@@ -366,7 +366,7 @@ fn document(
     }
     let cron = if cron_job {
         pipeline.schedule.as_ref().map(|schedule| CronView {
-            schedule: schedule.clone(),
+            schedule: schedule.text.clone(),
             timezone: pipeline.timezone.clone(),
             starting_deadline_seconds: STARTING_DEADLINE_SECONDS,
         })
@@ -582,7 +582,7 @@ fn task_view(
         },
     );
     if let Some(schedule) = &pipeline.schedule {
-        flow("FLOW_SCHEDULE", schedule);
+        flow("FLOW_SCHEDULE", &schedule.text);
     }
     flow("FLOW_TIMEZONE", &pipeline.timezone);
     flow("FLOW_RUN_ID", "{{workflow.uid}}");

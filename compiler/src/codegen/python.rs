@@ -656,7 +656,7 @@ fn view(pipeline: &Pipeline, task: &Task, module: &str, transform_path: &str) ->
     json!({
         "pipeline": pipeline.name,
         "source_file": pipeline.source_file,
-        "schedule": pipeline.schedule,
+        "schedule": pipeline.schedule.as_ref().map(|s| &s.text),
         "timezone": pipeline.timezone,
         "task": task_json,
         "transform_module": transform_module,
