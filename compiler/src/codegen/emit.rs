@@ -609,7 +609,9 @@ pub fn stale_files(
             } else {
                 format!("{folder}/{name}")
             };
-            let generated_kind = [".py", ".yaml", ".yml"].iter().any(|e| name.ends_with(e));
+            let generated_kind = [".py", ".yaml", ".yml", ".json"]
+                .iter()
+                .any(|e| name.ends_with(e));
             if name.starts_with('.')
                 || !generated_kind
                 || produced.contains(&rel)
