@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use super::helpers::{checked, py_str_helper};
 use super::ir::{OnAmbiguous, Pipeline, Task};
+use super::python_names::is_plain_identifier;
 use super::{At, GeneratedFile, TargetProblem};
 
 /// The module every generated DAG imports. Its leading underscore keeps it
@@ -23,14 +24,6 @@ const DAG_TEMPLATE: &str = include_str!("../../../templates/airflow/dag.py.hbs")
 const TASK_TEMPLATE: &str = include_str!("../../../templates/airflow/task.py.hbs");
 const EDGE_TEMPLATE: &str = include_str!("../../../templates/airflow/edge.py.hbs");
 const OPERATOR_SOURCE: &str = include_str!("../../../templates/airflow/_flowc_airflow.py");
-
-/// Python keywords: never usable as a variable name.
-const PYTHON_KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
-    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-    "with", "yield",
-];
 
 /// Module-level names the DAG template itself uses; a task variable must
 /// not shadow them.
@@ -223,16 +216,6 @@ fn check_names(pipeline: &Pipeline, problems: &mut Vec<TargetProblem>) {
             ));
         }
     }
-}
-
-/// A Python identifier flowc may assign: ASCII, not a keyword, not a dunder.
-fn is_plain_identifier(s: &str) -> bool {
-    let mut bytes = s.bytes();
-    bytes
-        .next()
-        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
-        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
-        && !PYTHON_KEYWORDS.contains(&s)
 }
 
 #[derive(Serialize)]
@@ -499,9 +482,7 @@ fn task_variables(tasks: &[Task]) -> Vec<String> {
 }
 
 fn registry() -> Handlebars<'static> {
-    let mut registry = Handlebars::new();
-    registry.set_strict_mode(true);
-    registry.register_escape_fn(handlebars::no_escape);
+    let mut registry = super::helpers::registry();
     registry.register_helper("py_str", py_str_helper());
     registry.register_helper(
         "py_ident",
@@ -521,20 +502,4 @@ fn registry() -> Handlebars<'static> {
         .register_template_string("edge", EDGE_TEMPLATE)
         .expect("the embedded Airflow edge template is valid handlebars");
     registry
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn identifiers() {
-        assert!(is_plain_identifier("load_orders"));
-        assert!(is_plain_identifier("_x1"));
-        assert!(!is_plain_identifier("class"));
-        assert!(!is_plain_identifier("None"));
-        assert!(!is_plain_identifier("1a"));
-        assert!(!is_plain_identifier("a-b"));
-        assert!(!is_plain_identifier(""));
-    }
 }

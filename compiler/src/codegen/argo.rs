@@ -155,9 +155,7 @@ pub fn generate(
 /// The handlebars registry of this target: strict, no HTML escaping, and the
 /// `yaml` helper as the only way a string reaches the output.
 fn registry() -> Handlebars<'static> {
-    let mut hb = Handlebars::new();
-    hb.set_strict_mode(true);
-    hb.register_escape_fn(handlebars::no_escape);
+    let mut hb = super::helpers::registry();
     // `{{yaml x}}`: the string as a double-quoted YAML scalar.
     hb.register_helper("yaml", Box::new(quoting("yaml", yaml_str)));
     hb.register_template_string("document", DOCUMENT)
