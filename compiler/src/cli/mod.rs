@@ -1,7 +1,8 @@
 //! The command line: files and the terminal around the pure core. Lives in
 //! the library so every binary that installs `flowc` is the same one line.
+//! The clap definitions and the helpers the commands share are here; each
+//! command is a module of its own.
 
-use std::fmt::Write as _;
 use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -11,8 +12,16 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::analyze;
 use crate::diagnostic::{self, Summary};
-use crate::files::check_paths;
-use crate::rules::registry;
+
+mod build;
+mod check;
+mod explain;
+mod fmt;
+mod graph;
+mod init;
+mod report;
+mod rules;
+mod scaffold;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -263,347 +272,6 @@ fn print_findings(outcome: &analyze::Outcome) -> Summary {
     summary
 }
 
-/// What [`generate_into`] did.
-struct Run {
-    code: ExitCode,
-    /// The paths written, relative to the output folder.
-    written: std::collections::BTreeSet<String>,
-    /// The `.flow` files whose outputs were all written, as headers name them.
-    sources: std::collections::BTreeSet<String>,
-    /// What the generator said it kept, for the files whose outputs were written.
-    kept: std::collections::BTreeSet<String>,
-}
-
-/// The files of `files` to write, and the paths of those left as they were
-/// because their [`WritePolicy`](crate::codegen::WritePolicy) keeps an
-/// existing file (the quiet ones are not named).
-fn apply_write_policy(
-    out: &std::path::Path,
-    files: Vec<crate::codegen::GeneratedFile>,
-) -> (Vec<crate::codegen::GeneratedFile>, Vec<String>) {
-    use crate::codegen::{emit, WritePolicy};
-    let mut write = Vec::with_capacity(files.len());
-    let mut kept = Vec::new();
-    for f in files {
-        let exists = f.write != WritePolicy::Always
-            && emit::confined(out, &f.path).is_ok_and(|p| p.symlink_metadata().is_ok());
-        if !exists {
-            write.push(f);
-        } else if f.write == WritePolicy::IfAbsent {
-            kept.push(f.path);
-        }
-    }
-    (write, kept)
-}
-
-/// Check the files, run `generate` on the pipelines of each file without
-/// errors, and write what it returns inside `out` (as each file's
-/// [`WritePolicy`](crate::codegen::WritePolicy) says), all of a `.flow`
-/// file's outputs or none. Prints the findings (target problems included).
-fn generate_into(
-    paths: &[PathBuf],
-    out: &std::path::Path,
-    mut generate: impl FnMut(&[crate::codegen::ir::Pipeline]) -> crate::codegen::target::Output,
-) -> Result<Run, ExitCode> {
-    use crate::codegen::{emit, lower};
-    let mut outcome = check_paths(paths).map_err(|e| usage_error(&e))?;
-    std::fs::create_dir_all(out).map_err(|e| {
-        usage_error(&format!(
-            "cannot create `{}`: {}",
-            out.display(),
-            crate::files::io_words(&e)
-        ))
-    })?;
-    // Shared support files are written once per .flow file; count them once.
-    let mut written = std::collections::BTreeSet::new();
-    let mut sources = std::collections::BTreeSet::new();
-    let mut kept = std::collections::BTreeSet::new();
-    let mut extra = Vec::new();
-    // Nothing is written for a file with errors.
-    let decl_names = emit::Places::decl_names(&outcome);
-    let lowered: Vec<_> = outcome
-        .roots
-        .iter()
-        .filter(|&&file| !outcome.file_has_errors(file) && !outcome.broken.contains(&file))
-        .map(|&file| {
-            let places = emit::Places::of(&outcome, file, &decl_names);
-            (places, lower::pipelines_of(&outcome, file))
-        })
-        .filter(|(_, pipelines)| !pipelines.is_empty())
-        .collect();
-    // The model and the analysis are in the pipelines now: free them (on
-    // the other core) before the output takes their memory.
-    let model = (
-        std::mem::take(&mut outcome.program),
-        std::mem::take(&mut outcome.analysis),
-    );
-    std::thread::spawn(move || drop(model));
-    // Everything is generated before anything is written: pipelines of
-    // different files may not claim one output (FL803).
-    let mut left_alone = Vec::new();
-    let mut generated: Vec<_> = lowered
-        .iter()
-        .map(|(places, pipelines)| {
-            let result = generate(pipelines)
-                .map(|files| apply_write_policy(out, files))
-                .map(|(files, kept)| {
-                    left_alone.push(kept);
-                    files
-                })
-                .map_err(|p| {
-                    left_alone.push(Vec::new());
-                    emit::problems_to_diagnostics(places, p)
-                });
-            (places, result)
-        })
-        .collect();
-    emit::claims_across_files(&mut generated);
-    for (((places, result), (_, pipelines)), left) in
-        generated.into_iter().zip(&lowered).zip(left_alone)
-    {
-        match result {
-            Ok(files) => {
-                let (count, problems) = emit::write_counted(out, &files, places);
-                if problems.is_empty() {
-                    sources.extend(pipelines.first().map(|p| p.source_file.clone()));
-                    kept.extend(left);
-                }
-                written.extend(files.into_iter().take(count).map(|f| f.path));
-                extra.extend(problems);
-            }
-            Err(d) => extra.extend(d),
-        }
-    }
-    outcome.diagnostics.extend(extra);
-    diagnostic::sort(&mut outcome.diagnostics, &outcome.sources);
-    let summary = print_findings(&outcome);
-    exit_without_freeing(outcome);
-    Ok(Run {
-        code: ExitCode::from(u8::from(summary.errors > 0)),
-        written,
-        sources,
-        kept,
-    })
-}
-
-fn plural(n: usize, word: &str) -> String {
-    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
-}
-
-fn build(
-    paths: &[PathBuf],
-    target: &str,
-    out: &std::path::Path,
-    argo_kind: ArgoKindArg,
-    keep_stale: bool,
-) -> ExitCode {
-    use crate::codegen::{argo, emit, target};
-    let Some(target) = target::find(target) else {
-        // clap accepts only the names of the registry.
-        return usage_error(&format!("no target `{target}`"));
-    };
-    let options = target::TargetOptions {
-        argo_kind: match argo_kind {
-            ArgoKindArg::Auto => argo::ArgoKind::Auto,
-            ArgoKindArg::Template => argo::ArgoKind::Template,
-        },
-    };
-    let result = generate_into(paths, out, |pipelines| {
-        (target.generate)(pipelines, &options)
-    });
-    let run = match result {
-        Ok(run) => run,
-        Err(code) => return code,
-    };
-    let mut removed = 0;
-    for stale in emit::stale_files(out, target.name, &run.sources, &run.written) {
-        let shown = crate::files::display(&stale.path);
-        let why = stale.pipeline.as_ref().map_or_else(
-            || format!("`{}` no longer produces it", stale.source),
-            |p| format!("pipeline `{p}` is no longer in `{}`", stale.source),
-        );
-        if keep_stale {
-            eprintln!("flowc: stale `{shown}` ({why}); kept, as --keep-stale asks");
-        } else {
-            match std::fs::remove_file(&stale.path) {
-                Ok(()) => {
-                    removed += 1;
-                    eprintln!("flowc: removed stale `{shown}` ({why})");
-                }
-                Err(e) => eprintln!(
-                    "flowc: cannot remove stale `{shown}` ({why}): {}",
-                    crate::files::io_words(&e)
-                ),
-            }
-        }
-    }
-    let removed_note = if removed == 0 {
-        String::new()
-    } else {
-        format!("; removed {}", plural(removed, "stale file"))
-    };
-    eprintln!(
-        "flowc: wrote {} to {}{removed_note}",
-        plural(run.written.len(), "file"),
-        out.display()
-    );
-    run.code
-}
-
-fn scaffold(paths: &[PathBuf], out: &std::path::Path) -> ExitCode {
-    let result = generate_into(paths, out, crate::codegen::target::python_scaffold);
-    match result {
-        Ok(run) => {
-            let kept_note = if run.kept.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "; kept {} as it was",
-                    plural(run.kept.len(), "existing transform")
-                )
-            };
-            eprintln!(
-                "flowc: wrote {} to {}{kept_note}",
-                plural(run.written.len(), "file"),
-                out.display()
-            );
-            run.code
-        }
-        Err(code) => code,
-    }
-}
-
-fn fmt(paths: &[PathBuf], check: bool) -> ExitCode {
-    use crate::files::{collect, display};
-    let files = match collect(paths) {
-        Ok(f) => f,
-        Err(e) => return usage_error(&e),
-    };
-    let mut failed = false;
-    let mut out = String::new();
-    for f in &files {
-        let name = display(f);
-        let text = match crate::format::read_limited(f) {
-            Ok(Err(e)) => {
-                eprintln!("{name}:{e}");
-                failed = true;
-                continue;
-            }
-            Ok(Ok(bytes)) => {
-                if let Ok(t) = String::from_utf8(bytes) {
-                    t
-                } else {
-                    eprintln!("{name}: not UTF-8; run `flowc check {name}`");
-                    failed = true;
-                    continue;
-                }
-            }
-            Err(e) => {
-                return usage_error(&format!(
-                    "cannot read `{name}`: {}",
-                    crate::files::io_words(&e)
-                ))
-            }
-        };
-        match crate::format::format_file(&text) {
-            Ok(new) if new == text => {}
-            Ok(new) if check => {
-                failed = true;
-                let diff = similar::TextDiff::from_lines(&text, &new);
-                out.push_str(
-                    &diff
-                        .unified_diff()
-                        .context_radius(2)
-                        .header(&name, &format!("{name} (formatted)"))
-                        .to_string(),
-                );
-            }
-            Ok(new) => {
-                if let Err(e) = crate::codegen::emit::rewrite_existing(f, &new) {
-                    return usage_error(&format!(
-                        "cannot write `{name}`: {}",
-                        crate::files::io_words(&e)
-                    ));
-                }
-                eprintln!("formatted {name}");
-            }
-            Err(e) => {
-                eprintln!("{name}:{e}; run `flowc check {name}` for details");
-                failed = true;
-            }
-        }
-    }
-    print(&out);
-    ExitCode::from(u8::from(failed))
-}
-
-fn graph(file: &std::path::Path, format: GraphFormat, only: Option<&str>) -> ExitCode {
-    let outcome = match check_paths(&[file.to_path_buf()]) {
-        Ok(o) => o,
-        Err(e) => return usage_error(&e),
-    };
-    let Some(&root) = outcome.roots.first() else {
-        return usage_error(&format!("`{}` holds no .flow file", file.display()));
-    };
-    if outcome.broken.contains(&root) {
-        print_findings(&outcome);
-        return ExitCode::from(1);
-    }
-    let models: Vec<crate::graph::GraphModel> = outcome
-        .analysis
-        .pipelines
-        .iter()
-        .filter(|r| outcome.program.pipelines[r.pipeline].loc.file == root)
-        .filter(|r| only.is_none_or(|n| outcome.program.pipelines[r.pipeline].name == n))
-        .map(|r| crate::graph::model_of(&outcome.program, r))
-        .collect();
-    if models.is_empty() {
-        return usage_error(&match only {
-            Some(n) => format!("no pipeline `{n}` in `{}`", file.display()),
-            None => format!("`{}` declares no pipeline", file.display()),
-        });
-    }
-    let text: Vec<String> = models
-        .iter()
-        .map(|m| match format {
-            GraphFormat::Dot => crate::graph::to_dot(m),
-            GraphFormat::Mermaid => crate::graph::to_mermaid(m),
-        })
-        .collect();
-    print(&text.join("\n"));
-    ExitCode::SUCCESS
-}
-
-fn init(dir: Option<&std::path::Path>) -> ExitCode {
-    let dir = dir.unwrap_or(std::path::Path::new("."));
-    let name = std::fs::canonicalize(dir)
-        .ok()
-        .or_else(|| Some(dir.to_path_buf()))
-        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| "pipelines".into());
-    let files = crate::init::starter_files(&name);
-    for (rel, _) in &files {
-        if dir.join(rel).exists() {
-            return usage_error(&format!(
-                "`{}` already exists; init changes nothing in a project that has it",
-                dir.join(rel).display()
-            ));
-        }
-    }
-    for (rel, contents) in &files {
-        if let Err(e) = crate::codegen::emit::write_atomic(&dir.join(rel), contents) {
-            return usage_error(&format!(
-                "cannot write `{}`: {}",
-                dir.join(rel).display(),
-                crate::files::io_words(&e)
-            ));
-        }
-        eprintln!("created {}", dir.join(rel).display());
-    }
-    eprintln!("next: `flowc check {}`", dir.display());
-    ExitCode::SUCCESS
-}
-
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -618,91 +286,28 @@ pub fn main() -> ExitCode {
             paths,
             format,
             deny_warnings,
-        } => {
-            let outcome = match check_paths(&paths) {
-                Ok(o) => o,
-                Err(e) => return usage_error(&e),
-            };
-            let summary = outcome.summary();
-            let s = &outcome.sources;
-            let d = &outcome.diagnostics;
-            print(&match format {
-                CheckFormat::Human => diagnostic::human::render(s, d, summary, color_wanted()),
-                CheckFormat::Json => diagnostic::json::render(s, d, summary),
-                CheckFormat::Sarif => diagnostic::sarif::render(s, d, summary.omitted),
-                CheckFormat::Github => diagnostic::github::render(s, d, summary),
-            });
-            let failed = summary.errors > 0 || (deny_warnings && summary.warnings > 0);
-            exit_without_freeing(outcome);
-            ExitCode::from(u8::from(failed))
-        }
-        Command::Report { paths, format } => {
-            let outcome = match check_paths(&paths) {
-                Ok(o) => o,
-                Err(e) => return usage_error(&e),
-            };
-            match format {
-                ReportFormat::Human => print(&crate::report::table(&outcome)),
-                ReportFormat::Json => print(&crate::report::json(&outcome)),
-            }
-            let summary = outcome.summary();
-            if summary.errors > 0 {
-                eprintln!(
-                    "flowc: {}; run `flowc check` for details",
-                    diagnostic::human::summary_line(summary)
-                );
-                for f in &outcome.roots {
-                    if outcome.broken.contains(f) {
-                        eprintln!("flowc: `{}` has no report: it does not parse or its names do not resolve", outcome.sources.path(*f));
-                    }
-                }
-            }
-            exit_without_freeing(outcome);
-            ExitCode::from(u8::from(summary.errors > 0))
-        }
-        Command::Explain { rule } => {
-            if let Some(r) = registry::lookup(&rule) {
-                print(r.explain);
-                ExitCode::SUCCESS
-            } else {
-                let names = registry::all().iter().flat_map(|r| [r.code, r.name]);
-                let hint = analyze::suggest::did_you_mean(&rule, names);
-                usage_error(&format!("no rule `{rule}`{hint}; `flowc rules` lists them"))
-            }
-        }
+        } => check::run(&paths, format, deny_warnings),
+        Command::Report { paths, format } => report::run(&paths, format),
+        Command::Explain { rule } => explain::run(&rule),
         Command::Build {
             target,
             out,
             argo_kind,
             keep_stale,
             paths,
-        } => build(&paths, &target, &out, argo_kind, keep_stale),
+        } => build::run(&paths, &target, &out, argo_kind, keep_stale),
         Command::Scaffold {
             lang: Lang::Python,
             out,
             paths,
-        } => scaffold(&paths, &out),
-        Command::Fmt { paths, check } => fmt(&paths, check),
+        } => scaffold::run(&paths, &out),
+        Command::Fmt { paths, check } => fmt::run(&paths, check),
         Command::Graph {
             file,
             format,
             pipeline,
-        } => graph(&file, format, pipeline.as_deref()),
-        Command::Init { dir } => init(dir.as_deref()),
-        Command::Rules => {
-            let mut out = String::new();
-            for r in registry::all() {
-                let _ = writeln!(
-                    out,
-                    "{}  {:<28} {:<7}  {}",
-                    r.code,
-                    r.name,
-                    r.severity.word(),
-                    r.summary
-                );
-            }
-            print(&out);
-            ExitCode::SUCCESS
-        }
+        } => graph::run(&file, format, pipeline.as_deref()),
+        Command::Init { dir } => init::run(dir.as_deref()),
+        Command::Rules => rules::run(),
     }
 }
