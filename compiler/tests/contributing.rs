@@ -80,6 +80,9 @@ fn every_target_has_a_page_and_the_registry_is_named() {
         "compiler/src/codegen/ir.rs",
         "compiler/src/codegen/mod.rs",
     ] {
-        assert!(section.contains(&format!("`{path}`")), "{path} is not named");
+        assert!(
+            section.contains(&format!("`{path}`")),
+            "{path} is not named"
+        );
     }
 }
