@@ -41,11 +41,12 @@
 
 use std::fmt;
 
-use crate::syntax::parser::MAX_NESTING;
+use crate::syntax::parser::{MAX_FILE_BYTES, MAX_NESTING};
 
-/// The largest file `fmt` formats, in bytes; a larger one is refused
-/// (and the CLI does not read it whole).
-pub const MAX_INPUT_BYTES: u64 = 16 * 1024 * 1024;
+/// The largest file `fmt` formats, in bytes: the same limit as `check`'s
+/// ([`MAX_FILE_BYTES`]); a larger one is refused (and the CLI does not read
+/// it whole).
+pub const MAX_INPUT_BYTES: u64 = MAX_FILE_BYTES as u64;
 
 /// Why a file could not be formatted. The position is where the problem
 /// starts in the original text.

@@ -560,7 +560,7 @@ fn fmt_refuses_a_file_over_the_input_limit() {
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("too large"), "{stderr}");
-    assert!(stderr.contains("16 MB"), "{stderr}");
+    assert!(stderr.contains("32 MB"), "{stderr}");
     assert!(after == big);
     // Near miss: just under the limit formats (with an unnormalized comment).
     let mut under = "#x\n".to_owned();

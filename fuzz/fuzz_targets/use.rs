@@ -19,6 +19,9 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 
+mod common;
+use common::flow_literal;
+
 const SECRET: &str = "SECRET-b7c1";
 
 struct Tree {
@@ -79,20 +82,6 @@ fn tree() -> &'static Tree {
     })
 }
 
-fn literal(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_ascii_graphic() || c == ' ' => out.push(c),
-            c => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
-        }
-    }
-    out.push('"');
-    out
-}
-
 fuzz_target!(|data: &[u8]| {
     let t = tree();
     let text = if let Some(raw) = data.strip_prefix(b"raw:") {
@@ -102,7 +91,7 @@ fuzz_target!(|data: &[u8]| {
         for part in data.split(|&b| b == 0xff).take(4) {
             text.push_str(&format!(
                 "use {}\n",
-                literal(&String::from_utf8_lossy(part))
+                flow_literal(&String::from_utf8_lossy(part))
             ));
         }
         text.into_bytes()
@@ -135,11 +124,11 @@ fuzz_target!(|data: &[u8]| {
             "a secret was read from {path:?}"
         );
     }
-    let summary = flowc::diagnostic::Summary::of(outcome.roots.len(), &outcome.diagnostics);
+    let summary = outcome.summary();
     let rendered = [
         flowc::diagnostic::human::render(&outcome.sources, &outcome.diagnostics, summary, false),
         flowc::diagnostic::json::render(&outcome.sources, &outcome.diagnostics, summary),
-        flowc::diagnostic::sarif::render(&outcome.sources, &outcome.diagnostics),
+        flowc::diagnostic::sarif::render(&outcome.sources, &outcome.diagnostics, summary.omitted),
         flowc::diagnostic::github::render(&outcome.sources, &outcome.diagnostics, summary),
     ];
     for r in &rendered {

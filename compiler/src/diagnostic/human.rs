@@ -18,7 +18,9 @@ use crate::span::Span;
 /// Whether a character is shown escaped in a report: a control character
 /// (other than a newline or a tab), which a terminal may act on (colours,
 /// cursor moves, the window title), or a mark that reorders or splits text
-/// (bidi overrides and isolates, line and paragraph separators).
+/// (bidi overrides and isolates, line and paragraph separators), or one
+/// that takes no room, so it could not be seen in the quoted line (zero-width
+/// spaces and joiners, the word joiner, a byte-order mark).
 pub fn is_escaped(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
         || matches!(
@@ -30,6 +32,9 @@ pub fn is_escaped(c: char) -> bool {
                 | '\u{2029}'
                 | '\u{202a}'..='\u{202e}'
                 | '\u{2066}'..='\u{2069}'
+                | '\u{200b}'..='\u{200d}'
+                | '\u{2060}'
+                | '\u{feff}'
         )
 }
 
@@ -596,6 +601,10 @@ mod tests {
         assert_eq!(
             escape_controls("\u{202e}\u{9b}\r"),
             "\\u{202e}\\u{9b}\\u{d}"
+        );
+        assert_eq!(
+            escape_controls("\u{feff}x\u{200b}"),
+            "\\u{feff}x\\u{200b}"
         );
         assert!(matches!(escape_controls("plain é\n"), Cow::Borrowed(_)));
     }

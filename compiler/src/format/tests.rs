@@ -404,7 +404,7 @@ fn format_file_refuses_what_check_refuses() {
         assert_eq!(err.kind, FormatErrorKind::TooLarge(MAX_INPUT_BYTES + 2));
         assert_eq!(
             err.kind.to_string(),
-            "file is too large to format (17 MB; the limit is 16 MB)"
+            "file is too large to format (33 MB; the limit is 32 MB)"
         );
     }
 }
