@@ -2,8 +2,6 @@
 //! moment leaves every generated file whole: the old bytes, the new bytes, or
 //! no file (each file is written to a temporary name and renamed).
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;

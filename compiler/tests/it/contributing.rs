@@ -1,7 +1,7 @@
 //! docs/contributing.md names the files to touch for a rule, a target and a runtime
 //! kind; every path it writes in backticks must exist, so the page cannot go stale.
 
-mod common;
+use crate::common;
 
 /// The backticked spans of `text` that look like repository paths: a `/`, and only
 /// path characters (this leaves out commands and code).
@@ -51,7 +51,7 @@ fn a_page_naming_a_missing_file_is_refused() {
 
 #[test]
 fn the_extraction_keeps_paths_and_leaves_out_the_rest() {
-    let text = "see `compiler/src/cli.rs`, run `cargo test --test docs`, \
+    let text = "see `compiler/src/cli.rs`, run `cargo test --test it docs::`, \
                 read `https://example.com/x` and `docs/targets/` but not `a b/c`";
     assert_eq!(
         backticked_paths(text),

@@ -16,7 +16,7 @@
 //! used for lookups and never iterated; every order that reaches output comes
 //! from a `Vec`, a `BTreeMap`/`BTreeSet` or petgraph's index order.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

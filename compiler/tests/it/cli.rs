@@ -1,6 +1,6 @@
 //! The real binary: exit codes, formats and hostile input.
 
-mod common;
+use crate::common;
 
 use std::io::Write as _;
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! every other target renders from. It reads back as `ir::Pipeline`, and
 //! rendering Airflow from it gives the bytes `--target airflow` writes.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -218,7 +218,7 @@ fn the_airflow_ir_fixtures_are_current() {
         let old = std::fs::read_to_string(&fixture).expect("fixture");
         assert_eq!(
             &old, fresh,
-            "{stem}: run `FLOWC_BLESS=1 cargo test --test ir_target`"
+            "{stem}: run `FLOWC_BLESS=1 cargo test --test it ir_target::`"
         );
     }
 }
