@@ -45,7 +45,7 @@ pub static TARGETS: &[Target] = &[
     Target {
         name: "ir",
         about: "The IR every other target renders from, as JSON (for debugging)",
-        generate: |pipelines, _| Ok(ir_files(pipelines)),
+        generate: |pipelines, _| ir_files(pipelines),
     },
 ];
 
@@ -64,15 +64,38 @@ pub const IR_MARKER: &str =
 
 /// One `PIPELINE.ir.json` per pipeline: the pipeline's IR as pretty JSON,
 /// keys in declaration order, ending in a newline. It reads back as an
-/// [`super::ir::Pipeline`] (the marker key is ignored).
-fn ir_files(pipelines: &[Pipeline]) -> Vec<GeneratedFile> {
+/// [`super::ir::Pipeline`] (the marker key is ignored). Names that differ
+/// only in case would be one file where the file system ignores case
+/// (FL803, as for the other targets).
+fn ir_files(pipelines: &[Pipeline]) -> Output {
     #[derive(serde::Serialize)]
     struct Dump<'a> {
         generated: &'static str,
         #[serde(flatten)]
         pipeline: &'a Pipeline,
     }
-    pipelines
+    let mut seen = std::collections::HashMap::new();
+    let mut problems = Vec::new();
+    for pipeline in pipelines {
+        let lower = pipeline.name.to_lowercase();
+        if let Some(first) = seen.insert(lower, &pipeline.name) {
+            problems.push(TargetProblem {
+                code: "FL803",
+                pipeline: pipeline.name.clone(),
+                task: None,
+                message: format!(
+                    "pipelines `{first}` and `{}` would be written to `{first}.ir.json` and `{}.ir.json`, one file where the file system ignores case",
+                    pipeline.name, pipeline.name
+                ),
+                help: "rename one of the pipelines, so their names differ in more than case".into(),
+                at: super::At::Name,
+            });
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    Ok(pipelines
         .iter()
         .map(|pipeline| {
             let dump = Dump {
@@ -82,10 +105,15 @@ fn ir_files(pipelines: &[Pipeline]) -> Vec<GeneratedFile> {
             let mut text = serde_json::to_string_pretty(&dump)
                 .unwrap_or_else(|e| panic!("the IR always serialises to JSON: {e}"));
             let _ = writeln!(text);
-            GeneratedFile::new(format!("{}.ir.json", pipeline.name), text)
-                .for_pipeline(&pipeline.name)
+            let mut file = GeneratedFile::new(format!("{}.ir.json", pipeline.name), text)
+                .for_pipeline(&pipeline.name);
+            file.claim = Some(format!(
+                "the IR file `{}.ir.json` where the file system ignores case",
+                pipeline.name.to_lowercase()
+            ));
+            file
         })
-        .collect()
+        .collect())
 }
 
 /// The files of `flowc scaffold --lang python`: the generated modules and
@@ -131,7 +159,7 @@ mod tests {
             "timezone": "UTC", "catchup": false, "image": null, "tasks": []
         }))
         .expect("a pipeline");
-        let files = ir_files(std::slice::from_ref(&pipeline));
+        let files = ir_files(std::slice::from_ref(&pipeline)).expect("one pipeline");
         let text = &files[0].contents;
         assert!(text.ends_with("}\n"));
         let header = super::super::emit::header_of(text).expect("a header");
