@@ -602,10 +602,7 @@ mod tests {
             escape_controls("\u{202e}\u{9b}\r"),
             "\\u{202e}\\u{9b}\\u{d}"
         );
-        assert_eq!(
-            escape_controls("\u{feff}x\u{200b}"),
-            "\\u{feff}x\\u{200b}"
-        );
+        assert_eq!(escape_controls("\u{feff}x\u{200b}"), "\\u{feff}x\\u{200b}");
         assert!(matches!(escape_controls("plain é\n"), Cow::Borrowed(_)));
     }
 

@@ -1,8 +1,8 @@
 //! The rule pages in docs/rules/ are generated from the explain text in
 //! compiler/src/rules/explain/; this test fails when they drift.
-//! Regenerate with `FLOWC_BLESS=1 cargo test --test docs`.
+//! Regenerate with `FLOWC_BLESS=1 cargo test --test it docs::`.
 
-mod common;
+use crate::common;
 
 use flowc::rules::registry;
 
@@ -15,7 +15,7 @@ const HEADINGS: [&str; 4] = [
 
 fn page(r: &flowc::rules::Rule) -> String {
     format!(
-        "<!-- generated from compiler/src/rules/explain/{}.md by `FLOWC_BLESS=1 cargo test --test docs`; do not edit -->\n{}",
+        "<!-- generated from compiler/src/rules/explain/{}.md by `FLOWC_BLESS=1 cargo test --test it docs::`; do not edit -->\n{}",
         r.code, r.explain
     )
 }
@@ -52,7 +52,7 @@ fn docs_rules_match_explain_pages() {
     }
     assert!(
         drift.is_empty(),
-        "out of date (run `FLOWC_BLESS=1 cargo test --test docs`): {drift:#?}"
+        "out of date (run `FLOWC_BLESS=1 cargo test --test it docs::`): {drift:#?}"
     );
 }
 
