@@ -1,5 +1,6 @@
-//! Render Airflow DAGs from IR JSON files, for development and for
-//! `scripts/e2e/airflow` while `flowc build` is not there yet.
+//! Render Airflow DAGs from IR JSON files written by hand (or by
+//! `flowc build --target ir`, then edited): `scripts/e2e/airflow` renders a
+//! 5,000-task DAG that keeps every edge, which no `.flow` file lowers to.
 //!
 //! Usage: `cargo run -p flowc --example airflow_from_ir -- OUT_DIR FILE.json...`
 //! where each file holds one `ir::Pipeline` or a list of them.

@@ -3,7 +3,7 @@
 //! The core is pure: source text in, AST, diagnostics and generated files out.
 //! Only [`io`] and the CLI (`cli`) touch the file system or the environment;
 //! the CLI also owns the terminal. Modules depend on each other one way
-//! (`compiler/tests/layering.rs` lists the layers and fails on a cycle).
+//! (`compiler/tests/it/layering.rs` lists the layers and fails on a cycle).
 //!
 //! - [`span`], [`source`], [`par`]: byte spans, the files of a run, threads.
 //! - [`vocab`]: the language's words: guarantees, modes, pins, key terms.

@@ -451,7 +451,7 @@ def render_ir(file_name: str, pipeline: str, decls: list[Decl], extra: dict[str,
     return [{
         "name": pipeline,
         "source_file": f"tests/fault/{file_name}.flow",
-        "schedule": "@daily",
+        "schedule": {"text": "@daily", "cron": "0 0 * * *"},
         "start": "2026-01-01",
         "timezone": "UTC",
         "catchup": False,

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use super::helpers::{checked, py_str_helper};
 use super::ir::{Pipeline, Task};
+use super::python_names::is_plain_identifier;
 use super::{At, GeneratedFile, TargetProblem};
 use crate::vocab::OnAmbiguous;
 
@@ -25,14 +26,6 @@ const DAG_TEMPLATE: &str = include_str!("../../../templates/airflow/dag.py.hbs")
 const TASK_TEMPLATE: &str = include_str!("../../../templates/airflow/task.py.hbs");
 const EDGE_TEMPLATE: &str = include_str!("../../../templates/airflow/edge.py.hbs");
 const OPERATOR_SOURCE: &str = include_str!("../../../templates/airflow/_flowc_airflow.py");
-
-/// Python keywords: never usable as a variable name.
-const PYTHON_KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
-    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-    "with", "yield",
-];
 
 /// Module-level names the DAG template itself uses; a task variable must
 /// not shadow them.
@@ -48,8 +41,8 @@ const GENERATED_NAMES: &[&str] = &[
 const MAX_AIRFLOW_ID: usize = 250;
 
 /// Render every pipeline for Airflow 3. Returns the problems instead when a
-/// pipeline cannot be emitted unchanged (names Airflow rejects, an unknown
-/// schedule preset, a malformed start date, a clash with the operator module).
+/// pipeline cannot be emitted unchanged (names Airflow rejects, a start
+/// date Python cannot hold, a clash with the operator module).
 pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<TargetProblem>> {
     let mut problems = Vec::new();
     let mut views = Vec::new();
@@ -124,6 +117,7 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
                     "the DAG file `{}.py` where the file system ignores case",
                     pipeline.name.to_lowercase()
                 )),
+                write: super::WritePolicy::Always,
             }),
             Err(err) => problems.push(problem(
                 Code::FL802,
@@ -226,33 +220,6 @@ fn check_names(pipeline: &Pipeline, problems: &mut Vec<TargetProblem>) {
     }
 }
 
-/// A Python identifier flowc may assign: ASCII, not a keyword, not a dunder.
-fn is_plain_identifier(s: &str) -> bool {
-    let mut bytes = s.bytes();
-    bytes
-        .next()
-        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
-        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
-        && !PYTHON_KEYWORDS.contains(&s)
-}
-
-/// The cron expression for a schedule as written: presets become the
-/// equivalent five fields (Airflow's own preset table), anything else
-/// passes unchanged (the front end has checked it).
-fn cron_for(schedule: &str) -> Option<&str> {
-    if !schedule.starts_with('@') {
-        return Some(schedule);
-    }
-    Some(match schedule {
-        "@hourly" => "0 * * * *",
-        "@daily" | "@midnight" => "0 0 * * *",
-        "@weekly" => "0 0 * * 0",
-        "@monthly" => "0 0 1 * *",
-        "@yearly" | "@annually" => "0 0 1 1 *",
-        _ => return None,
-    })
-}
-
 #[derive(Serialize)]
 struct DagView<'a> {
     source_file: &'a str,
@@ -309,53 +276,25 @@ struct EdgeView {
 
 impl<'a> DagView<'a> {
     fn new(pipeline: &'a Pipeline, problems: &mut Vec<TargetProblem>) -> Self {
-        let cron = pipeline.schedule.as_deref().and_then(|schedule| {
-            let cron = cron_for(schedule);
-            if cron.is_none() {
+        let cron = pipeline.schedule.as_ref().map(|s| s.cron.as_str());
+        let start = pipeline.start.and_then(|date| {
+            if date.year() < 1 {
                 problems.push(problem(
                     Code::FL802,
                     pipeline,
                     None,
-                    format!("unknown schedule preset `{schedule}`"),
-                    "use `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly` or five cron fields"
-                        .into(),
+                    format!("start `{date}` is before year 1, which Python's dates cannot hold"),
+                    "start the pipeline on a date from 0001-01-01 on".into(),
                 ));
+                None
+            } else {
+                Some(StartView {
+                    year: date.year(),
+                    month: date.month(),
+                    day: date.day(),
+                })
             }
-            cron
         });
-        let start =
-            pipeline
-                .start
-                .as_deref()
-                .and_then(|start| match start.parse::<jiff::civil::Date>() {
-                    Ok(date) if start.len() == 10 && date.year() < 1 => {
-                        problems.push(problem(
-                            Code::FL802,
-                            pipeline,
-                            None,
-                            format!(
-                            "start `{start}` is before year 1, which Python's dates cannot hold"
-                        ),
-                            "start the pipeline on a date from 0001-01-01 on".into(),
-                        ));
-                        None
-                    }
-                    Ok(date) if start.len() == 10 => Some(StartView {
-                        year: date.year(),
-                        month: date.month(),
-                        day: date.day(),
-                    }),
-                    _ => {
-                        problems.push(problem(
-                            Code::FL802,
-                            pipeline,
-                            None,
-                            format!("start `{start}` is not a date like 2026-01-01"),
-                            "write `start` as YYYY-MM-DD".into(),
-                        ));
-                        None
-                    }
-                });
         if cron.is_some() && pipeline.start.is_none() {
             problems.push(problem(
                 Code::FL802,
@@ -545,9 +484,7 @@ fn task_variables(tasks: &[Task]) -> Vec<String> {
 }
 
 fn registry() -> Handlebars<'static> {
-    let mut registry = Handlebars::new();
-    registry.set_strict_mode(true);
-    registry.register_escape_fn(handlebars::no_escape);
+    let mut registry = super::helpers::registry();
     registry.register_helper("py_str", py_str_helper());
     registry.register_helper(
         "py_ident",
@@ -567,28 +504,4 @@ fn registry() -> Handlebars<'static> {
         .register_template_string("edge", EDGE_TEMPLATE)
         .expect("the embedded Airflow edge template is valid handlebars");
     registry
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn presets_map_to_cron() {
-        assert_eq!(cron_for("@daily"), Some("0 0 * * *"));
-        assert_eq!(cron_for("@hourly"), Some("0 * * * *"));
-        assert_eq!(cron_for("*/5 * * * 1-5"), Some("*/5 * * * 1-5"));
-        assert_eq!(cron_for("@reboot"), None);
-    }
-
-    #[test]
-    fn identifiers() {
-        assert!(is_plain_identifier("load_orders"));
-        assert!(is_plain_identifier("_x1"));
-        assert!(!is_plain_identifier("class"));
-        assert!(!is_plain_identifier("None"));
-        assert!(!is_plain_identifier("1a"));
-        assert!(!is_plain_identifier("a-b"));
-        assert!(!is_plain_identifier(""));
-    }
 }

@@ -147,6 +147,7 @@ pub fn generate(
                 more: dag.into_iter().chain(containers).collect(),
                 pipeline: Some(pipeline.name.clone()),
                 claim: Some(format!("the Argo name `{argo_name}`")),
+                write: super::WritePolicy::Always,
             }
         })
         .collect();
@@ -156,9 +157,7 @@ pub fn generate(
 /// The handlebars registry of this target: strict, no HTML escaping, and the
 /// `yaml` helper as the only way a string reaches the output.
 fn registry() -> Handlebars<'static> {
-    let mut hb = Handlebars::new();
-    hb.set_strict_mode(true);
-    hb.register_escape_fn(handlebars::no_escape);
+    let mut hb = super::helpers::registry();
     // `{{yaml x}}`: the string as a double-quoted YAML scalar.
     hb.register_helper("yaml", Box::new(quoting("yaml", yaml_str)));
     hb.register_template_string("document", DOCUMENT)
@@ -277,7 +276,7 @@ fn document(
         }
     };
 
-    if let Some(schedule) = &pipeline.schedule {
+    if let Some(schedule) = pipeline.schedule.as_ref().map(|s| &s.text) {
         if let Some(why) = schedule_problem(schedule) {
             problems.push(problem(
                 None,
@@ -355,7 +354,7 @@ fn document(
     if let Some(start) = &pipeline.start {
         annotations.push(Annotation {
             key: "flowc.dev/start",
-            value: start.clone(),
+            value: start.to_string(),
         });
     }
     if pipeline.catchup {
@@ -366,7 +365,7 @@ fn document(
     }
     let cron = if cron_job {
         pipeline.schedule.as_ref().map(|schedule| CronView {
-            schedule: schedule.clone(),
+            schedule: schedule.text.clone(),
             timezone: pipeline.timezone.clone(),
             starting_deadline_seconds: STARTING_DEADLINE_SECONDS,
         })
@@ -582,7 +581,7 @@ fn task_view(
         },
     );
     if let Some(schedule) = &pipeline.schedule {
-        flow("FLOW_SCHEDULE", schedule);
+        flow("FLOW_SCHEDULE", &schedule.text);
     }
     flow("FLOW_TIMEZONE", &pipeline.timezone);
     flow("FLOW_RUN_ID", "{{workflow.uid}}");

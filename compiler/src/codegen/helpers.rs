@@ -10,6 +10,16 @@ use serde_json::Value;
 
 use super::quote::python_str;
 
+/// A handlebars registry as every target starts one: strict (a missing
+/// field is an error, not an empty string) and with no HTML escaping, since
+/// every string reaches the output through a quoting helper instead.
+pub(crate) fn registry() -> Handlebars<'static> {
+    let mut hb = Handlebars::new();
+    hb.set_strict_mode(true);
+    hb.register_escape_fn(handlebars::no_escape);
+    hb
+}
+
 /// The helper's first argument, or an error naming the helper.
 pub(crate) fn param<'a>(
     helper: &'a Helper<'_>,

@@ -16,10 +16,11 @@ pub struct Pipeline {
     pub name: String,
     /// The `.flow` file as given on the command line (never made absolute).
     pub source_file: String,
-    /// The cron expression or preset exactly as written; `None` for a manual pipeline.
-    pub schedule: Option<String>,
-    /// `start` as `YYYY-MM-DD`; set whenever `schedule` is.
-    pub start: Option<String>,
+    /// When the pipeline runs; `None` for a manual pipeline.
+    pub schedule: Option<Schedule>,
+    /// The first day of the schedule (`YYYY-MM-DD` in JSON); set whenever
+    /// `schedule` is.
+    pub start: Option<jiff::civil::Date>,
     /// IANA zone name; `"UTC"` by default.
     pub timezone: String,
     pub catchup: bool,
@@ -27,6 +28,16 @@ pub struct Pipeline {
     pub image: Option<String>,
     /// Tasks in a deterministic topological order.
     pub tasks: Vec<Task>,
+}
+
+/// A pipeline's schedule, checked by the front end.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Schedule {
+    /// The cron expression or preset exactly as written (`@daily`).
+    pub text: String,
+    /// Five cron fields: a preset's expansion (`0 0 * * *`), else the
+    /// expression as written.
+    pub cron: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -63,8 +63,21 @@ fn pipeline(
     ir::Pipeline {
         name: p.name.clone(),
         source_file: source_file.to_owned(),
-        schedule: p.schedule.as_ref().map(|(text, _)| text.clone()),
-        start: p.start.clone(),
+        schedule: p.schedule.as_ref().map(|(text, five)| ir::Schedule {
+            text: text.clone(),
+            // A preset expanded; an expression as written, blanks and all
+            // (the generated files carry it unchanged).
+            cron: if text.starts_with('@') {
+                five.clone()
+            } else {
+                text.clone()
+            },
+        }),
+        // Checked by the front end (`literal::parse_date`): it always parses.
+        start: p
+            .start
+            .as_deref()
+            .and_then(|d| crate::analyze::literal::parse_date(d).ok()),
         timezone: p.timezone.clone(),
         catchup: p.catchup,
         image: p.image.clone(),

@@ -9,6 +9,7 @@ pub mod places;
 pub mod python;
 mod python_names;
 pub mod quote;
+pub mod target;
 
 use crate::diagnostic::Code;
 /// Environment variables the generated Argo definitions set for the task
@@ -145,6 +146,21 @@ pub struct GeneratedFile {
     /// path (an Argo resource's `metadata.name`), which two pipelines of a
     /// run may not share either.
     pub claim: Option<String>,
+    /// Whether an existing file at `path` is replaced.
+    pub write: WritePolicy,
+}
+
+/// What happens to a file already at a [`GeneratedFile`]'s path.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum WritePolicy {
+    /// Replaced, if flowc generated it (a file it did not is refused).
+    #[default]
+    Always,
+    /// Left as it is, and named as kept (a file the user edits, such as a
+    /// transform stub); written only where nothing exists yet.
+    IfAbsent,
+    /// Left as it is without a word (a package's `__init__.py`).
+    IfAbsentQuietly,
 }
 
 impl GeneratedFile {
@@ -155,6 +171,7 @@ impl GeneratedFile {
             more: Vec::new(),
             pipeline: None,
             claim: None,
+            write: WritePolicy::Always,
         }
     }
 

@@ -266,7 +266,7 @@ fn unimportable(module: &str) -> Option<String> {
                 "`{module}` is not a dotted name of Python identifiers"
             ));
         }
-        if !is_identifier(part) {
+        if !super::python_names::is_identifier(part) {
             return Some(format!(
                 "`{}` is not a Python identifier of ASCII letters, digits and `_`",
                 part.escape_debug()
@@ -290,16 +290,8 @@ fn unimportable(module: &str) -> Option<String> {
     None
 }
 
-fn is_identifier(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
 fn is_dotted_identifier(s: &str) -> bool {
-    s.split('.').all(is_identifier)
+    s.split('.').all(super::python_names::is_identifier)
 }
 
 fn problem(pipeline: &Pipeline, task: &Task, at: At, message: String, help: &str) -> TargetProblem {
@@ -658,7 +650,7 @@ fn view(pipeline: &Pipeline, task: &Task, module: &str, transform_path: &str) ->
     json!({
         "pipeline": pipeline.name,
         "source_file": pipeline.source_file,
-        "schedule": pipeline.schedule,
+        "schedule": pipeline.schedule.as_ref().map(|s| &s.text),
         "timezone": pipeline.timezone,
         "task": task_json,
         "transform_module": transform_module,
@@ -685,9 +677,7 @@ fn term(part: &Value) -> Value {
 }
 
 fn registry() -> Result<Handlebars<'static>, String> {
-    let mut hb = Handlebars::new();
-    hb.set_strict_mode(true);
-    hb.register_escape_fn(handlebars::no_escape);
+    let mut hb = super::helpers::registry();
     hb.register_helper("py_str", py_str_helper());
     hb.register_helper("py_value", Box::new(py_value_helper));
     hb.register_helper(

@@ -1,4 +1,20 @@
-//! Names a generated Python module may not take.
+//! Python names, for every target that writes Python: the keywords, the
+//! identifier checks, and the names a generated module may not take.
+
+/// An ASCII Python identifier: a letter or `_`, then letters, digits and `_`
+/// (keywords included).
+pub fn is_identifier(s: &str) -> bool {
+    let mut bytes = s.bytes();
+    bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// A Python identifier flowc may assign or import: ASCII and not a keyword.
+pub fn is_plain_identifier(s: &str) -> bool {
+    is_identifier(s) && !KEYWORDS.contains(&s)
+}
 
 /// Python's keywords: no part of an importable module may be one (soft
 /// keywords such as `match` and `type` may).
@@ -323,3 +339,26 @@ pub const TAKEN: [&str; 308] = [
     "psycopg",
     "pyarrow",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers() {
+        assert!(is_plain_identifier("load_orders"));
+        assert!(is_plain_identifier("_x1"));
+        assert!(!is_plain_identifier("class"));
+        assert!(!is_plain_identifier("None"));
+        assert!(!is_plain_identifier("1a"));
+        assert!(!is_plain_identifier("a-b"));
+        assert!(!is_plain_identifier(""));
+    }
+
+    #[test]
+    fn keywords_count_as_identifiers_but_are_not_plain() {
+        assert!(is_identifier("class"));
+        assert!(!is_identifier("naïve"));
+        assert!(is_identifier("naive_1"));
+    }
+}

@@ -2,8 +2,6 @@
 //! catalog includes them): each has every heading, and its examples do
 //! what they say.
 
-mod common;
-
 use flowc::diagnostic::Code;
 
 const HEADINGS: [&str; 4] = [

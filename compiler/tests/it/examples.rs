@@ -1,6 +1,6 @@
 //! Every example and every stdlib file is clean; every example's report is snapshotted.
 
-mod common;
+use crate::common;
 
 #[test]
 fn every_example_is_clean() {

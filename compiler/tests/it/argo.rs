@@ -6,12 +6,29 @@ use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 use flowc::codegen::argo::{generate, ArgoKind};
-use flowc::codegen::ir::{Endpoint, EnvVar, KeyPart, Pipeline, Task, Write};
+use flowc::codegen::ir::{Endpoint, EnvVar, KeyPart, Pipeline, Schedule, Task, Write};
 use flowc::codegen::TargetProblem;
 use flowc::vocab::{Guarantee, Mode, OnAmbiguous, Term};
 use serde_json::{json, Value};
 
 // ---------------------------------------------------------------- builders
+
+/// A schedule as the front end lowers it: a preset with its five fields.
+fn schedule(text: &str) -> Schedule {
+    let cron = match text {
+        "@hourly" => "0 * * * *",
+        "@daily" => "0 0 * * *",
+        other => other,
+    };
+    Schedule {
+        text: text.into(),
+        cron: cron.into(),
+    }
+}
+
+fn date(text: &str) -> jiff::civil::Date {
+    text.parse().expect("a date")
+}
 
 fn sink(name: &str) -> Endpoint {
     Endpoint {
@@ -96,8 +113,8 @@ fn orders_daily() -> Pipeline {
     Pipeline {
         name: "orders_daily".into(),
         source_file: "tests/argo/orders_daily.flow".into(),
-        schedule: Some("0 2 * * *".into()),
-        start: Some("2026-01-01".into()),
+        schedule: Some(schedule("0 2 * * *")),
+        start: Some(date("2026-01-01")),
         timezone: "Europe/Paris".into(),
         catchup: false,
         image: Some("ghcr.io/acme/orders:1.4".into()),
@@ -139,8 +156,8 @@ fn hourly_catchup() -> Pipeline {
     Pipeline {
         name: "hourly_catchup".into(),
         source_file: "tests/argo/hourly_catchup.flow".into(),
-        schedule: Some("@hourly".into()),
-        start: Some("2026-03-01".into()),
+        schedule: Some(schedule("@hourly")),
+        start: Some(date("2026-03-01")),
         timezone: "UTC".into(),
         catchup: true,
         image: Some("ghcr.io/acme/orders:1.4".into()),
@@ -640,7 +657,7 @@ fn fl802_reserved_env_and_robfig_schedules() {
         ("@daily", false),
     ] {
         let mut p = orders_daily();
-        p.schedule = Some(schedule.into());
+        p.schedule = Some(self::schedule(schedule));
         let result = generate(&[p], ArgoKind::Auto);
         assert_eq!(result.is_err(), bad, "{schedule}: {result:?}");
     }

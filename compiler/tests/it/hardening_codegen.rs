@@ -322,7 +322,7 @@ fn pipeline_names_differing_in_case_are_fl803() {
         pipeline("Orders", "", RUN),
         pipeline("orders", "", RUN)
     );
-    for target in ["airflow", "argo"] {
+    for target in flowc::codegen::target::TARGETS.iter().map(|t| t.name) {
         let dir = workspace(&[("p.flow", &two)]);
         let out = build(dir.path(), target, &["p.flow"]);
         let all = said(&out);
@@ -332,7 +332,7 @@ fn pipeline_names_differing_in_case_are_fl803() {
         assert!(!all.contains("FL801"), "{target}: {all}");
     }
     // Across two files of one run.
-    for target in ["airflow", "argo"] {
+    for target in flowc::codegen::target::TARGETS.iter().map(|t| t.name) {
         let dir = workspace(&[
             ("a.flow", &pipeline("Orders", "", RUN)),
             ("b.flow", &pipeline("orders", "", RUN)),
@@ -344,7 +344,7 @@ fn pipeline_names_differing_in_case_are_fl803() {
         assert!(!all.contains("FL801"), "{target}: {all}");
     }
     // Different names build.
-    for target in ["airflow", "argo"] {
+    for target in flowc::codegen::target::TARGETS.iter().map(|t| t.name) {
         let dir = workspace(&[
             ("a.flow", &pipeline("Orders", "", RUN)),
             ("b.flow", &pipeline("orders_eu", "", RUN)),

@@ -2,8 +2,6 @@
 //! moment leaves every generated file whole: the old bytes, the new bytes, or
 //! no file (each file is written to a temporary name and renamed).
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -103,25 +101,42 @@ fn refused_with_fl804(dir: &Path, args: &[&str]) -> String {
     stdout
 }
 
+/// The name of the file `target` writes for the pipeline of `dir/orders.flow`
+/// (found by building into a folder of its own), beside support files.
+#[cfg(unix)]
+fn pipeline_file(dir: &Path, target: &str) -> String {
+    let probe = tempfile::tempdir().expect("temp dir");
+    let out = run(&[
+        "build",
+        "--target",
+        target,
+        "--out",
+        probe.path().to_str().expect("utf-8"),
+        dir.join("orders.flow").to_str().expect("utf-8"),
+    ]);
+    assert!(out.status.success(), "{target}: {}", text(&out.stdout));
+    let names: Vec<String> = std::fs::read_dir(probe.path())
+        .expect("listed")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("orders_daily"))
+        .collect();
+    assert_eq!(names.len(), 1, "{target}: {names:?}");
+    names[0].clone()
+}
+
 #[cfg(unix)]
 #[test]
 fn a_link_where_a_dag_file_goes_is_refused_and_left_alone() {
-    for target in ["airflow", "argo"] {
+    for target in flowc::codegen::target::TARGETS.iter().map(|t| t.name) {
         let dir = workspace();
-        let file = if target == "airflow" {
-            "orders_daily.py"
-        } else {
-            "orders_daily.yaml"
-        };
+        // Argo needs an image; the link is what this is about.
+        write(
+            &dir.path().join("orders.flow"),
+            &ONE_TASK.replace("{\n  task", "{\n  image \"img:1\"\n  task"),
+        );
+        let file = pipeline_file(dir.path(), target);
         link("../outside/theirs.py", &dir.path().join("out").join(file));
         let args = ["build", "--target", target];
-        if target == "argo" {
-            // Argo needs an image; the link is what this is about.
-            write(
-                &dir.path().join("orders.flow"),
-                &ONE_TASK.replace("{\n  task", "{\n  image \"img:1\"\n  task"),
-            );
-        }
         let said = refused_with_fl804(dir.path(), &args);
         // At the name of the pipeline whose file it is.
         let flow = std::fs::read_to_string(dir.path().join("orders.flow")).expect("read");

@@ -2,7 +2,7 @@
 //! binary: findings far out on a long line, terminal escapes in a source,
 //! SARIF file URIs, and `fmt` refusing exactly what `check` refuses.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Output;

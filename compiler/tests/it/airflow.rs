@@ -5,9 +5,26 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use flowc::codegen::ir::{EnvVar, Pipeline, Task};
+use flowc::codegen::ir::{EnvVar, Pipeline, Schedule, Task};
 use flowc::codegen::{airflow, GeneratedFile};
 use flowc::vocab::OnAmbiguous;
+
+/// A schedule as the front end lowers it: a preset with its five fields.
+fn schedule(text: &str) -> Schedule {
+    let cron = match text {
+        "@hourly" => "0 * * * *",
+        "@daily" => "0 0 * * *",
+        other => other,
+    };
+    Schedule {
+        text: text.into(),
+        cron: cron.into(),
+    }
+}
+
+fn date(text: &str) -> jiff::civil::Date {
+    text.parse().expect("a date")
+}
 
 fn task(name: &str, upstream: &[&str], command: &[&str]) -> Task {
     Task {
@@ -65,8 +82,8 @@ fn scheduled_with_image() -> Pipeline {
     Pipeline {
         name: "orders_daily".into(),
         source_file: "examples/orders.flow".into(),
-        schedule: Some("0 2 * * *".into()),
-        start: Some("2026-01-01".into()),
+        schedule: Some(schedule("0 2 * * *")),
+        start: Some(date("2026-01-01")),
         timezone: "Europe/Paris".into(),
         catchup: true,
         image: Some(image.into()),
@@ -118,8 +135,8 @@ fn keyword_names() -> Pipeline {
     Pipeline {
         name: "keywords".into(),
         source_file: "tests/keywords.flow".into(),
-        schedule: Some("@daily".into()),
-        start: Some("2026-03-29".into()),
+        schedule: Some(schedule("@daily")),
+        start: Some(date("2026-03-29")),
         timezone: "America/New_York".into(),
         catchup: false,
         image: None,
@@ -158,8 +175,8 @@ fn nasty_strings() -> Pipeline {
     Pipeline {
         name: "nasty".into(),
         source_file: "dir with \"quotes\"/new\nline {{x}} é.flow".into(),
-        schedule: Some("*/5 * * * MON-FRI".into()),
-        start: Some("2026-02-28".into()),
+        schedule: Some(schedule("*/5 * * * MON-FRI")),
+        start: Some(date("2026-02-28")),
         timezone: "Asia/Tokyo".into(),
         catchup: false,
         image: None,
@@ -246,14 +263,24 @@ fn header_names_the_source_and_says_generated() {
     );
 }
 
+/// A start date off the calendar cannot even be written in the IR: the
+/// front end has checked it, and reading IR JSON checks it again.
+#[test]
+fn the_ir_holds_only_calendar_dates() {
+    let mut json = serde_json::to_value(keyword_names()).expect("json");
+    assert_eq!(json["start"], "2026-03-29");
+    assert_eq!(json["schedule"]["cron"], "0 0 * * *");
+    assert!(serde_json::from_value::<Pipeline>(json.clone()).is_ok());
+    json["start"] = "2026-13-01".into();
+    assert!(serde_json::from_value::<Pipeline>(json.clone()).is_err());
+    json["start"] = "2026-02-29".into();
+    assert!(serde_json::from_value::<Pipeline>(json).is_err());
+}
+
 #[test]
 fn problems_instead_of_broken_files() {
     let mut clash = manual_without_image();
     clash.name = airflow::OPERATOR_MODULE.into();
-    let mut preset = scheduled_with_image();
-    preset.schedule = Some("@reboot".into());
-    let mut start = keyword_names();
-    start.start = Some("2026-13-01".into());
     let mut bad_task = manual_without_image();
     bad_task.name = "bad_task".into();
     bad_task.tasks[0].name = "has space".into();
@@ -268,14 +295,12 @@ fn problems_instead_of_broken_files() {
             .collect()
     };
     assert_eq!(codes(&[clash]), ["FL803"]);
-    assert_eq!(codes(&[preset]), ["FL802"]);
-    assert_eq!(codes(&[start]), ["FL802"]);
     assert_eq!(codes(&[bad_task]), ["FL802"]);
     assert_eq!(codes(&twice), ["FL803"]);
 
     // Values the language accepts that Python or Airflow cannot hold.
     let mut year_zero = keyword_names();
-    year_zero.start = Some("0000-01-01".into());
+    year_zero.start = Some(date("0000-01-01"));
     assert_eq!(codes(&[year_zero]), ["FL802"]);
     let mut huge = manual_without_image();
     huge.tasks[0].timeout_seconds = Some(u64::from(u32::MAX) * 86_400);
@@ -307,7 +332,7 @@ fn problems_instead_of_broken_files() {
     }];
     assert!(airflow::generate(&[free]).is_ok());
     let mut first_year = keyword_names();
-    first_year.start = Some("0001-01-01".into());
+    first_year.start = Some(date("0001-01-01"));
     assert!(airflow::generate(&[edge, first_year]).is_ok());
 }
 
@@ -421,22 +446,14 @@ fn python_reads_back_every_name_and_string_exactly() {
                 assert!(info.get("start").is_none());
             }
             Some(schedule) => {
-                let expected = match schedule.as_str() {
-                    "@daily" => "0 0 * * *",
-                    other => other,
-                };
-                assert_eq!(info["cron"], expected);
+                assert_eq!(info["cron"], schedule.cron.as_str());
                 assert_eq!(info["timezone"], pipeline.timezone.as_str());
                 assert_eq!(info["start_tz"], pipeline.timezone.as_str());
-                let start = pipeline
-                    .start
-                    .as_deref()
-                    .expect("scheduled pipelines have a start");
-                let parts: Vec<u64> = start
-                    .split('-')
-                    .map(|p| p.parse().expect("number"))
-                    .collect();
-                assert_eq!(info["start"], serde_json::json!(parts));
+                let start = pipeline.start.expect("scheduled pipelines have a start");
+                assert_eq!(
+                    info["start"],
+                    serde_json::json!([start.year(), start.month(), start.day()])
+                );
             }
         }
         let tasks = info["tasks"].as_array().expect("tasks");
@@ -516,8 +533,8 @@ fn five_thousand_tasks_render_and_parse_quickly() {
     let pipeline = Pipeline {
         name: "big".into(),
         source_file: "big.flow".into(),
-        schedule: Some("@hourly".into()),
-        start: Some("2026-01-01".into()),
+        schedule: Some(schedule("@hourly")),
+        start: Some(date("2026-01-01")),
         timezone: "UTC".into(),
         catchup: false,
         image: None,

@@ -1,7 +1,7 @@
 //! docs/contributing.md names the files to touch for a rule, a target and a runtime
 //! kind; every path it writes in backticks must exist, so the page cannot go stale.
 
-mod common;
+use crate::common;
 
 /// The backticked spans of `text` that look like repository paths: a `/`, and only
 /// path characters (this leaves out commands and code).
@@ -51,10 +51,38 @@ fn a_page_naming_a_missing_file_is_refused() {
 
 #[test]
 fn the_extraction_keeps_paths_and_leaves_out_the_rest() {
-    let text = "see `compiler/src/cli.rs`, run `cargo test --test docs`, \
+    let text = "see `compiler/src/cli.rs`, run `cargo test --test it docs::`, \
                 read `https://example.com/x` and `docs/targets/` but not `a b/c`";
     assert_eq!(
         backticked_paths(text),
         ["compiler/src/cli.rs", "docs/targets/"]
     );
+}
+
+/// Every target of the registry has its page, and the page on adding one
+/// names the registry.
+#[test]
+fn every_target_has_a_page_and_the_registry_is_named() {
+    let root = common::repo_root();
+    for target in flowc::codegen::target::TARGETS {
+        let page = root.join(format!("docs/targets/{}.md", target.name));
+        assert!(page.exists(), "no page for target `{}`", target.name);
+    }
+    let page =
+        std::fs::read_to_string(root.join("docs/contributing.md")).expect("docs/contributing.md");
+    let section = page
+        .split("## A target")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("an `A target` section");
+    for path in [
+        "compiler/src/codegen/target.rs",
+        "compiler/src/codegen/ir.rs",
+        "compiler/src/codegen/mod.rs",
+    ] {
+        assert!(
+            section.contains(&format!("`{path}`")),
+            "{path} is not named"
+        );
+    }
 }

@@ -16,6 +16,13 @@ pub fn repo_root() -> PathBuf {
 static CWD: Once = Once::new();
 
 /// Run from the repository root, so display paths are `tests/...`.
+///
+/// The working folder is the process's, shared by every test of the binary:
+/// it is set once, to the one folder every test assumes. Tests that start
+/// `flowc` pass their own `current_dir`, and the others name files relative
+/// to the root only after calling this (through [`check`] or
+/// [`flow_files`]), so no test sees another folder. In-process checks need
+/// it because a file is shown by the path it was given.
 pub fn at_root() {
     CWD.call_once(|| {
         std::env::set_current_dir(repo_root()).expect("repository root exists");

@@ -2,7 +2,7 @@
 //! the rendered diagnostics of the trigger are snapshotted (source, then
 //! human output, then JSON), gleam-style.
 
-mod common;
+use crate::common;
 
 use flowc::diagnostic::Code;
 

@@ -2,7 +2,7 @@
 //! syntax tree (spans aside) and the findings of `check` are the same before
 //! and after, and formatting twice changes nothing more.
 
-mod common;
+use crate::common;
 
 use flowc::invariants::{findings, strip_spans};
 use flowc::source::FileId;

@@ -2,7 +2,7 @@
 //! repeated, swapped, replaced by tokens of the language) go through the
 //! whole pipeline of check, report and code generation.
 
-mod common;
+use crate::common;
 
 use std::fmt::Write as _;
 

@@ -1,0 +1,312 @@
+//! The command line: files and the terminal around the pure core. Lives in
+//! the library so every binary that installs `flowc` is the same one line.
+//! The clap definitions and the helpers the commands share are here; each
+//! command is a module of its own.
+
+use std::io::{IsTerminal as _, Write as _};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::builder::{PossibleValue, PossibleValuesParser};
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::diagnostic::{self, Summary};
+
+mod build;
+mod check;
+mod explain;
+mod fmt;
+mod graph;
+mod init;
+mod report;
+mod rules;
+mod scaffold;
+
+const EXAMPLES: &str = "\
+Examples:
+  flowc check examples/                      check every .flow file under examples/
+  flowc check --format json pipeline.flow    findings as JSON (shape: docs/json.md)
+  flowc report examples/orders.flow          the guarantee each output gets
+  flowc explain FL101                        what a rule catches and how to fix it
+
+Exit status: 0 no errors; 1 errors (or warnings with --deny-warnings); 2 the command could not run.";
+
+#[derive(Parser)]
+#[command(
+    name = "flowc",
+    version,
+    about = "Compile and lint .flow pipeline specs: derive the delivery guarantee of every output",
+    long_about = "flowc reads .flow files, which declare for every scheduled task how its input is pinned, \
+its dedup key, how its sink applies a write and which side effects escape. It derives the delivery \
+guarantee each output really gets (exactly-once, effectively-once, at-least-once, at-most-once), rejects \
+unsafe combinations, and emits Airflow and Argo definitions that carry the right retry policy.",
+    after_help = EXAMPLES
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum CheckFormat {
+    /// Rendered diagnostics for people (colour only on a terminal; `NO_COLOR` honoured)
+    Human,
+    /// The versioned JSON of RULES.md
+    Json,
+    /// SARIF 2.1.0, for code-scanning tools
+    Sarif,
+    /// GitHub Actions workflow-command annotations
+    Github,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ReportFormat {
+    /// A table per pipeline
+    Human,
+    /// The versioned JSON of RULES.md
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check .flow files and report findings
+    #[command(after_help = "\
+Examples:
+  flowc check                          every .flow file under the current folder
+  flowc check examples/ more.flow      folders are searched recursively for *.flow
+  flowc check --format sarif . > flowc.sarif
+  flowc check --deny-warnings pipeline.flow
+
+Exit status: 0 no errors; 1 errors (or warnings with --deny-warnings); 2 the command could not run.")]
+    Check {
+        /// Files, or folders searched recursively for *.flow (default: the current folder)
+        paths: Vec<PathBuf>,
+        /// Output format
+        #[arg(long, value_enum, default_value = "human")]
+        format: CheckFormat,
+        /// Exit 1 on warnings too
+        #[arg(long)]
+        deny_warnings: bool,
+    },
+    /// Print the delivery guarantee derived for every output
+    #[command(after_help = "\
+Examples:
+  flowc report examples/orders.flow
+  flowc report --format json examples/ | jq '.pipelines[].tasks[].achieved'
+
+A file that does not parse or whose names do not resolve has no report.
+Exit status: 0 no errors; 1 the files have errors (the report is still printed); 2 the command could not run.")]
+    Report {
+        /// Files, or folders searched recursively for *.flow (default: the current folder)
+        paths: Vec<PathBuf>,
+        /// Output format
+        #[arg(long, value_enum, default_value = "human")]
+        format: ReportFormat,
+    },
+    /// Explain a rule: what it catches, why it matters, an unsafe example, the fix
+    #[command(after_help = "\
+Examples:
+  flowc explain FL201
+  flowc explain check-then-append")]
+    Explain {
+        /// A rule code (FL201) or name (check-then-append)
+        rule: String,
+    },
+    /// List every rule, one per line
+    #[command(after_help = "Example:\n  flowc rules | grep offsets")]
+    Rules,
+    /// Compile pipelines to scheduler definitions (Airflow DAG files or Argo YAML)
+    #[command(after_help = "\
+Examples:
+  flowc build --target airflow --out dags/ examples/
+  flowc build --target argo --out k8s/ examples/orders.flow
+  flowc build --target argo --argo-kind template --out k8s/ pipeline.flow
+
+One file per pipeline. Nothing is written for a .flow file with errors, and no
+file that flowc did not generate is replaced. Files generated earlier from the
+same .flow files for pipelines they no longer have are removed (--keep-stale lists them).
+Exit status: as for `flowc check`.")]
+    Build {
+        /// The scheduler to compile for
+        #[arg(long, value_parser = target_names())]
+        target: String,
+        /// The folder to write into (created if missing)
+        #[arg(long)]
+        out: PathBuf,
+        /// For Argo: `auto` (`CronWorkflow` when scheduled, else Workflow) or `template` (`WorkflowTemplate`)
+        #[arg(long, value_enum, default_value = "auto")]
+        argo_kind: ArgoKindArg,
+        /// List the files earlier builds generated for pipelines that are gone, instead of removing them
+        #[arg(long)]
+        keep_stale: bool,
+        /// Files, or folders searched recursively for *.flow (default: the current folder)
+        paths: Vec<PathBuf>,
+    },
+    /// Generate Python task modules, their runtime, and transform stubs you fill in
+    #[command(after_help = "\
+Examples:
+  flowc scaffold --lang python --out tasks/ examples/orders.flow
+  flowc scaffold --lang python --out . pipelines/
+
+For every task: a generated module that applies the task's declarations (pin, key,
+write protocol, outbox, exit codes), rewritten on every run, and a transform module
+that is created only when absent, so your code is never overwritten. A kind with no
+runtime yet is FL805. Exit status: as for `flowc check`.")]
+    Scaffold {
+        /// The language to generate
+        #[arg(long, value_enum)]
+        lang: Lang,
+        /// The folder to write into (created if missing)
+        #[arg(long)]
+        out: PathBuf,
+        /// Files, or folders searched recursively for *.flow (default: the current folder)
+        paths: Vec<PathBuf>,
+    },
+    /// Format .flow files in place in the one canonical layout
+    #[command(after_help = "\
+Examples:
+  flowc fmt                     format every .flow file under the current folder
+  flowc fmt --check examples/   print a diff and exit 1 if a file would change
+
+Comments stay where they are; formatting never changes what a file means.
+Exit status: 0 formatted (or nothing to change); 1 a file would change (--check) or cannot be formatted; 2 the command could not run.")]
+    Fmt {
+        /// Files, or folders searched recursively for *.flow (default: the current folder)
+        paths: Vec<PathBuf>,
+        /// Change nothing; show what would change and exit 1 if anything would
+        #[arg(long)]
+        check: bool,
+    },
+    /// Draw a file's task graph: tasks, sources, sinks and effects, outputs coloured by guarantee
+    #[command(after_help = "\
+Examples:
+  flowc graph examples/revenue_daily.flow | dot -Tsvg > revenue.svg
+  flowc graph --format mermaid examples/revenue_daily.flow
+
+Every pipeline of the file is drawn (one graph each); --pipeline picks one.")]
+    Graph {
+        /// The .flow file
+        file: PathBuf,
+        /// Output format
+        #[arg(long, value_enum, default_value = "dot")]
+        format: GraphFormat,
+        /// Draw only this pipeline
+        #[arg(long)]
+        pipeline: Option<String>,
+    },
+    /// Create a starter project: a pipeline, a pre-commit config and a README
+    #[command(after_help = "\
+Examples:
+  flowc init                 in the current folder
+  flowc init my-pipelines    in a new folder
+
+Nothing is overwritten: init stops (exit 2) if any of its files exists.")]
+    Init {
+        /// The folder to create the project in (default: the current folder)
+        dir: Option<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Lang {
+    #[value(help = "Python 3.11+ (SQLite, PostgreSQL, local files, Delta Lake)")]
+    Python,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum GraphFormat {
+    /// Graphviz DOT (`dot -Tsvg`)
+    Dot,
+    /// A Mermaid `flowchart`
+    Mermaid,
+}
+
+/// `--target`: the names of [`crate::codegen::target::TARGETS`], each with its help line.
+fn target_names() -> PossibleValuesParser {
+    PossibleValuesParser::new(
+        crate::codegen::target::TARGETS
+            .iter()
+            .map(|t| PossibleValue::new(t.name).help(t.about)),
+    )
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ArgoKindArg {
+    Auto,
+    Template,
+}
+
+/// The command is done and the process exits next: leave the memory of a
+/// large check to the operating system instead of freeing it piece by piece.
+fn exit_without_freeing(outcome: crate::check::Outcome) {
+    std::mem::forget(outcome);
+}
+
+fn usage_error(msg: &str) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::from(2)
+}
+
+fn color_wanted() -> bool {
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+}
+
+fn print(s: &str) {
+    let mut out = std::io::stdout().lock();
+    // A closed pipe (`flowc check | head`) is not an error worth a panic.
+    let _ = out.write_all(s.as_bytes());
+    let _ = out.flush();
+}
+
+/// Print findings in the human format (to stderr when stdout carries other output).
+fn print_findings(outcome: &crate::check::Outcome) -> Summary {
+    let summary = outcome.summary();
+    let text = diagnostic::human::render(
+        &outcome.sources,
+        &outcome.diagnostics,
+        summary,
+        color_wanted(),
+    );
+    print(&text);
+    summary
+}
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match cli.command {
+        Command::Check {
+            paths,
+            format,
+            deny_warnings,
+        } => check::run(&paths, format, deny_warnings),
+        Command::Report { paths, format } => report::run(&paths, format),
+        Command::Explain { rule } => explain::run(&rule),
+        Command::Build {
+            target,
+            out,
+            argo_kind,
+            keep_stale,
+            paths,
+        } => build::run(&paths, &target, &out, argo_kind, keep_stale),
+        Command::Scaffold {
+            lang: Lang::Python,
+            out,
+            paths,
+        } => scaffold::run(&paths, &out),
+        Command::Fmt { paths, check } => fmt::run(&paths, check),
+        Command::Graph {
+            file,
+            format,
+            pipeline,
+        } => graph::run(&file, format, pipeline.as_deref()),
+        Command::Init { dir } => init::run(dir.as_deref()),
+        Command::Rules => rules::run(),
+    }
+}

@@ -1,0 +1,32 @@
+//! The integration tests, as one test binary (`cargo test --test it`): one
+//! module per area, sharing the helpers of [`common`]. One binary links
+//! once and runs every test on the same thread pool; run one area with
+//! `cargo test --test it airflow::`.
+//!
+//! The in-process helpers of [`common`] run from the repository root (so
+//! paths show as `tests/...`); every test that starts `flowc` passes its
+//! own `current_dir`, and no test depends on the folder it starts in.
+
+mod common;
+
+mod airflow;
+mod argo;
+mod cli;
+mod contract;
+mod contributing;
+mod determinism;
+mod docs;
+mod examples;
+mod findings;
+mod fmt;
+mod hardening_codegen;
+mod hardening_files;
+mod hardening_input;
+mod hardening_render;
+mod ir_target;
+mod layering;
+mod output_safety;
+mod proptest_ast;
+mod robustness;
+mod rules;
+mod scaffold;
