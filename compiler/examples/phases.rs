@@ -9,7 +9,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::time::Instant;
 
 use flowc::analyze::resolve::{resolve, Unit};
-use flowc::analyze::{self, Input, NoImports};
+use flowc::check::{self, Input, NoImports};
 use flowc::source::FileId;
 
 fn main() {
@@ -30,9 +30,7 @@ fn main() {
     drop(ast);
     println!("drop ast         {:>8.1} ms", ms(start));
 
-    let mut texts: Vec<String> = analyze::stdlib_files()
-        .map(|(_, t)| t.to_string())
-        .collect();
+    let mut texts: Vec<String> = check::stdlib_files().map(|(_, t)| t.to_string()).collect();
     texts.push(text);
     let asts: Vec<_> = texts
         .iter()
@@ -51,10 +49,12 @@ fn main() {
     let broken = std::collections::BTreeSet::new();
     let start = Instant::now();
     for _ in 0..runs {
-        std::hint::black_box(analyze::guarantee::analyze(&program, &broken, &mut found));
+        std::hint::black_box(flowc::analyze::guarantee::analyze(
+            &program, &broken, &mut found,
+        ));
     }
     println!("analyze          {:>8.1} ms", ms(start) / f64::from(runs));
-    let analysis = analyze::guarantee::analyze(&program, &broken, &mut found);
+    let analysis = flowc::analyze::guarantee::analyze(&program, &broken, &mut found);
     let start = Instant::now();
     for _ in 0..runs {
         let mut diags = Vec::new();
@@ -64,7 +64,7 @@ fn main() {
     println!("rules            {:>8.1} ms", ms(start) / f64::from(runs));
 
     let start = Instant::now();
-    let outcome = analyze::check(
+    let outcome = check::check(
         vec![Input {
             path: path.clone(),
             key: path,

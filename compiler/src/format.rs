@@ -39,6 +39,7 @@
 //! - `\r\n` is read as a newline; the output uses `\n` and ends with exactly
 //!   one newline (an empty file stays empty).
 
+use crate::diagnostic::Code;
 use std::fmt;
 
 use crate::syntax::parser::{MAX_FILE_BYTES, MAX_NESTING};
@@ -156,7 +157,7 @@ fn closing(open: char) -> char {
 pub fn format_file(source: &str) -> Result<String, FormatError> {
     too_large(source)?;
     let (_, findings) = crate::syntax::parse(crate::source::FileId(0), source);
-    if let Some(d) = findings.into_iter().find(|d| d.code == "FL001") {
+    if let Some(d) = findings.into_iter().find(|d| d.code == Code::FL001) {
         return Err(error_at(
             source,
             d.span.start,
@@ -177,23 +178,15 @@ pub fn format(source: &str) -> Result<String, FormatError> {
     Ok(layout(&entries))
 }
 
-/// The bytes of a file, reading at most one byte more than
-/// [`MAX_INPUT_BYTES`]; the inner error for a larger file.
-pub fn read_limited(path: &std::path::Path) -> std::io::Result<Result<Vec<u8>, FormatError>> {
-    use std::io::Read as _;
-    let file = std::fs::File::open(path)?;
-    let size = file.metadata().map_or(0, |m| m.len());
-    let mut bytes = Vec::new();
-    file.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_INPUT_BYTES {
-        return Ok(Err(FormatError {
-            kind: FormatErrorKind::TooLarge(size.max(MAX_INPUT_BYTES + 1)),
-            offset: 0,
-            line: 1,
-            column: 1,
-        }));
+/// The error for a file of `size` bytes, over [`MAX_INPUT_BYTES`]
+/// (`io::read::read_limited` found it so).
+pub fn file_too_large(size: u64) -> FormatError {
+    FormatError {
+        kind: FormatErrorKind::TooLarge(size.max(MAX_INPUT_BYTES + 1)),
+        offset: 0,
+        line: 1,
+        column: 1,
     }
-    Ok(Ok(bytes))
 }
 
 fn too_large(source: &str) -> Result<(), FormatError> {

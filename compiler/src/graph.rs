@@ -351,7 +351,8 @@ pub fn model_of(
     report: &crate::analyze::PipelineReport,
 ) -> GraphModel {
     use crate::analyze::guarantee::TaskFacts;
-    use crate::analyze::model::{guarantee_word, mode_source, pin_word, Role, Tracking};
+    use crate::analyze::model::Role;
+    use crate::vocab::Tracking;
     let pipeline_def = &program.pipelines[report.pipeline];
     let mut model = GraphModel {
         pipeline: pipeline_def.name.clone(),
@@ -387,7 +388,7 @@ pub fn model_of(
                 to: NodeRef::Task(t.name.clone()),
                 label: Some(facts.effective_pin(r).map_or_else(
                     || "unpinned".to_string(),
-                    |pipeline_def| format!("pinned {}", pin_word(pipeline_def)),
+                    |pipeline_def| format!("pinned {}", pipeline_def.word()),
                 )),
                 guarantee: None,
             });
@@ -395,7 +396,7 @@ pub fn model_of(
         for output in &report.tasks[i].outputs {
             node(&mut model, output.decl);
             let label = match (output.mode, output.tracking) {
-                (Some(m), _) => mode_source(m).to_string(),
+                (Some(m), _) => m.source().to_string(),
                 (None, Some(Tracking::Outbox)) => "via outbox".to_string(),
                 (None, Some(Tracking::IdempotencyKey)) => "via idempotency_key".to_string(),
                 _ => "untracked".to_string(),
@@ -404,7 +405,7 @@ pub fn model_of(
                 from: NodeRef::Task(t.name.clone()),
                 to: NodeRef::Data(output.target.clone()),
                 label: Some(label),
-                guarantee: Some(guarantee_word(output.guarantee).to_string()),
+                guarantee: Some(output.guarantee.word().to_string()),
             });
         }
         for (a, _) in &t.after {

@@ -13,8 +13,8 @@
 //! Each returns `Err` with a description instead of panicking, so callers
 //! choose how to fail.
 
-use crate::analyze::{self, Input, Loader, NoImports, Outcome};
-use crate::diagnostic;
+use crate::check::{self, Input, Loader, NoImports, Outcome};
+use crate::diagnostic::{self, Code};
 use crate::source::FileId;
 use crate::span::Span;
 
@@ -74,7 +74,7 @@ pub fn split_files(bytes: &[u8]) -> (Input, MemLoader) {
 
 /// Check one file, with no imports.
 pub fn check_one(bytes: &[u8]) -> Outcome {
-    analyze::check(
+    check::check(
         vec![Input {
             path: "f.flow".into(),
             key: "f.flow".into(),
@@ -88,7 +88,7 @@ pub fn check_one(bytes: &[u8]) -> Outcome {
 /// in every form, generate code for the clean files, and verify the spans.
 pub fn check_holds(bytes: &[u8]) -> Result<Outcome, String> {
     let (root, loader) = split_files(bytes);
-    let outcome = analyze::check(vec![root], &loader);
+    let outcome = check::check(vec![root], &loader);
     spans_inside(&outcome)?;
     let summary = outcome.summary();
     let _ = diagnostic::human::render(&outcome.sources, &outcome.diagnostics, summary, false);
@@ -121,7 +121,7 @@ pub fn check_holds(bytes: &[u8]) -> Result<Outcome, String> {
 /// Every finding names a known file, and its span and its labels' spans lie
 /// inside that file's text, on character boundaries.
 pub fn spans_inside(outcome: &Outcome) -> Result<(), String> {
-    let inside = |file: FileId, span: Span, what: &str, code: &str| -> Result<(), String> {
+    let inside = |file: FileId, span: Span, what: &str, code: Code| -> Result<(), String> {
         if file.0 >= outcome.sources.len() {
             return Err(format!("{code}: {what} names unknown file {}", file.0));
         }

@@ -1,28 +1,40 @@
 //! flowc: a compiler and linter for `.flow` pipeline specs.
 //!
 //! The core is pure: source text in, AST, diagnostics and generated files out.
-//! The CLI (`cli`) wraps it with the file system and the terminal.
+//! Only [`io`] and the CLI (`cli`) touch the file system or the environment;
+//! the CLI also owns the terminal. Modules depend on each other one way
+//! (`compiler/tests/it/layering.rs` lists the layers and fails on a cycle).
 //!
+//! - [`span`], [`source`], [`par`]: byte spans, the files of a run, threads.
+//! - [`vocab`]: the language's words: guarantees, modes, pins, key terms.
 //! - [`syntax`]: pest grammar to a typed AST with byte spans.
 //! - [`analyze`]: imports, names and literals, the task graph, guarantees.
-//! - [`rules`]: the rule catalog, one file per rule.
-//! - [`diagnostic`]: findings and their human, JSON, SARIF and GitHub forms.
+//! - [`rules`]: the rule catalog, one file per rule, and suppressions.
+//! - [`check`]: the driver from files to findings, above `analyze` and `rules`.
+//! - [`diagnostic`]: findings, every rule code, and their human, JSON, SARIF
+//!   and GitHub forms.
+//! - [`suggest`]: "did you mean" for every phase.
+//! - [`io`]: reading `.flow` files; writing files confined to a folder, atomically.
 //! - [`codegen`]: Airflow, Argo and Python scaffolding.
-//! - [`format`], [`graph`], [`init`]: `flowc fmt`, `flowc graph`, `flowc init`.
+//! - [`format`], [`graph`], [`init`], [`report`]: `flowc fmt`, `flowc graph`,
+//!   `flowc init`, `flowc report`.
 //! - [`invariants`]: what holds for every input; shared by the tests and fuzzers.
 
 pub mod analyze;
+pub mod check;
 pub mod cli;
 pub mod codegen;
 pub mod diagnostic;
-pub mod files;
 pub mod format;
 pub mod graph;
 pub mod init;
 pub mod invariants;
+pub mod io;
 pub mod par;
 pub mod report;
 pub mod rules;
 pub mod source;
 pub mod span;
+pub mod suggest;
 pub mod syntax;
+pub mod vocab;

@@ -6,24 +6,9 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::analyze::guarantee::{Clauses, OutputReport};
-use crate::analyze::model::{guarantee_word, mode_word, Role, Tracking};
-use crate::analyze::Outcome;
-use crate::codegen::ir::OnAmbiguous;
-
-fn tracking_word(t: Tracking) -> &'static str {
-    match t {
-        Tracking::Outbox => "outbox",
-        Tracking::IdempotencyKey => "idempotency_key",
-        Tracking::Untracked => "untracked",
-    }
-}
-
-fn on_ambiguous_word(o: OnAmbiguous) -> &'static str {
-    match o {
-        OnAmbiguous::Retry => "retry",
-        OnAmbiguous::Fail => "fail",
-    }
-}
+use crate::analyze::model::Role;
+use crate::check::Outcome;
+use crate::vocab::{Guarantee, Mode, Tracking};
 
 // The JSON of RULES.md, written straight from these structs. Their fields
 // are in alphabetical order: the order the format has always had.
@@ -119,18 +104,18 @@ pub fn failing_clauses(c: &Clauses) -> Vec<&'static str> {
 fn output_json(o: &OutputReport) -> OutputJson<'_> {
     match o.role {
         Role::Effect => OutputJson::Effect {
-            guarantee: guarantee_word(o.guarantee),
-            required: guarantee_word(o.required),
+            guarantee: o.guarantee.word(),
+            required: o.required.word(),
             role: "effect",
             target: &o.target,
-            tracking: o.tracking.map(tracking_word),
+            tracking: o.tracking.map(Tracking::word),
             via: o.via.as_deref(),
         },
         _ => OutputJson::Sink {
             clauses: clauses_json(&o.clauses),
-            guarantee: guarantee_word(o.guarantee),
-            mode: o.mode.map(mode_word),
-            required: guarantee_word(o.required),
+            guarantee: o.guarantee.word(),
+            mode: o.mode.map(Mode::word),
+            required: o.required.word(),
             role: "sink",
             target: &o.target,
         },
@@ -163,10 +148,10 @@ pub fn json(outcome: &Outcome) -> String {
                     .tasks
                     .iter()
                     .map(|t| TaskJson {
-                        achieved: t.achieved.map(guarantee_word),
+                        achieved: t.achieved.map(Guarantee::word),
                         attempts_per_write: t.attempts_per_write,
                         name: &t.name,
-                        on_ambiguous: on_ambiguous_word(t.on_ambiguous),
+                        on_ambiguous: t.on_ambiguous.word(),
                         outputs: t.outputs.iter().map(output_json).collect(),
                     })
                     .collect(),
@@ -214,11 +199,11 @@ pub fn table(outcome: &Outcome) -> String {
             }
             for o in &t.outputs {
                 let mode = match (o.mode, o.tracking) {
-                    (Some(m), _) => mode_word(m).to_string(),
-                    (None, Some(tr)) => format!("emit {}", tracking_word(tr)),
+                    (Some(m), _) => m.word().to_string(),
+                    (None, Some(tr)) => format!("emit {}", tr.word()),
                     _ => String::new(),
                 };
-                let mark = if crate::analyze::model::at_least(o.guarantee, o.required) {
+                let mark = if o.guarantee.at_least(o.required) {
                     ""
                 } else {
                     "  ✗"
@@ -239,8 +224,8 @@ pub fn table(outcome: &Outcome) -> String {
                     t.name.clone(),
                     o.target.clone(),
                     mode,
-                    format!("{}{mark}", guarantee_word(o.guarantee)),
-                    guarantee_word(o.required).to_string(),
+                    format!("{}{mark}", o.guarantee.word()),
+                    o.required.word().to_string(),
                     failing,
                 ]);
             }
@@ -269,8 +254,8 @@ pub fn table(outcome: &Outcome) -> String {
                 t.name,
                 t.attempts_per_write,
                 if t.attempts_per_write == 1 { "" } else { "s" },
-                on_ambiguous_word(t.on_ambiguous),
-                t.achieved.map_or("n/a (no outputs)", guarantee_word)
+                t.on_ambiguous.word(),
+                t.achieved.map_or("n/a (no outputs)", Guarantee::word)
             );
         }
         // Every `allow` with its reason (LANGUAGE.md: the reason shows in reports).

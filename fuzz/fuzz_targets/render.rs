@@ -173,13 +173,13 @@ pipeline fuzzed {{
         env_lit = flow_literal(&env),
         image_lit = flow_literal(&image),
     );
-    let outcome = flowc::analyze::check(
-        vec![flowc::analyze::Input {
+    let outcome = flowc::check::check(
+        vec![flowc::check::Input {
             key: path.clone(),
             path,
             bytes: text.into_bytes(),
         }],
-        &flowc::analyze::NoImports,
+        &flowc::check::NoImports,
     );
     let Some(&root) = outcome.roots.first() else {
         return;

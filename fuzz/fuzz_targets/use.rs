@@ -97,7 +97,7 @@ fuzz_target!(|data: &[u8]| {
         text.into_bytes()
     };
     std::fs::write(&t.checked, &text).expect("write the checked file");
-    let Ok(outcome) = flowc::files::check_paths(&[t.checked.clone()]) else {
+    let Ok(outcome) = flowc::io::read::check_paths(&[t.checked.clone()]) else {
         return;
     };
     for i in 0..outcome.sources.len() {

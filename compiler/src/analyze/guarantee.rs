@@ -5,11 +5,12 @@ use std::collections::BTreeSet;
 
 use super::graph::TaskGraph;
 use super::model::{
-    at_least, meet, pin_word, CommitMode, DeclDef, EmitDef, Guarantee, KeyDef, KeyPartDef, Loc,
-    Mode, OnAmbiguous, PipelineDef, Program, Role, TaskDef, Term, Tracking, ViaDef, WriteDef,
+    DeclDef, EmitDef, KeyDef, KeyPartDef, Loc, PipelineDef, Program, Role, TaskDef, ViaDef,
+    WriteDef,
 };
 use crate::diagnostic::Diagnostic;
 use crate::source::FileId;
+use crate::vocab::{CommitMode, Guarantee, Mode, OnAmbiguous, Term, Tracking};
 
 /// The clause values of one output; `None` where a clause does not apply.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -133,7 +134,7 @@ impl<'a> TaskFacts<'a> {
     }
 
     /// The read's pin after the source's default: `None` when unpinned.
-    pub fn effective_pin(&self, r: &super::model::ReadDef) -> Option<super::model::Pin> {
+    pub fn effective_pin(&self, r: &super::model::ReadDef) -> Option<crate::vocab::Pin> {
         match r.pin {
             Some(p) => p,
             None => self.decl(r.decl).pin.flatten(),
@@ -344,7 +345,7 @@ impl<'a> TaskFacts<'a> {
 
     pub fn mode_supported(&self, w: &WriteDef) -> bool {
         let kind = self.program.kind_of(self.decl(w.decl));
-        kind.writes.contains(super::model::mode_capability(w.mode))
+        kind.writes.contains(w.mode.capability())
     }
 
     pub fn sink_transactional(&self, decl: usize) -> bool {
@@ -371,7 +372,7 @@ impl<'a> TaskFacts<'a> {
                 let d = self.decl(r.decl);
                 let kind = self.program.kind_of(d);
                 let msg = match self.effective_pin(r) {
-                    Some(p) if !kind.pins.contains(&p) => format!("`{}` cannot be pinned by `{}`: kind `{}` does not offer it", d.name, pin_word(p), kind.name),
+                    Some(p) if !kind.pins.contains(&p) => format!("`{}` cannot be pinned by `{}`: kind `{}` does not offer it", d.name, p.word(), kind.name),
                     _ => format!("`{}` is mutable and read unpinned: a retry may read different input (input_stable)", d.name),
                 };
                 (r.loc, msg)
@@ -514,13 +515,13 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
                     Mode::Upsert => format!("the key is not `{}`'s primary key, so the upsert does not deduplicate (idempotent)", sink.name),
                     Mode::ReplacePartition | Mode::AppendLedger => format!("`{}` is not transactional, so the write and its dedup are not atomic (idempotent)", sink.name),
                     Mode::ConditionalCommit => format!("`{}` is not versioned: there is no version to commit against (idempotent)", sink.name),
-                    m => format!("`{}` applies every attempt again (idempotent)", super::model::mode_source(m)),
+                    m => format!("`{}` applies every attempt again (idempotent)", m.source()),
                 }
             } else {
                 format!(
                     "kind `{}` does not support `{}`",
                     sink.kind,
-                    super::model::mode_source(w.mode)
+                    w.mode.source()
                 )
             };
             failing.push((w.mode_loc, why));
@@ -540,7 +541,7 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
                     w.loc,
                     format!(
                         "no key for `{} {}` (key_stable)",
-                        super::model::mode_source(w.mode),
+                        w.mode.source(),
                         sink.name
                     ),
                 ));
@@ -572,7 +573,7 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
                 w.mode_loc,
                 format!(
                     "`{}` deduplicates retries, which is effectively_once; exactly_once needs `transactional`, or `conditional_commit` under a lease",
-                    super::model::mode_source(w.mode)
+                    w.mode.source()
                 ),
             ));
         }
@@ -704,19 +705,15 @@ pub fn emit_report(f: &TaskFacts<'_>, e: &EmitDef, writes: &[OutputReport]) -> O
                 } else {
                     Guarantee::AtLeastOnce
                 };
-                let g = meet(cap, wg);
+                let g = cap.meet(wg);
                 if !kind.idempotency_key {
                     failing.push((e.loc, format!("kind `{}` has no idempotency key: a relay that crashes after sending sends again", kind.name)));
                 }
-                if !at_least(wg, cap) {
+                if !wg.at_least(cap) {
                     if let Some(r) = writes.get(idx) {
                         failing.push((
                             r.loc,
-                            format!(
-                                "the outbox's write to `{}` is only {}",
-                                r.target,
-                                super::model::guarantee_word(wg)
-                            ),
+                            format!("the outbox's write to `{}` is only {}", r.target, wg.word()),
                         ));
                         failing.extend(r.failing.iter().cloned());
                     }
@@ -747,10 +744,10 @@ fn task_report(program: &Program, p: &PipelineDef, t: &TaskDef) -> TaskReport {
     let mut outputs: Vec<OutputReport> = t.writes.iter().map(|w| write_report(&f, w)).collect();
     let writes = outputs.clone();
     outputs.extend(t.emits.iter().map(|e| emit_report(&f, e, &writes)));
-    let achieved = outputs.iter().map(|o| o.guarantee).reduce(meet);
+    let achieved = outputs.iter().map(|o| o.guarantee).reduce(Guarantee::meet);
     let all_safe = outputs
         .iter()
-        .all(|o| at_least(o.guarantee, Guarantee::EffectivelyOnce));
+        .all(|o| o.guarantee.at_least(Guarantee::EffectivelyOnce));
     let on_ambiguous = t.on_ambiguous.map_or(
         if all_safe {
             OnAmbiguous::Retry

@@ -119,7 +119,7 @@ pub fn parse_cron(text: &str) -> Result<String, String> {
             .map(|(_, c)| (*c).to_string())
             .ok_or_else(|| {
                 let names: Vec<&str> = PRESETS.iter().map(|(p, _)| *p).collect();
-                match crate::analyze::suggest::closest(text, names.iter().copied()) {
+                match crate::suggest::closest(text, names.iter().copied()) {
                     Some(s) => format!("`{text}` is not a schedule preset; did you mean `{s}`?"),
                     None => format!(
                         "`{text}` is not a schedule preset: the presets are {}",
@@ -410,7 +410,7 @@ pub fn check_timezone(name: &str) -> Result<(), String> {
         .map(|n| n.to_string())
         .filter(|n| !NOT_ZONES.contains(&n.as_str()))
         .collect();
-    let suggestion = crate::analyze::suggest::closest(name, names.iter().map(String::as_str));
+    let suggestion = crate::suggest::closest(name, names.iter().map(String::as_str));
     match (not_zone, suggestion) {
         (Some(_), Some(s)) => Err(format!(
             "`{name}` is not the time zone of any place, and Airflow or Argo would refuse it; did you mean `{s}`?"
@@ -447,7 +447,7 @@ pub fn check_placeholders(value: &str) -> Vec<(usize, usize, String)> {
                     .split_once('.')
                     .is_some_and(|(a, b)| is_ident(a) && is_ident(b));
                 if is_placeholder && !PLACEHOLDERS.contains(&inner) {
-                    let msg = match crate::analyze::suggest::closest(inner, PLACEHOLDERS.iter().copied()) {
+                    let msg = match crate::suggest::closest(inner, PLACEHOLDERS.iter().copied()) {
                         Some(s) => format!("unknown placeholder `{{{inner}}}`; did you mean `{{{s}}}`?"),
                         None => format!(
                             "unknown placeholder `{{{inner}}}`; the placeholders are `{{interval.start}}` and `{{interval.end}}`"

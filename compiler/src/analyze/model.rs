@@ -3,53 +3,18 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-pub use crate::codegen::ir::{Guarantee, Mode, OnAmbiguous, Pin, Term, Tracking};
 pub use crate::syntax::ast::Role;
 
-use crate::codegen::ir::ParamValue;
+use crate::diagnostic::Code;
 use crate::source::FileId;
 use crate::span::Span;
+use crate::vocab::{CommitMode, Guarantee, Mode, OnAmbiguous, ParamType, ParamValue, Pin, Term};
 
 /// A place in a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Loc {
     pub file: FileId,
     pub span: Span,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum CommitMode {
-    Auto,
-    BeforeWrite,
-    AfterWrite,
-    InTransaction,
-}
-
-impl CommitMode {
-    pub const ALL: [(&'static str, CommitMode); 4] = [
-        ("auto", CommitMode::Auto),
-        ("before_write", CommitMode::BeforeWrite),
-        ("after_write", CommitMode::AfterWrite),
-        ("in_transaction", CommitMode::InTransaction),
-    ];
-
-    pub fn word(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|(_, m)| *m == self)
-            .map_or("", |(w, _)| w)
-    }
-}
-
-pub const PINS: [(&str, Pin); 4] = [
-    ("version", Pin::Version),
-    ("snapshot", Pin::Snapshot),
-    ("listing", Pin::Listing),
-    ("offsets", Pin::Offsets),
-];
-
-pub fn pin_word(p: Pin) -> &'static str {
-    PINS.iter().find(|(_, q)| *q == p).map_or("", |(w, _)| w)
 }
 
 /// A `writes` capability of a kind.
@@ -63,104 +28,6 @@ pub const WRITE_CAPS: [&str; 8] = [
     "overwrite",
     "transactional",
 ];
-
-pub const MODES: [(&str, Mode); 8] = [
-    ("upsert", Mode::Upsert),
-    ("replace_partition", Mode::ReplacePartition),
-    ("append", Mode::Append),
-    ("append_ledger", Mode::AppendLedger),
-    ("check_then_append", Mode::CheckThenAppend),
-    ("conditional_commit", Mode::ConditionalCommit),
-    ("overwrite", Mode::Overwrite),
-    ("transactional", Mode::Transactional),
-];
-
-/// The JSON spelling of a mode.
-pub fn mode_word(m: Mode) -> &'static str {
-    MODES.iter().find(|(_, n)| *n == m).map_or("", |(w, _)| w)
-}
-
-/// How a mode is written in a `.flow` file.
-pub fn mode_source(m: Mode) -> &'static str {
-    match m {
-        Mode::ReplacePartition => "replace partition",
-        Mode::AppendLedger => "append ledger",
-        other => mode_word(other),
-    }
-}
-
-/// The `writes` capability a mode needs.
-pub fn mode_capability(m: Mode) -> &'static str {
-    match m {
-        Mode::ReplacePartition => "replace",
-        Mode::AppendLedger => "ledger",
-        other => mode_word(other),
-    }
-}
-
-pub const GUARANTEES: [(&str, Guarantee); 5] = [
-    ("exactly_once", Guarantee::ExactlyOnce),
-    ("effectively_once", Guarantee::EffectivelyOnce),
-    ("at_least_once", Guarantee::AtLeastOnce),
-    ("at_most_once", Guarantee::AtMostOnce),
-    ("none", Guarantee::None),
-];
-
-pub fn guarantee_word(g: Guarantee) -> &'static str {
-    GUARANTEES
-        .iter()
-        .find(|(_, h)| *h == g)
-        .map_or("", |(w, _)| w)
-}
-
-/// `a >= b` in the guarantee lattice.
-pub fn at_least(a: Guarantee, b: Guarantee) -> bool {
-    use Guarantee::{AtLeastOnce, AtMostOnce, EffectivelyOnce, ExactlyOnce, None};
-    match (a, b) {
-        (EffectivelyOnce, b) => b != ExactlyOnce,
-        (_, None) | (ExactlyOnce, _) | (AtLeastOnce, AtLeastOnce) | (AtMostOnce, AtMostOnce) => {
-            true
-        }
-        _ => false,
-    }
-}
-
-/// The lattice meet.
-pub fn meet(a: Guarantee, b: Guarantee) -> Guarantee {
-    if at_least(a, b) {
-        b
-    } else if at_least(b, a) {
-        a
-    } else {
-        Guarantee::None
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ParamType {
-    String,
-    Int,
-    Bool,
-    Duration,
-    Key,
-}
-
-impl ParamType {
-    pub const ALL: [(&'static str, ParamType); 5] = [
-        ("string", ParamType::String),
-        ("int", ParamType::Int),
-        ("bool", ParamType::Bool),
-        ("duration", ParamType::Duration),
-        ("key", ParamType::Key),
-    ];
-
-    pub fn word(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|(_, t)| *t == self)
-            .map_or("", |(w, _)| w)
-    }
-}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParamDef {
@@ -219,7 +86,7 @@ pub struct DeclDef {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AllowDef {
-    pub code: String,
+    pub code: Code,
     pub reason: String,
     pub loc: Loc,
     /// The task or pipeline it covers.

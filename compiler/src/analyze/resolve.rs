@@ -6,16 +6,15 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::literal::{self, NumberKind};
 use super::model::{
-    AllowDef, CommitMode, DeclDef, EmitDef, Guarantee, KeyDef, KeyPartDef, KindDef, Loc, Mode,
-    OnAmbiguous, ParamDef, ParamType, PipelineDef, Program, ReadDef, Role, RunDef, TaskDef, Term,
-    ViaDef, WriteDef, GUARANTEES, MODES, PINS, WRITE_CAPS,
+    AllowDef, DeclDef, EmitDef, KeyDef, KeyPartDef, KindDef, Loc, ParamDef, PipelineDef, Program,
+    ReadDef, Role, RunDef, TaskDef, ViaDef, WriteDef, WRITE_CAPS,
 };
-use super::suggest::{closest, did_you_mean};
-use crate::codegen::ir::ParamValue;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::source::FileId;
 use crate::span::Span;
+use crate::suggest::{closest, did_you_mean};
 use crate::syntax::ast::{self, Value};
+use crate::vocab::{CommitMode, Guarantee, Mode, OnAmbiguous, ParamType, ParamValue, Pin, Term};
 
 /// One parsed file of the run.
 pub struct Unit<'a> {
@@ -134,7 +133,7 @@ fn first_of_each<'a, T>(
 
 /// FL703, pointing at both declarations.
 fn duplicate(message: String, first: Loc, again: Loc, help: &str) -> Diagnostic {
-    Diagnostic::new("FL703", again.file, again.span, message)
+    Diagnostic::new(Code::FL703, again.file, again.span, message)
         .label(first.file, first.span, "first declared here")
         .label(again.file, again.span, "declared again here")
         .help(help)
@@ -219,7 +218,7 @@ impl Resolver<'_> {
                 if let Some((_, _, sl)) = stdlib_names.iter().find(|(sn, _, _)| sn == n) {
                     self.push(
                         Diagnostic::new(
-                            "FL703",
+                            Code::FL703,
                             l.file,
                             l.span,
                             format!("kind `{n}` is already declared by the standard library"),
@@ -289,7 +288,7 @@ impl Resolver<'_> {
                 all.push("param");
                 self.push(
                     Diagnostic::new(
-                        "FL003",
+                        Code::FL003,
                         f,
                         line.name.span,
                         format!(
@@ -313,7 +312,7 @@ impl Resolver<'_> {
                     if let Some(v) = line.args.first() {
                         self.push(
                             Diagnostic::new(
-                                "FL006",
+                                Code::FL006,
                                 f,
                                 v.span(),
                                 format!("`{name}` takes no value, found {}", v.describe()),
@@ -343,9 +342,9 @@ impl Resolver<'_> {
                     }
                 }
                 "pins" => {
-                    let words: Vec<&str> = PINS.iter().map(|(w, _)| *w).collect();
+                    let words: Vec<&str> = Pin::ALL.iter().map(|(w, _)| *w).collect();
                     for w in self.word_list(f, line, &words) {
-                        if let Some((_, p)) = PINS.iter().find(|(n, _)| *n == w) {
+                        if let Some((_, p)) = Pin::ALL.iter().find(|(n, _)| *n == w) {
                             def.pins.insert(*p);
                         }
                     }
@@ -370,7 +369,7 @@ impl Resolver<'_> {
             if let Some(prev) = param_seen.get(p.name.name.as_str()) {
                 self.push(
                     Diagnostic::new(
-                        "FL007",
+                        Code::FL007,
                         f,
                         p.span,
                         format!(
@@ -387,7 +386,7 @@ impl Resolver<'_> {
             let Some((_, ty)) = ParamType::ALL.iter().find(|(w, _)| *w == p.ty.name) else {
                 let words = ParamType::ALL.map(|(w, _)| w);
                 self.push(
-                    Diagnostic::new("FL006", f, p.ty.span, format!("unknown parameter type `{}`{}", p.ty.name, did_you_mean(&p.ty.name, words)))
+                    Diagnostic::new(Code::FL006, f, p.ty.span, format!("unknown parameter type `{}`{}", p.ty.name, did_you_mean(&p.ty.name, words)))
                         .help("the types are `string`, `int`, `bool`, `duration` and `key`, with `?` for optional"),
                 );
                 continue;
@@ -454,7 +453,7 @@ impl Resolver<'_> {
             );
             self.push(
                 Diagnostic::new(
-                    "FL702",
+                    Code::FL702,
                     f,
                     d.kind.span,
                     format!("unknown kind `{}`{suggestion}", d.kind.name),
@@ -470,7 +469,7 @@ impl Resolver<'_> {
             let roles: Vec<&str> = kind.roles.iter().map(|r| r.word()).collect();
             self.push(
                 Diagnostic::new(
-                    "FL009",
+                    Code::FL009,
                     f,
                     d.role_span,
                     format!(
@@ -540,7 +539,7 @@ impl Resolver<'_> {
                     .collect();
                 self.push(
                     Diagnostic::new(
-                        "FL003",
+                        Code::FL003,
                         f,
                         p.name.span,
                         format!(
@@ -572,7 +571,7 @@ impl Resolver<'_> {
             if analysis && !role_props(d.role).contains(&name) {
                 self.push(
                     Diagnostic::new(
-                        "FL003",
+                        Code::FL003,
                         f,
                         p.name.span,
                         format!("`{name}` is not a property of {}s", d.role.word()),
@@ -602,10 +601,10 @@ impl Resolver<'_> {
                     }
                 }
                 "pin" => {
-                    let mut words: Vec<&str> = PINS.iter().map(|(w, _)| *w).collect();
+                    let mut words: Vec<&str> = Pin::ALL.iter().map(|(w, _)| *w).collect();
                     words.push("none");
                     if let Some(w) = self.word_arg(f, p, &words) {
-                        def.pin = Some(PINS.iter().find(|(n, _)| *n == w).map(|(_, p)| *p));
+                        def.pin = Some(Pin::ALL.iter().find(|(n, _)| *n == w).map(|(_, p)| *p));
                         def.pin_loc = Some(at);
                     }
                 }
@@ -639,7 +638,7 @@ impl Resolver<'_> {
                             }
                         } else {
                             self.push(
-                                Diagnostic::new("FL003", f, p.name.span, format!("kind `{}` has no offsets, so `commit` does not apply to `{}`", kind.name, d.name.name))
+                                Diagnostic::new(Code::FL003, f, p.name.span, format!("kind `{}` has no offsets, so `commit` does not apply to `{}`", kind.name, d.name.name))
                                     .help("remove the line; `commit` is for kinds with offsets, such as `kafka_topic`"),
                             );
                         }
@@ -672,7 +671,7 @@ impl Resolver<'_> {
         for q in missing {
             self.push(
                 Diagnostic::new(
-                    "FL004",
+                    Code::FL004,
                     f,
                     d.name.span,
                     format!(
@@ -709,7 +708,7 @@ impl Resolver<'_> {
                 if !bad.is_empty() {
                     for (at, len, msg) in bad {
                         let span = s.span_of(at, at + len);
-                        self.push(Diagnostic::new("FL002", f, span, msg).help("the placeholders are `{interval.start}` and `{interval.end}`; write `{{` and `}}` for literal braces"));
+                        self.push(Diagnostic::new(Code::FL002, f, span, msg).help("the placeholders are `{interval.start}` and `{interval.end}`; write `{{` and `}}` for literal braces"));
                     }
                     return None;
                 }
@@ -812,7 +811,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 };
                 self.push(
                     Diagnostic::new(
-                        "FL003",
+                        Code::FL003,
                         f,
                         s.name.span,
                         format!(
@@ -845,7 +844,8 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                                         "write five fields, `\"0 2 * * *\"`, or one of `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly`, or `schedule none`"
                                     };
                                     self.push(
-                                        Diagnostic::new("FL002", f, s.value_span(), msg).help(help),
+                                        Diagnostic::new(Code::FL002, f, s.value_span(), msg)
+                                            .help(help),
                                     );
                                 }
                             }
@@ -861,7 +861,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                     if let Some(tz) = self.string_arg(f, s) {
                         match literal::check_timezone(&tz) {
                             Ok(()) => def.timezone = tz,
-                            Err(msg) => self.push(Diagnostic::new("FL002", f, s.value_span(), msg).help("use a name from the IANA time zone database, such as `\"Europe/Paris\"` or `\"UTC\"`")),
+                            Err(msg) => self.push(Diagnostic::new(Code::FL002, f, s.value_span(), msg).help("use a name from the IANA time zone database, such as `\"Europe/Paris\"` or `\"UTC\"`")),
                         }
                     }
                 }
@@ -891,7 +891,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         if def.schedule.is_some() && !has_start {
             self.push(
                 Diagnostic::new(
-                    "FL008",
+                    Code::FL008,
                     f,
                     p.name.span,
                     format!("scheduled pipeline `{}` has no `start`", p.name.name),
@@ -997,7 +997,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 let known = sorted.get_or_insert_with(|| task_names.keys().copied().collect());
                 self.diags.push(
                     Diagnostic::new(
-                        "FL702",
+                        Code::FL702,
                         at.file,
                         at.span,
                         format!(
@@ -1016,15 +1016,14 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
 
     fn allow(&mut self, f: FileId, a: &ast::Allow, scope: Span) -> Option<AllowDef> {
         let code = a.code.name.as_str();
-        let known = crate::rules::registry::lookup(code);
-        if known.is_none() {
-            let codes = crate::rules::registry::all()
+        let Some(known) = Code::lookup(code) else {
+            let codes = Code::ALL
                 .iter()
-                .map(|r| r.code)
-                .chain(crate::rules::registry::all().iter().map(|r| r.name));
+                .map(|c| c.as_str())
+                .chain(Code::ALL.iter().map(|c| c.name()));
             self.push(
                 Diagnostic::new(
-                    "FL707",
+                    Code::FL707,
                     f,
                     a.code.span,
                     format!(
@@ -1035,7 +1034,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 .help("`flowc rules` lists every code"),
             );
             return None;
-        }
+        };
         let reason = a
             .reason
             .as_ref()
@@ -1043,13 +1042,13 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             .unwrap_or_default();
         if reason.is_empty() {
             self.push(
-                Diagnostic::new("FL706", f, a.span, format!("`allow {code}` gives no reason"))
+                Diagnostic::new(Code::FL706, f, a.span, format!("`allow {code}` gives no reason"))
                     .help(format!("say why the finding is acceptable: `allow {code} because \"...\"`; without a reason it suppresses nothing")),
             );
             return None;
         }
         Some(AllowDef {
-            code: known.map_or_else(|| code.to_string(), |r| r.code.to_string()),
+            code: known,
             reason: a
                 .reason
                 .as_ref()
@@ -1076,7 +1075,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         }
         let suggestion = did_you_mean(&name.name, scope.keys().map(String::as_str));
         self.push(
-            Diagnostic::new("FL702", f, name.span, format!("unknown {what} `{}`{suggestion}", name.name))
+            Diagnostic::new(Code::FL702, f, name.span, format!("unknown {what} `{}`{suggestion}", name.name))
                 .help(format!("declare it with `{what} {}: KIND {{ ... }}`, or import the file that does with `use`", name.name)),
         );
         None
@@ -1128,7 +1127,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             _ => "`emit` sends effects; write to sinks with `write`".to_string(),
         };
         self.push(
-            Diagnostic::new("FL009", f, name.span, msg)
+            Diagnostic::new(Code::FL009, f, name.span, msg)
                 .label(
                     nl.file,
                     nl.span,
@@ -1206,12 +1205,12 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                             self.check_image(f, image);
                         }
                         match r.command.first() {
-                            None => self.push(Diagnostic::new("FL006", f, r.command_span, "`run command` needs at least the program to start")
+                            None => self.push(Diagnostic::new(Code::FL006, f, r.command_span, "`run command` needs at least the program to start")
                                 .help("write the argv as a list of strings: `run command [\"python\", \"-m\", \"job\"]`")),
                             // Later empty strings are argv entries like any
                             // other; the program is a file to start.
                             Some(program) if program.value.is_empty() => self.push(
-                                Diagnostic::new("FL002", f, program.span, "the program of `run command` is an empty string")
+                                Diagnostic::new(Code::FL002, f, program.span, "the program of `run command` is an empty string")
                                     .help("write the program to start first, as in `run command [\"python\", \"-m\", \"job\"]`"),
                             ),
                             Some(_) => {}
@@ -1225,7 +1224,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                             if let Some(prev) = names.get(n.name.as_str()) {
                                 self.push(
                                     Diagnostic::new(
-                                        "FL007",
+                                        Code::FL007,
                                         f,
                                         n.span,
                                         format!("environment variable `{}` is set twice", n.name),
@@ -1251,7 +1250,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         if def.run.is_none() {
             self.push(
                 Diagnostic::new(
-                    "FL008",
+                    Code::FL008,
                     f,
                     t.name.span,
                     format!("task `{}` has no `run`", t.name.name),
@@ -1279,7 +1278,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             };
             self.push(
                 Diagnostic::new(
-                    "FL003",
+                    Code::FL003,
                     f,
                     s.name.span,
                     format!(
@@ -1308,15 +1307,12 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 }
             }
             "on_ambiguous" => {
-                if let Some(w) = self.word_arg(f, s, &["retry", "fail"]) {
-                    def.on_ambiguous = Some((
-                        if w == "retry" {
-                            OnAmbiguous::Retry
-                        } else {
-                            OnAmbiguous::Fail
-                        },
-                        at,
-                    ));
+                let words = OnAmbiguous::ALL.map(|(w, _)| w);
+                if let Some(o) = self
+                    .word_arg(f, s, &words)
+                    .and_then(|w| OnAmbiguous::from_word(&w))
+                {
+                    def.on_ambiguous = Some((o, at));
                 }
             }
             _ => def.require = self.guarantee_arg(f, s).map(|g| (g, at)),
@@ -1352,11 +1348,11 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                     rd.pin_loc = Some(loc(f, *s));
                 }
                 ast::PinClause::Pinned(id) => {
-                    if let Some((_, pin)) = PINS.iter().find(|(w, _)| *w == id.name) {
+                    if let Some((_, pin)) = Pin::ALL.iter().find(|(w, _)| *w == id.name) {
                         rd.pin = Some(Some(*pin));
                         rd.pin_loc = Some(loc(f, id.span));
                     } else {
-                        self.push(Diagnostic::new("FL001", f, id.span, format!("`{}` is not a pin{}", id.name, did_you_mean(&id.name, PINS.map(|(w, _)| w))))
+                        self.push(Diagnostic::new(Code::FL001, f, id.span, format!("`{}` is not a pin{}", id.name, did_you_mean(&id.name, Pin::ALL.map(|(w, _)| w))))
                             .help("the pins are `version`, `snapshot`, `listing` and `offsets`; write `unpinned` for none"));
                     }
                 }
@@ -1375,7 +1371,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 rd.commit = Some(*m);
                 rd.commit_loc = Some(loc(f, c.span));
             } else {
-                self.push(Diagnostic::new("FL001", f, c.span, format!("`{}` is not a commit mode{}", c.name, did_you_mean(&c.name, CommitMode::ALL.map(|(w, _)| w))))
+                self.push(Diagnostic::new(Code::FL001, f, c.span, format!("`{}` is not a commit mode{}", c.name, did_you_mean(&c.name, CommitMode::ALL.map(|(w, _)| w))))
                     .help("the commit modes are `auto`, `before_write`, `after_write` and `in_transaction`"));
             }
         }
@@ -1396,7 +1392,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 let kind = d.kind.clone();
                 self.push(
                     Diagnostic::new(
-                        "FL003",
+                        Code::FL003,
                         f,
                         at.span,
                         format!(
@@ -1428,7 +1424,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                     "overwrite",
                     "transactional",
                 ];
-                if let Some((_, m)) = MODES.iter().find(|(n, m)| {
+                if let Some((_, m)) = Mode::ALL.iter().find(|(n, m)| {
                     *n == id.name && !matches!(m, Mode::ReplacePartition | Mode::AppendLedger)
                 }) {
                     (*m, id.span, None)
@@ -1440,7 +1436,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                         "ledger" => "; did you mean `append ledger`?".to_string(),
                         s => format!("; did you mean `{s}`?"),
                     });
-                    self.push(Diagnostic::new("FL001", f, id.span, format!("`{}` is not a write mode{}", id.name, hint.unwrap_or_default()))
+                    self.push(Diagnostic::new(Code::FL001, f, id.span, format!("`{}` is not a write mode{}", id.name, hint.unwrap_or_default()))
                         .help("the modes are `upsert`, `replace partition COL = TERM`, `append`, `append ledger`, `check_then_append`, `conditional_commit`, `overwrite` and `transactional`"));
                     return None;
                 }
@@ -1611,7 +1607,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             let bare = (names.len() == 1 && t.call.is_none()).then(|| names[0]);
             self.push(
                 Diagnostic::new(
-                    "FL001",
+                    Code::FL001,
                     f,
                     t.span,
                     format!("`{text}` is not a key term{hint}"),
@@ -1655,7 +1651,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             [] => {
                 self.push(
                     Diagnostic::new(
-                        "FL006",
+                        Code::FL006,
                         f,
                         s.name.span,
                         format!("`{}` needs a value: {expected}", s.name.name),
@@ -1668,7 +1664,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 let span = rest[0].span().to(rest[rest.len() - 1].span());
                 self.push(
                     Diagnostic::new(
-                        "FL006",
+                        Code::FL006,
                         f,
                         span,
                         format!("`{}` takes one value, {expected}", s.name.name),
@@ -1690,7 +1686,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
     ) {
         self.push(
             Diagnostic::new(
-                "FL006",
+                Code::FL006,
                 f,
                 v.span(),
                 format!("`{}` takes {expected}, found {}", s.name.name, v.describe()),
@@ -1716,7 +1712,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         match literal::classify(&n.name) {
             Err(msg) => {
                 self.push(
-                    Diagnostic::new("FL002", f, n.span, msg)
+                    Diagnostic::new(Code::FL002, f, n.span, msg)
                         .help(format!("write it like `{} {example}`", s.name.name)),
                 );
                 None
@@ -1725,7 +1721,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             Ok(NumberKind::Int) if want == NumberKind::Duration => {
                 self.push(
                     Diagnostic::new(
-                        "FL002",
+                        Code::FL002,
                         f,
                         n.span,
                         format!("`{}` is a bare number where a duration is expected", n.name),
@@ -1785,7 +1781,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
     fn check_image(&mut self, f: FileId, image: &ast::Str) {
         if image.value.trim().is_empty() {
             self.push(
-                Diagnostic::new("FL002", f, image.span, "the image name is empty").help(
+                Diagnostic::new(Code::FL002, f, image.span, "the image name is empty").help(
                     "write the container image to run, as in `image \"ghcr.io/acme/job:1.0\"`",
                 ),
             );
@@ -1808,7 +1804,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             Value::Ident(i) => {
                 self.push(
                     Diagnostic::new(
-                        "FL006",
+                        Code::FL006,
                         f,
                         i.span,
                         format!(
@@ -1850,7 +1846,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 Value::Ident(i) if words.contains(&i.name.as_str()) => out.push(i.name.clone()),
                 Value::Ident(i) => self.push(
                     Diagnostic::new(
-                        "FL006",
+                        Code::FL006,
                         f,
                         i.span,
                         format!(
@@ -1933,17 +1929,20 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
     }
 
     fn guarantee_arg(&mut self, f: FileId, s: &ast::Setting) -> Option<Guarantee> {
-        let words = GUARANTEES.map(|(w, _)| w);
+        let words = Guarantee::ALL.map(|(w, _)| w);
         let w = self.word_arg(f, s, &words)?;
-        GUARANTEES.iter().find(|(n, _)| *n == w).map(|(_, g)| *g)
+        Guarantee::ALL
+            .iter()
+            .find(|(n, _)| *n == w)
+            .map(|(_, g)| *g)
     }
 
     /// A guarantee in a `require` clause.
     fn guarantee_word(&mut self, f: FileId, id: &ast::Ident) -> Option<Guarantee> {
-        if let Some((_, g)) = GUARANTEES.iter().find(|(w, _)| *w == id.name) {
+        if let Some((_, g)) = Guarantee::ALL.iter().find(|(w, _)| *w == id.name) {
             return Some(*g);
         }
-        self.push(Diagnostic::new("FL001", f, id.span, format!("`{}` is not a guarantee{}", id.name, did_you_mean(&id.name, GUARANTEES.map(|(w, _)| w))))
+        self.push(Diagnostic::new(Code::FL001, f, id.span, format!("`{}` is not a guarantee{}", id.name, did_you_mean(&id.name, Guarantee::ALL.map(|(w, _)| w))))
             .help("the guarantees are `exactly_once`, `effectively_once`, `at_least_once`, `at_most_once` and `none`"));
         None
     }
@@ -1952,7 +1951,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         if let Some(v) = s.args.first() {
             self.push(
                 Diagnostic::new(
-                    "FL006",
+                    Code::FL006,
                     f,
                     v.span(),
                     format!("`{}` takes no value, found {}", s.name.name, v.describe()),
@@ -2068,7 +2067,7 @@ impl Seen {
                 )
             };
             diags.push(
-                Diagnostic::new("FL007", f, s.span, message)
+                Diagnostic::new(Code::FL007, f, s.span, message)
                     .label(f, *prev, "first set here")
                     .help("keep one of the two lines"),
             );
@@ -2088,7 +2087,7 @@ fn commit_not_offered(f: FileId, span: Span, kind: &KindDef, mode: CommitMode) -
         .map(|m| format!("`{}`", m.word()))
         .collect();
     Diagnostic::new(
-        "FL003",
+        Code::FL003,
         f,
         span,
         format!(
@@ -2115,7 +2114,7 @@ fn first_clause<'a, T>(
     help: &str,
 ) -> Option<&'a T> {
     for extra in clauses.iter().skip(1) {
-        diags.push(Diagnostic::new("FL007", f, span(extra), message).help(help));
+        diags.push(Diagnostic::new(Code::FL007, f, span(extra), message).help(help));
     }
     clauses.first()
 }
@@ -2131,7 +2130,7 @@ fn dup_statement(
     if let Some(prev) = first {
         diags.push(
             Diagnostic::new(
-                "FL007",
+                Code::FL007,
                 f,
                 at,
                 format!("a task has one `{what}`; this is the second"),
@@ -2149,7 +2148,7 @@ fn dup_statement(
 mod tests {
     use std::fmt::Write as _;
 
-    use super::{resolve_on, Unit};
+    use super::{resolve_on, Code, Unit};
     use crate::source::FileId;
 
     /// The tasks of a large pipeline are resolved on several threads.
@@ -2182,7 +2181,7 @@ mod tests {
         }
         text.push_str("}\n");
 
-        let mut texts: Vec<String> = crate::analyze::stdlib_files()
+        let mut texts: Vec<String> = crate::check::stdlib_files()
             .map(|(_, t)| t.to_string())
             .collect();
         texts.push(text);
@@ -2198,9 +2197,15 @@ mod tests {
         let units = Unit::stdlib_then_root(&asts);
         let mut one = Vec::new();
         let program = format!("{:?}", resolve_on(1, &units, &mut one));
-        let codes: std::collections::BTreeSet<&str> = one.iter().map(|d| d.code).collect();
-        for code in ["FL002", "FL003", "FL009", "FL702", "FL703"] {
-            assert!(codes.contains(code), "{code} not in {codes:?}");
+        let codes: std::collections::BTreeSet<Code> = one.iter().map(|d| d.code).collect();
+        for code in [
+            Code::FL002,
+            Code::FL003,
+            Code::FL009,
+            Code::FL702,
+            Code::FL703,
+        ] {
+            assert!(codes.contains(&code), "{code} not in {codes:?}");
         }
         assert!(one.len() > 1_000, "{}", one.len());
         for threads in [2, 3, 8] {

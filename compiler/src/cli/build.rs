@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use super::{exit_without_freeing, print_findings, usage_error, ArgoKindArg};
 use crate::diagnostic;
-use crate::files::check_paths;
+use crate::io::read::check_paths;
 
 /// What [`generate_into`] did.
 pub(super) struct Run {
@@ -26,12 +26,12 @@ fn apply_write_policy(
     out: &std::path::Path,
     files: Vec<crate::codegen::GeneratedFile>,
 ) -> (Vec<crate::codegen::GeneratedFile>, Vec<String>) {
-    use crate::codegen::{emit, WritePolicy};
+    use crate::codegen::WritePolicy;
     let mut write = Vec::with_capacity(files.len());
     let mut kept = Vec::new();
     for f in files {
         let exists = f.write != WritePolicy::Always
-            && emit::confined(out, &f.path).is_ok_and(|p| p.symlink_metadata().is_ok());
+            && crate::io::write::confined(out, &f.path).is_ok_and(|p| p.symlink_metadata().is_ok());
         if !exists {
             write.push(f);
         } else if f.write == WritePolicy::IfAbsent {
@@ -50,13 +50,13 @@ pub(super) fn generate_into(
     out: &std::path::Path,
     mut generate: impl FnMut(&[crate::codegen::ir::Pipeline]) -> crate::codegen::target::Output,
 ) -> Result<Run, ExitCode> {
-    use crate::codegen::{emit, lower};
+    use crate::codegen::{lower, places};
     let mut outcome = check_paths(paths).map_err(|e| usage_error(&e))?;
     std::fs::create_dir_all(out).map_err(|e| {
         usage_error(&format!(
             "cannot create `{}`: {}",
             out.display(),
-            crate::files::io_words(&e)
+            crate::io::read::io_words(&e)
         ))
     })?;
     // Shared support files are written once per .flow file; count them once.
@@ -65,13 +65,13 @@ pub(super) fn generate_into(
     let mut kept = std::collections::BTreeSet::new();
     let mut extra = Vec::new();
     // Nothing is written for a file with errors.
-    let decl_names = emit::Places::decl_names(&outcome);
+    let decl_names = places::Places::decl_names(&outcome);
     let lowered: Vec<_> = outcome
         .roots
         .iter()
         .filter(|&&file| !outcome.file_has_errors(file) && !outcome.broken.contains(&file))
         .map(|&file| {
-            let places = emit::Places::of(&outcome, file, &decl_names);
+            let places = places::Places::of(&outcome, file, &decl_names);
             (places, lower::pipelines_of(&outcome, file))
         })
         .filter(|(_, pipelines)| !pipelines.is_empty())
@@ -97,18 +97,18 @@ pub(super) fn generate_into(
                 })
                 .map_err(|p| {
                     left_alone.push(Vec::new());
-                    emit::problems_to_diagnostics(places, p)
+                    places::problems_to_diagnostics(places, p)
                 });
             (places, result)
         })
         .collect();
-    emit::claims_across_files(&mut generated);
+    places::claims_across_files(&mut generated);
     for (((places, result), (_, pipelines)), left) in
         generated.into_iter().zip(&lowered).zip(left_alone)
     {
         match result {
             Ok(files) => {
-                let (count, problems) = emit::write_counted(out, &files, places);
+                let (count, problems) = places::write_counted(out, &files, places);
                 if problems.is_empty() {
                     sources.extend(pipelines.first().map(|p| p.source_file.clone()));
                     kept.extend(left);
@@ -142,7 +142,7 @@ pub(super) fn run(
     argo_kind: ArgoKindArg,
     keep_stale: bool,
 ) -> ExitCode {
-    use crate::codegen::{argo, emit, target};
+    use crate::codegen::{argo, target};
     let Some(target) = target::find(target) else {
         // clap accepts only the names of the registry.
         return usage_error(&format!("no target `{target}`"));
@@ -161,8 +161,8 @@ pub(super) fn run(
         Err(code) => return code,
     };
     let mut removed = 0;
-    for stale in emit::stale_files(out, target.name, &run.sources, &run.written) {
-        let shown = crate::files::display(&stale.path);
+    for stale in crate::io::write::stale_files(out, target.name, &run.sources, &run.written) {
+        let shown = crate::io::read::display(&stale.path);
         let why = stale.pipeline.as_ref().map_or_else(
             || format!("`{}` no longer produces it", stale.source),
             |p| format!("pipeline `{p}` is no longer in `{}`", stale.source),
@@ -177,7 +177,7 @@ pub(super) fn run(
                 }
                 Err(e) => eprintln!(
                     "flowc: cannot remove stale `{shown}` ({why}): {}",
-                    crate::files::io_words(&e)
+                    crate::io::read::io_words(&e)
                 ),
             }
         }

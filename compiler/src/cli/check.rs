@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use super::{color_wanted, exit_without_freeing, print, usage_error, CheckFormat};
 use crate::diagnostic;
-use crate::files::check_paths;
+use crate::io::read::check_paths;
 
 pub(super) fn run(paths: &[PathBuf], format: CheckFormat, deny_warnings: bool) -> ExitCode {
     let outcome = match check_paths(paths) {

@@ -3,16 +3,15 @@
 use std::process::ExitCode;
 
 use super::{print, usage_error};
-use crate::analyze;
-use crate::rules::registry;
+use crate::diagnostic::Code;
 
 pub(super) fn run(rule: &str) -> ExitCode {
-    if let Some(r) = registry::lookup(rule) {
-        print(r.explain);
+    if let Some(r) = Code::lookup(rule) {
+        print(r.explain());
         ExitCode::SUCCESS
     } else {
-        let names = registry::all().iter().flat_map(|r| [r.code, r.name]);
-        let hint = analyze::suggest::did_you_mean(rule, names);
+        let names = Code::ALL.iter().flat_map(|r| [r.as_str(), r.name()]);
+        let hint = crate::suggest::did_you_mean(rule, names);
         usage_error(&format!("no rule `{rule}`{hint}; `flowc rules` lists them"))
     }
 }

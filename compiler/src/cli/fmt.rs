@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use super::{print, usage_error};
 
 pub(super) fn run(paths: &[PathBuf], check: bool) -> ExitCode {
-    use crate::files::{collect, display};
+    use crate::io::read::{collect, display};
     let files = match collect(paths) {
         Ok(f) => f,
         Err(e) => return usage_error(&e),
@@ -15,8 +15,9 @@ pub(super) fn run(paths: &[PathBuf], check: bool) -> ExitCode {
     let mut out = String::new();
     for f in &files {
         let name = display(f);
-        let text = match crate::format::read_limited(f) {
-            Ok(Err(e)) => {
+        let text = match crate::io::read::read_limited(f, crate::format::MAX_INPUT_BYTES) {
+            Ok(Err(size)) => {
+                let e = crate::format::file_too_large(size);
                 eprintln!("{name}:{e}");
                 failed = true;
                 continue;
@@ -33,7 +34,7 @@ pub(super) fn run(paths: &[PathBuf], check: bool) -> ExitCode {
             Err(e) => {
                 return usage_error(&format!(
                     "cannot read `{name}`: {}",
-                    crate::files::io_words(&e)
+                    crate::io::read::io_words(&e)
                 ))
             }
         };
@@ -51,10 +52,10 @@ pub(super) fn run(paths: &[PathBuf], check: bool) -> ExitCode {
                 );
             }
             Ok(new) => {
-                if let Err(e) = crate::codegen::emit::rewrite_existing(f, &new) {
+                if let Err(e) = crate::io::write::rewrite_existing(f, &new) {
                     return usage_error(&format!(
                         "cannot write `{name}`: {}",
-                        crate::files::io_words(&e)
+                        crate::io::read::io_words(&e)
                     ));
                 }
                 eprintln!("formatted {name}");

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use super::{print, print_findings, usage_error, GraphFormat};
-use crate::files::check_paths;
+use crate::io::read::check_paths;
 
 pub(super) fn run(file: &std::path::Path, format: GraphFormat, only: Option<&str>) -> ExitCode {
     let outcome = match check_paths(&[file.to_path_buf()]) {

@@ -21,11 +21,11 @@ pub(super) fn run(dir: Option<&std::path::Path>) -> ExitCode {
         }
     }
     for (rel, contents) in &files {
-        if let Err(e) = crate::codegen::emit::write_atomic(&dir.join(rel), contents) {
+        if let Err(e) = crate::io::write::write_atomic(&dir.join(rel), contents) {
             return usage_error(&format!(
                 "cannot write `{}`: {}",
                 dir.join(rel).display(),
-                crate::files::io_words(&e)
+                crate::io::read::io_words(&e)
             ));
         }
         eprintln!("created {}", dir.join(rel).display());

@@ -10,7 +10,6 @@ use std::process::ExitCode;
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::analyze;
 use crate::diagnostic::{self, Summary};
 
 mod build;
@@ -239,7 +238,7 @@ enum ArgoKindArg {
 
 /// The command is done and the process exits next: leave the memory of a
 /// large check to the operating system instead of freeing it piece by piece.
-fn exit_without_freeing(outcome: analyze::Outcome) {
+fn exit_without_freeing(outcome: crate::check::Outcome) {
     std::mem::forget(outcome);
 }
 
@@ -260,7 +259,7 @@ fn print(s: &str) {
 }
 
 /// Print findings in the human format (to stderr when stdout carries other output).
-fn print_findings(outcome: &analyze::Outcome) -> Summary {
+fn print_findings(outcome: &crate::check::Outcome) -> Summary {
     let summary = outcome.summary();
     let text = diagnostic::human::render(
         &outcome.sources,

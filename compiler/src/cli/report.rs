@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use super::{exit_without_freeing, print, usage_error, ReportFormat};
 use crate::diagnostic;
-use crate::files::check_paths;
+use crate::io::read::check_paths;
 
 pub(super) fn run(paths: &[PathBuf], format: ReportFormat) -> ExitCode {
     let outcome = match check_paths(paths) {

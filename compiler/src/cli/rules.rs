@@ -4,18 +4,18 @@ use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use super::print;
-use crate::rules::registry;
+use crate::diagnostic::Code;
 
 pub(super) fn run() -> ExitCode {
     let mut out = String::new();
-    for r in registry::all() {
+    for r in Code::ALL {
         let _ = writeln!(
             out,
             "{}  {:<28} {:<7}  {}",
-            r.code,
-            r.name,
-            r.severity.word(),
-            r.summary
+            r,
+            r.name(),
+            r.severity().word(),
+            r.summary()
         );
     }
     print(&out);

@@ -5,15 +5,17 @@
 //! Every user string reaches a template through the `py_str` helper (a
 //! Python string literal) and every Python name through `py_ident`.
 
+use crate::diagnostic::Code;
 use std::collections::{BTreeSet, HashMap};
 
 use handlebars::Handlebars;
 use serde::Serialize;
 
 use super::helpers::{checked, py_str_helper};
-use super::ir::{OnAmbiguous, Pipeline, Task};
+use super::ir::{Pipeline, Task};
 use super::python_names::is_plain_identifier;
 use super::{At, GeneratedFile, TargetProblem};
+use crate::vocab::OnAmbiguous;
 
 /// The module every generated DAG imports. Its leading underscore keeps it
 /// apart from pipeline files unless a pipeline is named `_flowc_airflow`,
@@ -50,7 +52,7 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
         check_names(pipeline, &mut problems);
         if let Some(why) = shadowed_module(&pipeline.name) {
             problems.push(problem(
-                "FL803",
+                Code::FL803,
                 pipeline,
                 None,
                 format!("pipeline `{}` would be written to `{}.py`, {why}", pipeline.name, pipeline.name),
@@ -61,7 +63,7 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
         // file system ignores case (macOS, Windows).
         match seen_files.get(&pipeline.name.to_lowercase()) {
             Some(first) if *first == pipeline.name => problems.push(problem(
-                "FL803",
+                Code::FL803,
                 pipeline,
                 None,
                 format!(
@@ -71,7 +73,7 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
                 "give every pipeline its own name".into(),
             )),
             Some(first) => problems.push(problem(
-                "FL803",
+                Code::FL803,
                 pipeline,
                 None,
                 format!(
@@ -118,7 +120,7 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
                 write: super::WritePolicy::Always,
             }),
             Err(err) => problems.push(problem(
-                "FL802",
+                Code::FL802,
                 pipeline,
                 None,
                 format!("cannot render the Airflow DAG: {err}"),
@@ -164,7 +166,7 @@ fn shadowed_module(name: &str) -> Option<String> {
 const TIMEDELTA_MAX_SECONDS: u64 = 999_999_999 * 86_400 + 86_399;
 
 fn problem(
-    code: &'static str,
+    code: Code,
     pipeline: &Pipeline,
     task: Option<&Task>,
     message: String,
@@ -192,7 +194,7 @@ fn is_airflow_id(s: &str) -> bool {
 fn check_names(pipeline: &Pipeline, problems: &mut Vec<TargetProblem>) {
     if !is_airflow_id(&pipeline.name) || pipeline.name.starts_with('.') {
         problems.push(problem(
-            "FL802",
+            Code::FL802,
             pipeline,
             None,
             format!(
@@ -205,7 +207,7 @@ fn check_names(pipeline: &Pipeline, problems: &mut Vec<TargetProblem>) {
     for task in &pipeline.tasks {
         if !is_airflow_id(&task.name) {
             problems.push(problem(
-                "FL802",
+                Code::FL802,
                 pipeline,
                 Some(task),
                 format!(
@@ -278,7 +280,7 @@ impl<'a> DagView<'a> {
         let start = pipeline.start.and_then(|date| {
             if date.year() < 1 {
                 problems.push(problem(
-                    "FL802",
+                    Code::FL802,
                     pipeline,
                     None,
                     format!("start `{date}` is before year 1, which Python's dates cannot hold"),
@@ -295,7 +297,7 @@ impl<'a> DagView<'a> {
         });
         if cron.is_some() && pipeline.start.is_none() {
             problems.push(problem(
-                "FL802",
+                Code::FL802,
                 pipeline,
                 None,
                 "a scheduled pipeline needs `start` for Airflow".into(),
@@ -317,7 +319,7 @@ impl<'a> DagView<'a> {
                 match var_of.get(name.as_str()) {
                     Some(v) => upstream.push((*v).clone()),
                     None => problems.push(problem(
-                        "FL802",
+                        Code::FL802,
                         pipeline,
                         Some(task),
                         format!(
@@ -347,7 +349,7 @@ impl<'a> DagView<'a> {
             for (what, seconds) in durations {
                 if let Some(s) = seconds.filter(|s| *s > TIMEDELTA_MAX_SECONDS) {
                     let mut found = problem(
-                        "FL802",
+                        Code::FL802,
                         pipeline,
                         Some(task),
                         format!(
@@ -363,7 +365,7 @@ impl<'a> DagView<'a> {
             }
             if task.timeout_seconds == Some(0) {
                 let mut found = problem(
-                    "FL802",
+                    Code::FL802,
                     pipeline,
                     Some(task),
                     "a timeout of 0s, which Airflow reads as no timeout at all".to_string(),
@@ -374,13 +376,13 @@ impl<'a> DagView<'a> {
             }
             // `_flowc_airflow.flow_env` sets the first six.
             for (message, help, at) in super::process_problems(task, &super::FLOW_ENV[..6]) {
-                let mut found = problem("FL802", pipeline, Some(task), message, help.into());
+                let mut found = problem(Code::FL802, pipeline, Some(task), message, help.into());
                 found.at = at;
                 problems.push(found);
             }
             if i32::try_from(task.retries).is_err() {
                 let mut found = problem(
-                    "FL802",
+                    Code::FL802,
                     pipeline,
                     Some(task),
                     format!(

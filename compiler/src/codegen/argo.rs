@@ -8,15 +8,17 @@
 //! carry (FL801, FL802, FL803) are collected for every pipeline and task and
 //! returned together; a run with any problem emits nothing.
 
+use crate::diagnostic::Code;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use handlebars::Handlebars;
 use serde::Serialize;
 
 use super::helpers::quoting;
-use super::ir::{OnAmbiguous, Pipeline, Task};
+use super::ir::{Pipeline, Task};
 use super::quote::yaml_str;
 use super::{At, GeneratedFile, TargetProblem};
+use crate::vocab::OnAmbiguous;
 
 /// Which Argo resource a pipeline becomes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -80,7 +82,7 @@ pub fn generate(
         if let Some(name) = &view.as_ref().map(|v| v.name.clone()) {
             if let Some(first) = taken.get(name) {
                 problems.push(TargetProblem {
-                    code: "FL803",
+                    code: Code::FL803,
                     pipeline: pipeline.name.clone(),
                     task: None,
                     message: format!(
@@ -249,22 +251,21 @@ fn document(
         ArgoKind::Auto => ("Workflow", MAX_NAME),
     };
     let cron_job = api_kind == "CronWorkflow";
-    let problem =
-        |task: Option<&str>, code: &'static str, message: String, help: String| TargetProblem {
-            code,
-            pipeline: pipeline.name.clone(),
-            task: task.map(str::to_owned),
-            message,
-            help,
-            at: At::Name,
-        };
+    let problem = |task: Option<&str>, code: Code, message: String, help: String| TargetProblem {
+        code,
+        pipeline: pipeline.name.clone(),
+        task: task.map(str::to_owned),
+        message,
+        help,
+        at: At::Name,
+    };
 
     let name = match metadata_name(&pipeline.name, max_name) {
         Ok(name) => Some(name),
         Err(why) => {
             problems.push(problem(
                 None,
-                "FL803",
+                Code::FL803,
                 format!("pipeline `{}` cannot become an Argo {api_kind} name: {why}", pipeline.name),
                 format!(
                     "rename the pipeline: Argo needs a DNS-1123 name (lowercase letters, digits and `-`, \
@@ -279,7 +280,7 @@ fn document(
         if let Some(why) = schedule_problem(schedule) {
             problems.push(problem(
                 None,
-                "FL802",
+                Code::FL802,
                 format!("schedule \"{schedule}\" cannot be carried to Argo unchanged: {why}"),
                 "Argo reads schedules with robfig/cron: write Sunday as `0` and use only numbers, \
                  names, `*`, `,`, `-` and `/`"
@@ -290,7 +291,7 @@ fn document(
     if pipeline.timezone.contains("{{") {
         problems.push(problem(
             None,
-            "FL802",
+            Code::FL802,
             format!(
                 "timezone \"{}\" contains `{{{{`, which Argo would substitute",
                 pipeline.timezone
@@ -308,7 +309,7 @@ fn document(
                 if let Some(first) = seen.get(&converted) {
                     problems.push(problem(
                         Some(&task.name),
-                        "FL803",
+                        Code::FL803,
                         format!(
                             "tasks `{first}` and `{}` both become the Argo name `{converted}`",
                             task.name
@@ -323,7 +324,7 @@ fn document(
             }
             Err(why) => problems.push(problem(
                 Some(&task.name),
-                "FL803",
+                Code::FL803,
                 format!("task `{}` cannot become an Argo task name: {why}", task.name),
                 "rename the task: Argo task names are letters, digits and `-`, starting with a letter or digit"
                     .to_owned(),
@@ -431,7 +432,7 @@ const GO_DURATION_MAX_SECONDS: u64 = i64::MAX as u64 / 1_000_000_000;
 /// FL801 and FL802 for one task.
 fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
     let mut out = Vec::new();
-    let problem = |code: &'static str, message: String, help: &str| TargetProblem {
+    let problem = |code: Code, message: String, help: &str| TargetProblem {
         code,
         pipeline: pipeline.name.clone(),
         task: Some(task.name.clone()),
@@ -441,7 +442,7 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
     };
     if task.image.is_none() {
         out.push(problem(
-            "FL801",
+            Code::FL801,
             format!(
                 "task `{}` has no image, and Argo runs every task in a container",
                 task.name
@@ -464,7 +465,7 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
     for (what, value) in image.chain(command).chain(env) {
         if value.contains("{{") {
             let mut found = problem(
-                "FL802",
+                Code::FL802,
                 format!("{what} {} contains `{{{{`, which Argo substitutes with no way to escape it", shown(value)),
                 "keep `{{` out of the definition: read the text from a file in the image, or build it \
                  at run time (for example `printf '\\173\\173'` in a shell)",
@@ -476,7 +477,7 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
         }
     }
     for (message, help, at) in super::process_problems(task, &super::FLOW_ENV) {
-        let mut found = problem("FL802", message, help);
+        let mut found = problem(Code::FL802, message, help);
         found.at = at;
         out.push(found);
     }
@@ -484,7 +485,7 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
     // integers, and a backoff as a Go duration (at most about 292 years).
     if i32::try_from(task.retries).is_err() {
         let mut found = problem(
-            "FL802",
+            Code::FL802,
             format!(
                 "`retries {}` is more than Argo's `retryStrategy.limit` holds ({})",
                 task.retries,
@@ -497,7 +498,7 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
     }
     if task.timeout_seconds.is_some_and(|s| s > i32::MAX as u64) {
         let mut found = problem(
-            "FL802",
+            Code::FL802,
             format!(
                 "a timeout of {}s is more than Argo's `activeDeadlineSeconds` holds ({}s)",
                 task.timeout_seconds.unwrap_or_default(),
@@ -510,7 +511,7 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
     }
     if task.retries > 0 && task.retry_delay_seconds > GO_DURATION_MAX_SECONDS {
         out.push(problem(
-            "FL802",
+            Code::FL802,
             format!(
                 "task `{}` waits {}s between retries; Argo's backoff goes up to {GO_DURATION_MAX_SECONDS}s",
                 task.name, task.retry_delay_seconds
@@ -520,7 +521,7 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
     }
     if task.timeout_seconds == Some(0) {
         let mut found = problem(
-            "FL802",
+            Code::FL802,
             "a timeout of 0s, which Argo cannot express".to_string(),
             "Argo's `activeDeadlineSeconds` must be positive: give a timeout of at least 1s, or none",
         );

@@ -8,6 +8,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::vocab::{Guarantee, Mode, OnAmbiguous, ParamValue, Pin, Term, Tracking};
+
 /// One pipeline, ready for code generation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Pipeline {
@@ -36,13 +38,6 @@ pub struct Schedule {
     /// Five cron fields: a preset's expansion (`0 0 * * *`), else the
     /// expression as written.
     pub cron: String,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OnAmbiguous {
-    Retry,
-    Fail,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -77,17 +72,6 @@ pub struct EnvVar {
     pub value: String,
 }
 
-/// A kind parameter's value.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum ParamValue {
-    Bool(bool),
-    Int(u64),
-    String(String),
-    /// A `key` parameter: one field or a tuple of fields.
-    Fields(Vec<String>),
-}
-
 /// A declared source, sink or effect, as the runtime needs to reach it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Endpoint {
@@ -101,15 +85,6 @@ pub struct Endpoint {
     pub coordinator: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Pin {
-    Version,
-    Snapshot,
-    Listing,
-    Offsets,
-}
-
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Read {
     /// Shared by every task that uses the declaration.
@@ -121,47 +96,6 @@ pub struct Read {
     pub commit: Option<String>,
     /// `identity` fields; `Some(vec![])` for `identity none`, `None` when undeclared.
     pub identity: Option<Vec<String>>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Mode {
-    Upsert,
-    ReplacePartition,
-    Append,
-    AppendLedger,
-    CheckThenAppend,
-    ConditionalCommit,
-    Overwrite,
-    Transactional,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Guarantee {
-    ExactlyOnce,
-    EffectivelyOnce,
-    AtLeastOnce,
-    AtMostOnce,
-    None,
-}
-
-/// One term of a key expression.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "term", rename_all = "snake_case")]
-pub enum Term {
-    InputField { field: String },
-    InputHash,
-    OutputField { field: String },
-    OutputHash,
-    IntervalStart,
-    IntervalEnd,
-    RunId,
-    AttemptId,
-    AttemptNumber,
-    Now,
-    Uuid,
-    Random,
 }
 
 /// A key term with the column it fills (`COL = TERM`, or the field's own name).
@@ -185,14 +119,6 @@ pub struct Write {
     pub primary_key: Option<Vec<String>>,
     pub guarantee: Guarantee,
     pub required: Guarantee,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Tracking {
-    Outbox,
-    IdempotencyKey,
-    Untracked,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

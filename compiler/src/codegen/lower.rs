@@ -7,7 +7,8 @@ use std::sync::Arc;
 use super::ir;
 use crate::analyze::guarantee::{outbox_write, TaskFacts};
 use crate::analyze::model::{DeclDef, KeyDef, KeyPartDef, Loc, PipelineDef, Program, ViaDef};
-use crate::analyze::{Outcome, PipelineReport};
+use crate::analyze::PipelineReport;
+use crate::check::Outcome;
 use crate::source::FileId;
 
 fn key(k: Option<&KeyDef>) -> Option<Vec<ir::KeyPart>> {
@@ -120,12 +121,14 @@ fn lower_task(
         .map(|(e, o)| {
             let effect = facts.decl(e.decl);
             let (tracking, outbox, k) = match &e.via {
-                ViaDef::Untracked => (ir::Tracking::Untracked, None, None),
-                ViaDef::IdempotencyKey(k) => (ir::Tracking::IdempotencyKey, None, key(Some(k))),
+                ViaDef::Untracked => (crate::vocab::Tracking::Untracked, None, None),
+                ViaDef::IdempotencyKey(k) => {
+                    (crate::vocab::Tracking::IdempotencyKey, None, key(Some(k)))
+                }
                 ViaDef::Outbox(_) => {
                     let w = outbox_write(&facts, e);
                     (
-                        ir::Tracking::Outbox,
+                        crate::vocab::Tracking::Outbox,
                         w.map(|w| facts.decl(w.decl).name.clone()),
                         w.and_then(|w| key(facts.write_key(w))),
                     )
@@ -194,7 +197,7 @@ fn lower_task(
 /// The IR of every analysed pipeline declared in `file`, in source order.
 pub fn pipelines_of(outcome: &Outcome, file: FileId) -> Vec<ir::Pipeline> {
     // Found on the file system once per file, not once per pipeline.
-    let source_file = header_path(outcome.sources.path(file));
+    let source_file = crate::io::read::header_path(outcome.sources.path(file));
     outcome
         .analysis
         .pipelines
@@ -209,32 +212,4 @@ pub fn pipelines_of(outcome: &Outcome, file: FileId) -> Vec<ir::Pipeline> {
             )
         })
         .collect()
-}
-
-/// The source file as a generated header names it: its path relative to its
-/// project root ([`crate::files::project_root`]), with `/` between folders.
-/// The same file gives the same text from any working folder, given as a
-/// relative or an absolute path, and no absolute path of this machine ever
-/// appears (TARGETS.md). A file that cannot be resolved keeps a relative path
-/// as given (normalized) and an absolute one is cut to its file name.
-pub fn header_path(given: &str) -> String {
-    use crate::files::{display, normalize, project_root};
-    let path = std::path::Path::new(given);
-    if let Ok(real) = std::fs::canonicalize(path) {
-        let root = project_root(&real);
-        if let Ok(relative) = real.strip_prefix(&root) {
-            let relative = display(relative);
-            if !relative.is_empty() {
-                return relative;
-            }
-        }
-    }
-    if path.is_absolute() {
-        path.file_name().map_or_else(
-            || "source.flow".to_owned(),
-            |n| n.to_string_lossy().into_owned(),
-        )
-    } else {
-        display(&normalize(path))
-    }
 }

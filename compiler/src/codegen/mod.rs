@@ -2,15 +2,16 @@
 
 pub mod airflow;
 pub mod argo;
-pub mod emit;
 mod helpers;
 pub mod ir;
 pub mod lower;
+pub mod places;
 pub mod python;
 mod python_names;
 pub mod quote;
 pub mod target;
 
+use crate::diagnostic::Code;
 /// Environment variables the generated Argo definitions set for the task
 /// runtime (Airflow's operator sets the first six); a task's own `env` may
 /// not use the names its target sets.
@@ -202,7 +203,7 @@ impl GeneratedFile {
 /// names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TargetProblem {
-    pub code: &'static str,
+    pub code: Code,
     pub pipeline: String,
     pub task: Option<String>,
     pub message: String,

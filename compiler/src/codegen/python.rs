@@ -6,6 +6,7 @@
 //! `python -m a.b.c` gives `a/b/c.py` (and the transform `a/b/c_transform.py`);
 //! any other command gives `<pipeline>/<task>.py`.
 
+use crate::diagnostic::Code;
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
@@ -13,9 +14,10 @@ use handlebars::{Context, Handlebars, Helper, HelperResult, Output, RenderContex
 use serde_json::{json, Value};
 
 use super::helpers::{checked, param, py_str_helper};
-use super::ir::{Emit, Pipeline, Read, Task, Tracking, Write};
+use super::ir::{Emit, Pipeline, Read, Task, Write};
 use super::quote::python_str;
 use super::{At, GeneratedFile, TargetProblem};
+use crate::vocab::Tracking;
 
 /// What `scaffold` produces: files to write on every run, and files to write
 /// only when no file exists at that path (the hand-written transforms and the
@@ -124,7 +126,7 @@ static CAPABILITIES: LazyLock<Result<Capabilities, String>> = LazyLock::new(|| {
 /// A problem with flowc's own Python templates (never with the user's input).
 fn template_bug(message: String) -> Vec<TargetProblem> {
     vec![TargetProblem {
-        code: "FL805",
+        code: Code::FL805,
         pipeline: String::new(),
         task: None,
         message,
@@ -205,7 +207,7 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Scaffold, Vec<TargetProblem>> 
 
 fn render_problem(pipeline: &Pipeline, task: &Task, err: &RenderError) -> TargetProblem {
     TargetProblem {
-        code: "FL805",
+        code: Code::FL805,
         pipeline: pipeline.name.clone(),
         task: Some(task.name.clone()),
         message: format!(
@@ -294,7 +296,7 @@ fn is_dotted_identifier(s: &str) -> bool {
 
 fn problem(pipeline: &Pipeline, task: &Task, at: At, message: String, help: &str) -> TargetProblem {
     TargetProblem {
-        code: "FL805",
+        code: Code::FL805,
         pipeline: pipeline.name.clone(),
         task: Some(task.name.clone()),
         message,
@@ -309,7 +311,7 @@ const NO_RUNTIME_HELP: &str = "the Python runtime supports sqlite_table, postgre
 fn run_problem(
     pipeline: &Pipeline,
     task: &Task,
-    code: &'static str,
+    code: Code,
     message: String,
     help: &str,
 ) -> TargetProblem {
@@ -385,12 +387,12 @@ fn check(caps: &Capabilities, pipelines: &[Pipeline]) -> Vec<TargetProblem> {
                         "run the task with `python -m MODULE` naming a module of your own, or rename the pipeline or task",
                     )
                 };
-                problems.push(run_problem(pipeline, task, "FL802", message, help));
+                problems.push(run_problem(pipeline, task, Code::FL802, message, help));
                 continue;
             }
             let top = module.split('.').next().unwrap_or_default();
             if top == "flowc_runtime" {
-                problems.push(run_problem(pipeline, task, "FL803", format!("task `{}` runs module `{module}`, inside the generated `flowc_runtime` package", task.name), "run the task from a module outside `flowc_runtime`"));
+                problems.push(run_problem(pipeline, task, Code::FL803, format!("task `{}` runs module `{module}`, inside the generated `flowc_runtime` package", task.name), "run the task from a module outside `flowc_runtime`"));
             }
             // A module may not be another task's transform, nor the reverse.
             let transform = format!("{module}_transform");
@@ -399,7 +401,7 @@ fn check(caps: &Capabilities, pipelines: &[Pipeline]) -> Vec<TargetProblem> {
                 .or_else(|| modules.get(&transform))
                 .cloned();
             if let Some((other_pipeline, other_task)) = clash {
-                problems.push(run_problem(pipeline, task, "FL803", format!(
+                problems.push(run_problem(pipeline, task, Code::FL803, format!(
                         "the modules of tasks `{other_pipeline}.{other_task}` and `{}.{}` clash: one's module is the other's transform (`{module}` and `{transform}`)",
                         pipeline.name, task.name
                     ), "give the tasks modules that do not end in the other's name plus `_transform`"));
@@ -416,7 +418,7 @@ fn check(caps: &Capabilities, pipelines: &[Pipeline]) -> Vec<TargetProblem> {
                 .cloned()
                 .or_else(|| enclosing.iter().find_map(|p| modules.get(p).cloned()));
             if let Some((other_pipeline, other_task)) = clash {
-                problems.push(run_problem(pipeline, task, "FL803", format!(
+                problems.push(run_problem(pipeline, task, Code::FL803, format!(
                         "the modules of tasks `{other_pipeline}.{other_task}` and `{}.{}` clash: one is the package the other sits in",
                         pipeline.name, task.name
                     ), "a module cannot also be a package: give the tasks modules that do not nest, as `orders.load` and `orders.report`"));
@@ -427,7 +429,7 @@ fn check(caps: &Capabilities, pipelines: &[Pipeline]) -> Vec<TargetProblem> {
             let lower = module.to_lowercase();
             match folded.get(&lower) {
                 Some((other_pipeline, other_task, other)) if *other != module => {
-                    problems.push(run_problem(pipeline, task, "FL803", format!(
+                    problems.push(run_problem(pipeline, task, Code::FL803, format!(
                         "the modules of tasks `{other_pipeline}.{other_task}` and `{}.{}`, `{other}` and `{module}`, differ only in case: on a file system that ignores case they are one file",
                         pipeline.name, task.name
                     ), "give the tasks modules whose names differ in more than case"));
@@ -443,7 +445,7 @@ fn check(caps: &Capabilities, pipelines: &[Pipeline]) -> Vec<TargetProblem> {
             if let Some((other_pipeline, other_task)) =
                 modules.insert(module.clone(), (pipeline.name.clone(), task.name.clone()))
             {
-                problems.push(run_problem(pipeline, task, "FL803", format!(
+                problems.push(run_problem(pipeline, task, Code::FL803, format!(
                         "tasks `{other_pipeline}.{other_task}` and `{}.{}` both run module `{module}`",
                         pipeline.name, task.name
                     ), "give each task its own module in `run command [\"python\", \"-m\", ...]`"));
@@ -467,7 +469,7 @@ fn check_connection(
     let var = format!("FLOW_CONN_{}", name.to_uppercase());
     match connections.get(&var) {
         Some(first) if first != name => problems.push(TargetProblem {
-            code: "FL803",
+            code: Code::FL803,
             ..problem(
                 pipeline,
                 task,

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use super::ir::Pipeline;
 use super::{airflow, argo, python, GeneratedFile, TargetProblem, WritePolicy};
+use crate::diagnostic::Code;
 
 /// What the command line passes to every generator; each reads what it needs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -54,13 +55,9 @@ pub fn find(name: &str) -> Option<&'static Target> {
     TARGETS.iter().find(|t| t.name == name)
 }
 
-/// The key the `ir` target writes first in each file: flowc recognises its
-/// own dumps by it, and replaces no other JSON file.
-pub const IR_MARKER_KEY: &str = "generated";
-
-/// The value of [`IR_MARKER_KEY`].
-pub const IR_MARKER: &str =
-    "by flowc for ir: do not edit, rewritten by every `flowc build --target ir`";
+/// The marker the `ir` target writes first in each file (defined with the
+/// other headers flowc recognises, in `io::write`).
+pub use crate::io::write::{IR_MARKER, IR_MARKER_KEY};
 
 /// One `PIPELINE.ir.json` per pipeline: the pipeline's IR as pretty JSON,
 /// keys in declaration order, ending in a newline. It reads back as an
@@ -80,7 +77,7 @@ fn ir_files(pipelines: &[Pipeline]) -> Output {
         let lower = pipeline.name.to_lowercase();
         if let Some(first) = seen.insert(lower, &pipeline.name) {
             problems.push(TargetProblem {
-                code: "FL803",
+                code: Code::FL803,
                 pipeline: pipeline.name.clone(),
                 task: None,
                 message: format!(
@@ -162,7 +159,7 @@ mod tests {
         let files = ir_files(std::slice::from_ref(&pipeline)).expect("one pipeline");
         let text = &files[0].contents;
         assert!(text.ends_with("}\n"));
-        let header = super::super::emit::header_of(text).expect("a header");
+        let header = crate::io::write::header_of(text).expect("a header");
         assert_eq!(header.target, "ir");
         assert_eq!(header.pipeline.as_deref(), Some("p \"q\""));
         assert_eq!(header.source.as_deref(), Some("a/b.flow"));
@@ -170,7 +167,7 @@ mod tests {
         assert_eq!(back, pipeline);
         // A JSON file that does not start with the marker is not flowc's.
         let other = text.replacen(IR_MARKER, "by hand", 1);
-        assert!(super::super::emit::header_of(&other).is_none());
-        assert!(super::super::emit::header_of("{\n  \"name\": \"p\"\n}\n").is_none());
+        assert!(crate::io::write::header_of(&other).is_none());
+        assert!(crate::io::write::header_of("{\n  \"name\": \"p\"\n}\n").is_none());
     }
 }

@@ -27,7 +27,7 @@ pub fn render(sources: &SourceMap, diags: &[Diagnostic], summary: Summary) -> St
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        let name = crate::rules::registry::lookup(d.code).map_or("", |r| r.name);
+        let name = d.code.name();
         let mut message = d.message.clone();
         if let Some(h) = &d.help {
             message.push_str("\nhelp: ");

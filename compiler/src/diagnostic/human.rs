@@ -382,11 +382,7 @@ fn report(sources: &SourceMap, d: &Diagnostic) -> Report {
         })
         .collect();
     Report {
-        code: Some(format!(
-            "{}({})",
-            d.code,
-            crate::rules::registry::lookup(d.code).map_or("", |r| r.name)
-        )),
+        code: Some(format!("{}({})", d.code, d.code.name())),
         message: escape_controls(&d.message).into_owned(),
         severity: match d.severity {
             Severity::Error => miette::Severity::Error,
@@ -447,6 +443,7 @@ mod tests {
     use std::fmt::Write as _;
 
     use super::*;
+    use crate::diagnostic::Code;
     use crate::source::FileId;
 
     fn rendered(d: &dyn MietteDiagnostic) -> String {
@@ -543,7 +540,7 @@ mod tests {
             ];
             for &(from, to) in &spans {
                 let (start, end) = (from.min(len), to.min(len));
-                let d = Diagnostic::new("FL101", main, Span::new(start, end), "message")
+                let d = Diagnostic::new(Code::FL101, main, Span::new(start, end), "message")
                     .label(main, Span::new(start / 3, start / 3), "earlier")
                     .label(main, Span::new(end, end), "later")
                     .help("help");
@@ -565,7 +562,7 @@ mod tests {
         let mut sources = SourceMap::default();
         let main = sources.add("a.flow", "use \"b.flow\"\n");
         let other = sources.add("b.flow", "other\nfile\n");
-        let d = Diagnostic::new("FL101", main, Span::new(4, 12), "message").label(
+        let d = Diagnostic::new(Code::FL101, main, Span::new(4, 12), "message").label(
             other,
             Span::new(6, 10),
             "elsewhere",
@@ -581,7 +578,7 @@ mod tests {
         let mut sources = SourceMap::default();
         let f = sources.add("a.flow", format!("first\n{line}\nlast\n"));
         let at = 6 + line.find('x').unwrap_or(0);
-        let d = Diagnostic::new("FL101", f, Span::new(at, at + 1), "m");
+        let d = Diagnostic::new(Code::FL101, f, Span::new(at, at + 1), "m");
         let out = rendered(&report(&sources, &d));
         assert!(out.contains("[a.flow:2:100003]"), "{out}");
         assert!(out.lines().all(|l| l.chars().count() < 200), "{out}");
@@ -614,7 +611,7 @@ mod tests {
         let mut sources = SourceMap::default();
         let f = sources.add("big.flow", text.clone());
         let diags: Vec<Diagnostic> = (0..20_000)
-            .map(|i| Diagnostic::new("FL101", f, Span::new(i * 50, i * 50 + 4), "m"))
+            .map(|i| Diagnostic::new(Code::FL101, f, Span::new(i * 50, i * 50 + 4), "m"))
             .collect();
         let out = render(&sources, &diags, Summary::default(), false);
         assert_eq!(out.matches("big.flow:").count(), 20_000);

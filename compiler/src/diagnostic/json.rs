@@ -23,11 +23,8 @@ pub fn diagnostic(sources: &SourceMap, d: &Diagnostic) -> Value {
         })
         .collect();
     let mut m = Map::new();
-    m.insert("code".into(), json!(d.code));
-    m.insert(
-        "name".into(),
-        json!(crate::rules::registry::lookup(d.code).map_or("", |r| r.name)),
-    );
+    m.insert("code".into(), json!(d.code.as_str()));
+    m.insert("name".into(), json!(d.code.name()));
     m.insert("severity".into(), json!(d.severity.word()));
     m.insert("message".into(), json!(d.message));
     m.insert("file".into(), json!(sources.path(d.file)));

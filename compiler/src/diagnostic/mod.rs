@@ -1,10 +1,13 @@
 //! Findings, and their rendering: miette for people, JSON, SARIF and GitHub
 //! annotations for tools.
 
+pub mod code;
 pub mod github;
 pub mod human;
 pub mod json;
 pub mod sarif;
+
+pub use code::Code;
 
 use crate::source::FileId;
 use crate::span::Span;
@@ -31,10 +34,10 @@ pub struct Label {
     pub message: String,
 }
 
-/// One finding. `code` names a rule of the registry (`rules::registry`).
+/// One finding of the rule `code`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
-    pub code: &'static str,
+    pub code: Code,
     pub severity: Severity,
     pub message: String,
     pub file: FileId,
@@ -47,8 +50,8 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// A finding with the rule's default severity.
-    pub fn new(code: &'static str, file: FileId, span: Span, message: impl Into<String>) -> Self {
-        let severity = crate::rules::registry::severity_of(code);
+    pub fn new(code: Code, file: FileId, span: Span, message: impl Into<String>) -> Self {
+        let severity = code.severity();
         Diagnostic {
             code,
             severity,
@@ -95,7 +98,7 @@ pub fn sort(diags: &mut [Diagnostic], sources: &crate::source::SourceMap) {
             .path(a.file)
             .cmp(sources.path(b.file))
             .then(a.span.start.cmp(&b.span.start))
-            .then(a.code.cmp(b.code))
+            .then(a.code.cmp(&b.code))
             .then(a.message.cmp(&b.message))
     });
 }
@@ -186,13 +189,13 @@ impl Summary {
 
 #[cfg(test)]
 mod tests {
-    use super::{cap_per_file, Diagnostic, Omitted, Severity, Summary};
+    use super::{cap_per_file, Code, Diagnostic, Omitted, Severity, Summary};
     use crate::source::FileId;
     use crate::span::Span;
 
     fn finding(file: usize, at: usize, severity: Severity, suppressed: bool) -> Diagnostic {
-        let mut d =
-            Diagnostic::new("FL007", FileId(file), Span::new(at, at + 1), "m").severity(severity);
+        let mut d = Diagnostic::new(Code::FL007, FileId(file), Span::new(at, at + 1), "m")
+            .severity(severity);
         if suppressed {
             d.suppressed = Some("r".into());
         }

@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
+use super::Code;
 use super::{Diagnostic, Severity};
-use crate::rules::registry;
 use crate::source::SourceMap;
 use crate::span::Span;
 
@@ -109,17 +109,17 @@ fn location(
 /// The SARIF log of `diags`; `omitted` findings that were not listed are
 /// said in a notification of the run's invocation.
 pub fn render(sources: &SourceMap, diags: &[Diagnostic], omitted: usize) -> String {
-    let rules: Vec<Value> = registry::all()
+    let rules: Vec<Value> = Code::ALL
         .iter()
         .map(|r| {
             json!({
-                "id": r.code,
-                "name": r.name,
-                "shortDescription": { "text": r.summary },
-                "fullDescription": { "text": r.summary },
-                "helpUri": format!("{DOCS_BASE}{}", r.code),
-                "help": { "text": r.explain, "markdown": r.explain },
-                "defaultConfiguration": { "level": level(r.severity) },
+                "id": r.as_str(),
+                "name": r.name(),
+                "shortDescription": { "text": r.summary() },
+                "fullDescription": { "text": r.summary() },
+                "helpUri": format!("{DOCS_BASE}{r}"),
+                "help": { "text": r.explain(), "markdown": r.explain() },
+                "defaultConfiguration": { "level": level(r.severity()) },
             })
         })
         .collect();
@@ -127,17 +127,14 @@ pub fn render(sources: &SourceMap, diags: &[Diagnostic], omitted: usize) -> Stri
     let results: Vec<Value> = diags
         .iter()
         .map(|d| {
-            let index = registry::all()
-                .iter()
-                .position(|r| r.code == d.code)
-                .unwrap_or(0);
+            let index = Code::ALL.iter().position(|r| *r == d.code).unwrap_or(0);
             let mut text = d.message.clone();
             if let Some(h) = &d.help {
                 text.push_str("\nhelp: ");
                 text.push_str(h);
             }
             let mut r = json!({
-                "ruleId": d.code,
+                "ruleId": d.code.as_str(),
                 "ruleIndex": index,
                 "level": level(d.severity),
                 "message": { "text": text },

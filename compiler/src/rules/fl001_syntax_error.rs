@@ -3,13 +3,9 @@
 //! Found by the parser (`syntax::parser`).
 
 use super::Rule;
-use crate::diagnostic::Severity;
+use crate::diagnostic::Code;
 
 pub const RULE: Rule = Rule {
-    code: "FL001",
-    name: "syntax-error",
-    severity: Severity::Error,
-    summary: "the file does not parse, or is not UTF-8",
-    explain: include_str!("explain/FL001.md"),
+    code: Code::FL001,
     check: None,
 };

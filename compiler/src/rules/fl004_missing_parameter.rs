@@ -3,13 +3,9 @@
 //! Found while resolving names and literals (`analyze::resolve`).
 
 use super::Rule;
-use crate::diagnostic::Severity;
+use crate::diagnostic::Code;
 
 pub const RULE: Rule = Rule {
-    code: "FL004",
-    name: "missing-parameter",
-    severity: Severity::Error,
-    summary: "a required kind parameter is missing",
-    explain: include_str!("explain/FL004.md"),
+    code: Code::FL004,
     check: None,
 };

@@ -3,13 +3,9 @@
 //! Found while resolving names and literals (`analyze::resolve`).
 
 use super::Rule;
-use crate::diagnostic::Severity;
+use crate::diagnostic::Code;
 
 pub const RULE: Rule = Rule {
-    code: "FL005",
-    name: "import-error",
-    severity: Severity::Error,
-    summary: "`use` of a file that cannot be read, or a cycle of `use`",
-    explain: include_str!("explain/FL005.md"),
+    code: Code::FL005,
     check: None,
 };

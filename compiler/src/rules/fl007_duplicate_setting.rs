@@ -3,13 +3,9 @@
 //! Found while resolving names and literals (`analyze::resolve`).
 
 use super::Rule;
-use crate::diagnostic::Severity;
+use crate::diagnostic::Code;
 
 pub const RULE: Rule = Rule {
-    code: "FL007",
-    name: "duplicate-setting",
-    severity: Severity::Error,
-    summary: "the same setting or property twice in one block",
-    explain: include_str!("explain/FL007.md"),
+    code: Code::FL007,
     check: None,
 };

@@ -3,13 +3,9 @@
 //! Found while resolving names and literals (`analyze::resolve`).
 
 use super::Rule;
-use crate::diagnostic::Severity;
+use crate::diagnostic::Code;
 
 pub const RULE: Rule = Rule {
-    code: "FL008",
-    name: "missing-setting",
-    severity: Severity::Error,
-    summary: "a scheduled pipeline without `start`, or a task without `run`",
-    explain: include_str!("explain/FL008.md"),
+    code: Code::FL008,
     check: None,
 };

@@ -3,13 +3,9 @@
 //! Found while resolving names and literals (`analyze::resolve`).
 
 use super::Rule;
-use crate::diagnostic::Severity;
+use crate::diagnostic::Code;
 
 pub const RULE: Rule = Rule {
-    code: "FL009",
-    name: "role-mismatch",
-    severity: Severity::Error,
-    summary: "a declaration, `read`, `write` or `emit` that does not fit the kind's roles",
-    explain: include_str!("explain/FL009.md"),
+    code: Code::FL009,
     check: None,
 };

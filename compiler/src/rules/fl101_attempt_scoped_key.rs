@@ -1,17 +1,14 @@
 //! FL101 `attempt-scoped-key`: a key term that changes on every attempt: `attempt.*`, `now()`, `uuid()`, `random()`.
 
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::analyze::guarantee::{key_uses, term_text, KeyUse};
-use crate::analyze::model::{KeyPartDef, Loc, Mode, Term};
+use crate::analyze::model::{KeyPartDef, Loc};
+use crate::vocab::{Mode, Term};
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL101",
-    name: "attempt-scoped-key",
-    severity: Severity::Error,
-    summary: "a key term that changes on every attempt: `attempt.*`, `now()`, `uuid()`, `random()`",
-    explain: include_str!("explain/FL101.md"),
+    code: Code::FL101,
     check: Some(check),
 };
 

@@ -1,18 +1,14 @@
 //! FL102 `run-scoped-key`: a key term scoped to one run: `run.id`, or an interval term in an unscheduled pipeline.
 
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::analyze::guarantee::{key_uses, term_text, KeyUse};
-use crate::analyze::model::{KeyPartDef, Term};
+use crate::analyze::model::KeyPartDef;
+use crate::vocab::Term;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL102",
-    name: "run-scoped-key",
-    severity: Severity::Warning,
-    summary:
-        "a key term scoped to one run: `run.id`, or an interval term in an unscheduled pipeline",
-    explain: include_str!("explain/FL102.md"),
+    code: Code::FL102,
     check: Some(check),
 };
 

@@ -1,20 +1,17 @@
 //! FL103 `unknown-key-field`: `input.F` or `output.F` names a field that no read or written declaration has.
 
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 use std::collections::BTreeSet;
 
 use crate::analyze::guarantee::{key_uses, KeyUse};
-use crate::analyze::model::{KeyPartDef, Term};
-use crate::analyze::suggest::did_you_mean;
+use crate::analyze::model::KeyPartDef;
+use crate::vocab::Term;
+use crate::suggest::did_you_mean;
 
 pub const RULE: Rule = Rule {
-    code: "FL103",
-    name: "unknown-key-field",
-    severity: Severity::Error,
-    summary: "`input.F` or `output.F` names a field that no read or written declaration has",
-    explain: include_str!("explain/FL103.md"),
+    code: Code::FL103,
     check: Some(check),
 };
 

@@ -1,16 +1,12 @@
 //! FL104 `input-not-uniquely-keyed`: a record-level key of `input.*` terms that does not cover the input's identity.
 
 use super::{Ctx, Rule};
-use crate::analyze::model::{Mode, Term};
+use crate::diagnostic::Code;
+use crate::vocab::{Mode, Term};
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL104",
-    name: "input-not-uniquely-keyed",
-    severity: Severity::Warning,
-    summary: "a record-level key of `input.*` terms that does not cover the input's identity",
-    explain: include_str!("explain/FL104.md"),
+    code: Code::FL104,
     check: Some(check),
 };
 

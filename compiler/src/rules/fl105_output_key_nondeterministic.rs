@@ -1,17 +1,14 @@
 //! FL105 `output-key-nondeterministic`: a key derived from the output of a nondeterministic task.
 
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::analyze::guarantee::{key_uses, term_text, KeyUse};
-use crate::analyze::model::{KeyPartDef, Term};
+use crate::analyze::model::KeyPartDef;
+use crate::vocab::Term;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL105",
-    name: "output-key-nondeterministic",
-    severity: Severity::Error,
-    summary: "a key derived from the output of a nondeterministic task",
-    explain: include_str!("explain/FL105.md"),
+    code: Code::FL105,
     check: Some(check),
 };
 

@@ -1,16 +1,12 @@
 //! FL106 `key-too-coarse`: an `upsert` or `append ledger` keyed only on interval terms.
 
 use super::{Ctx, Rule};
-use crate::analyze::model::{mode_source, Mode, Term};
+use crate::diagnostic::Code;
+use crate::vocab::{Mode, Term};
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL106",
-    name: "key-too-coarse",
-    severity: Severity::Warning,
-    summary: "an `upsert` or `append ledger` keyed only on interval terms",
-    explain: include_str!("explain/FL106.md"),
+    code: Code::FL106,
     check: Some(check),
 };
 
@@ -26,7 +22,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             }
             let key = t.facts.write_key(w).map_or(w.loc, |k| k.loc);
             out.push(
-                Diagnostic::new(RULE.code, key.file, key.span, format!("`{} {}` in task `{}` is keyed only on the interval: every record of an interval shares one key", mode_source(w.mode), t.facts.decl(w.decl).name, t.task.name))
+                Diagnostic::new(RULE.code, key.file, key.span, format!("`{} {}` in task `{}` is keyed only on the interval: every record of an interval shares one key", w.mode.source(), t.facts.decl(w.decl).name, t.task.name))
                     .help("add the record's own fields to the key (`(input.id, day = interval.start)`), or replace the whole partition with `replace partition`"),
             );
         }

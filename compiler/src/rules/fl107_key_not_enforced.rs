@@ -1,17 +1,13 @@
 //! FL107 `key-not-enforced`: an `upsert` whose key columns are not exactly the sink's primary key.
 
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::analyze::guarantee::TaskFacts;
-use crate::analyze::model::Mode;
+use crate::vocab::Mode;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL107",
-    name: "key-not-enforced",
-    severity: Severity::Error,
-    summary: "an `upsert` whose key columns are not exactly the sink's primary key",
-    explain: include_str!("explain/FL107.md"),
+    code: Code::FL107,
     check: Some(check),
 };
 

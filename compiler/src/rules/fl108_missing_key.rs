@@ -1,16 +1,12 @@
 //! FL108 `missing-key`: an `upsert` or `append ledger` with no key.
 
 use super::{Ctx, Rule};
-use crate::analyze::model::{mode_source, Mode};
+use crate::diagnostic::Code;
+use crate::vocab::Mode;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL108",
-    name: "missing-key",
-    severity: Severity::Error,
-    summary: "an `upsert` or `append ledger` with no key",
-    explain: include_str!("explain/FL108.md"),
+    code: Code::FL108,
     check: Some(check),
 };
 
@@ -29,7 +25,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                     w.loc.span,
                     format!(
                         "`{} {}` in task `{}` has no key",
-                        mode_source(w.mode),
+                        w.mode.source(),
                         t.facts.decl(w.decl).name,
                         t.task.name
                     ),

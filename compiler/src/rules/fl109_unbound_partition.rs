@@ -1,17 +1,13 @@
 //! FL109 `unbound-partition`: `replace partition TERM` where TERM is not a field and names no column.
 
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::analyze::guarantee::term_text;
-use crate::analyze::model::Term;
+use crate::vocab::Term;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL109",
-    name: "unbound-partition",
-    severity: Severity::Error,
-    summary: "`replace partition TERM` where TERM is not a field and names no column",
-    explain: include_str!("explain/FL109.md"),
+    code: Code::FL109,
     check: Some(check),
 };
 

@@ -1,16 +1,12 @@
 //! FL201 `check-then-append`: `check_then_append`: the check and the append are separate steps.
 
 use super::{Ctx, Rule};
-use crate::analyze::model::Mode;
+use crate::diagnostic::Code;
+use crate::vocab::Mode;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL201",
-    name: "check-then-append",
-    severity: Severity::Error,
-    summary: "`check_then_append`: the check and the append are separate steps",
-    explain: include_str!("explain/FL201.md"),
+    code: Code::FL201,
     check: Some(check),
 };
 

@@ -1,16 +1,12 @@
 //! FL202 `append-without-dedup`: a plain `append`: every retry appends again.
 
 use super::{Ctx, Rule};
-use crate::analyze::model::Mode;
+use crate::diagnostic::Code;
+use crate::vocab::Mode;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL202",
-    name: "append-without-dedup",
-    severity: Severity::Warning,
-    summary: "a plain `append`: every retry appends again",
-    explain: include_str!("explain/FL202.md"),
+    code: Code::FL202,
     check: Some(check),
 };
 

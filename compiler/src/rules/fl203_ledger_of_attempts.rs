@@ -2,17 +2,13 @@
 
 use super::fl101_attempt_scoped_key::attempt_scoped;
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::analyze::guarantee::term_text;
-use crate::analyze::model::Mode;
+use crate::vocab::Mode;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL203",
-    name: "ledger-of-attempts",
-    severity: Severity::Error,
-    summary: "an `append ledger` keyed on the attempt: it records attempts, not records",
-    explain: include_str!("explain/FL203.md"),
+    code: Code::FL203,
     check: Some(check),
 };
 

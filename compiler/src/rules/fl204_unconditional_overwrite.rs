@@ -1,16 +1,12 @@
 //! FL204 `unconditional-overwrite`: `overwrite` on a versioned sink: the last writer wins.
 
 use super::{Ctx, Rule};
-use crate::analyze::model::Mode;
+use crate::diagnostic::Code;
+use crate::vocab::Mode;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL204",
-    name: "unconditional-overwrite",
-    severity: Severity::Warning,
-    summary: "`overwrite` on a versioned sink: the last writer wins",
-    explain: include_str!("explain/FL204.md"),
+    code: Code::FL204,
     check: Some(check),
 };
 

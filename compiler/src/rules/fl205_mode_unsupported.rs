@@ -1,16 +1,12 @@
 //! FL205 `mode-unsupported`: a write mode that the sink's kind does not offer.
 
 use super::{Ctx, Rule};
-use crate::analyze::model::mode_source;
+use crate::diagnostic::Code;
+
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL205",
-    name: "mode-unsupported",
-    severity: Severity::Error,
-    summary: "a write mode that the sink's kind does not offer",
-    explain: include_str!("explain/FL205.md"),
+    code: Code::FL205,
     check: Some(check),
 };
 
@@ -36,7 +32,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                         "`{}` of kind `{}` does not support `{}`",
                         sink.name,
                         kind.name,
-                        mode_source(w.mode)
+                        w.mode.source()
                     ),
                 )
                 .label(

@@ -1,16 +1,12 @@
 //! FL206 `needs-transaction`: `replace partition` or `append ledger` on a sink that is not transactional.
 
 use super::{Ctx, Rule};
-use crate::analyze::model::{mode_source, Mode};
+use crate::diagnostic::Code;
+use crate::vocab::Mode;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL206",
-    name: "needs-transaction",
-    severity: Severity::Error,
-    summary: "`replace partition` or `append ledger` on a sink that is not transactional",
-    explain: include_str!("explain/FL206.md"),
+    code: Code::FL206,
     check: Some(check),
 };
 
@@ -22,7 +18,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             }
             let sink = t.facts.decl(w.decl);
             out.push(
-                Diagnostic::new(RULE.code, w.mode_loc.file, w.mode_loc.span, format!("`{}` needs a transaction, and `{}` (kind `{}`) is not transactional", mode_source(w.mode), sink.name, sink.kind))
+                Diagnostic::new(RULE.code, w.mode_loc.file, w.mode_loc.span, format!("`{}` needs a transaction, and `{}` (kind `{}`) is not transactional", w.mode.source(), sink.name, sink.kind))
                     .label(sink.name_loc.file, sink.name_loc.span, format!("`{}` declared here", sink.name))
                     .help("write to a sink whose kind is `transactional`, or use `upsert` on a primary key"),
             );

@@ -1,18 +1,15 @@
 //! FL207 `concurrent-writers`: two unordered tasks of one pipeline write the same sink.
 
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 use std::collections::BTreeMap;
 
-use crate::analyze::model::{Mode, WriteDef};
+use crate::analyze::model::WriteDef;
+use crate::vocab::Mode;
 
 pub const RULE: Rule = Rule {
-    code: "FL207",
-    name: "concurrent-writers",
-    severity: Severity::Warning,
-    summary: "two unordered tasks of one pipeline write the same sink",
-    explain: include_str!("explain/FL207.md"),
+    code: Code::FL207,
     check: Some(check),
 };
 

@@ -1,16 +1,12 @@
 //! FL301 `auto-commit-offsets`: a read whose offsets are committed on a timer (`commit auto`).
 
 use super::{Ctx, Rule};
-use crate::analyze::model::CommitMode;
+use crate::diagnostic::Code;
+use crate::vocab::CommitMode;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL301",
-    name: "auto-commit-offsets",
-    severity: Severity::Error,
-    summary: "a read whose offsets are committed on a timer (`commit auto`)",
-    explain: include_str!("explain/FL301.md"),
+    code: Code::FL301,
     check: Some(check),
 };
 

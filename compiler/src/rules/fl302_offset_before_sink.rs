@@ -1,16 +1,12 @@
 //! FL302 `offset-before-sink`: a read whose offsets are committed before the write (`commit before_write`).
 
 use super::{Ctx, Rule};
-use crate::analyze::model::CommitMode;
+use crate::diagnostic::Code;
+use crate::vocab::CommitMode;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL302",
-    name: "offset-before-sink",
-    severity: Severity::Error,
-    summary: "a read whose offsets are committed before the write (`commit before_write`)",
-    explain: include_str!("explain/FL302.md"),
+    code: Code::FL302,
     check: Some(check),
 };
 

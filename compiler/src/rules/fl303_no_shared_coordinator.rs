@@ -1,17 +1,12 @@
 //! FL303 `no-shared-coordinator`: a `transactional` write whose reads do not commit in its transaction under one coordinator.
 
 use super::{Ctx, Rule};
-use crate::analyze::model::{CommitMode, Mode};
+use crate::diagnostic::Code;
+use crate::vocab::{CommitMode, Mode};
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL303",
-    name: "no-shared-coordinator",
-    severity: Severity::Error,
-    summary:
-        "a `transactional` write whose reads do not commit in its transaction under one coordinator",
-    explain: include_str!("explain/FL303.md"),
+    code: Code::FL303,
     check: Some(check),
 };
 

@@ -1,16 +1,12 @@
 //! FL304 `unpinned-mutable-input`: a mutable source read without a pin.
 
 use super::{Ctx, Rule};
-use crate::analyze::model::{pin_word, Role};
+use crate::diagnostic::Code;
+use crate::analyze::model::Role;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL304",
-    name: "unpinned-mutable-input",
-    severity: Severity::Warning,
-    summary: "a mutable source read without a pin",
-    explain: include_str!("explain/FL304.md"),
+    code: Code::FL304,
     check: Some(check),
 };
 
@@ -23,7 +19,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 continue;
             }
             let kind = t.facts.program.kind_of(src);
-            let pins: Vec<String> = kind.pins.iter().map(|p| format!("`pinned {}`", pin_word(*p))).collect();
+            let pins: Vec<String> = kind.pins.iter().map(|p| format!("`pinned {}`", p.word())).collect();
             let at = r.pin_loc.unwrap_or(r.loc);
             out.push(
                 Diagnostic::new(RULE.code, at.file, at.span, format!("task `{}` reads mutable `{}` without a pin: a retry may read different input", t.task.name, src.name))

@@ -1,16 +1,12 @@
 //! FL305 `pin-unsupported`: a pin that the source's kind does not offer.
 
 use super::{Ctx, Rule};
-use crate::analyze::model::pin_word;
+use crate::diagnostic::Code;
+
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL305",
-    name: "pin-unsupported",
-    severity: Severity::Error,
-    summary: "a pin that the source's kind does not offer",
-    explain: include_str!("explain/FL305.md"),
+    code: Code::FL305,
     check: Some(check),
 };
 
@@ -19,7 +15,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         let pins: Vec<String> = kind
             .pins
             .iter()
-            .map(|p| format!("`{}`", pin_word(*p)))
+            .map(|p| format!("`{}`", p.word()))
             .collect();
         if pins.is_empty() {
             format!("kind `{}` offers no pins", kind.name)
@@ -44,7 +40,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                     format!(
                         "`{}` cannot be pinned by `{}`: kind `{}` does not offer it",
                         d.name,
-                        pin_word(pin),
+                        pin.word(),
                         kind.name
                     ),
                 )
@@ -74,7 +70,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                             "task `{}` pins `{}` by `{}`, which kind `{}` does not offer",
                             t.task.name,
                             src.name,
-                            pin_word(pin),
+                            pin.word(),
                             kind.name
                         ),
                     )

@@ -1,16 +1,12 @@
 //! FL306 `uncommitted-offsets`: a source with offsets read with neither a pin nor a commit mode.
 
 use super::{Ctx, Rule};
-use crate::analyze::model::CommitMode;
+use crate::diagnostic::Code;
+use crate::vocab::CommitMode;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL306",
-    name: "uncommitted-offsets",
-    severity: Severity::Warning,
-    summary: "a source with offsets read with neither a pin nor a commit mode",
-    explain: include_str!("explain/FL306.md"),
+    code: Code::FL306,
     check: Some(check),
 };
 
@@ -24,7 +20,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             // Suggest only what the kind offers.
             let kind = t.facts.program.kind_of(src);
             let mut ways: Vec<String> = Vec::new();
-            if kind.pins.contains(&crate::analyze::model::Pin::Offsets) {
+            if kind.pins.contains(&crate::vocab::Pin::Offsets) {
                 ways.push("`pinned offsets`".into());
             }
             ways.extend(

@@ -1,16 +1,12 @@
 //! FL401 `untracked-effect`: a bare `emit`: the effect is sent again on every attempt.
 
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::analyze::model::ViaDef;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL401",
-    name: "untracked-effect",
-    severity: Severity::Error,
-    summary: "a bare `emit`: the effect is sent again on every attempt",
-    explain: include_str!("explain/FL401.md"),
+    code: Code::FL401,
     check: Some(check),
 };
 

@@ -1,17 +1,13 @@
 //! FL402 `unstable-idempotency-key`: an idempotency key that changes between attempts or runs.
 
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::analyze::guarantee::term_text;
 use crate::analyze::model::ViaDef;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL402",
-    name: "unstable-idempotency-key",
-    severity: Severity::Error,
-    summary: "an idempotency key that changes between attempts or runs",
-    explain: include_str!("explain/FL402.md"),
+    code: Code::FL402,
     check: Some(check),
 };
 

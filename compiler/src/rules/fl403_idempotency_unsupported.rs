@@ -1,16 +1,12 @@
 //! FL403 `idempotency-unsupported`: `via idempotency_key` on an effect kind that cannot deduplicate.
 
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::analyze::model::ViaDef;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL403",
-    name: "idempotency-unsupported",
-    severity: Severity::Error,
-    summary: "`via idempotency_key` on an effect kind that cannot deduplicate",
-    explain: include_str!("explain/FL403.md"),
+    code: Code::FL403,
     check: Some(check),
 };
 

@@ -1,17 +1,13 @@
 //! FL404 `outbox-without-sink`: `via outbox` in a task with no transactional write to hold the outbox.
 
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::analyze::guarantee::outbox_write;
 use crate::analyze::model::ViaDef;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL404",
-    name: "outbox-without-sink",
-    severity: Severity::Error,
-    summary: "`via outbox` in a task with no transactional write to hold the outbox",
-    explain: include_str!("explain/FL404.md"),
+    code: Code::FL404,
     check: Some(check),
 };
 

@@ -1,16 +1,13 @@
 //! FL501 `nested-retries`: scheduler retries and internal retries multiplied on one task.
 
 use super::{Ctx, Rule};
-use crate::analyze::model::{at_least, guarantee_word, Guarantee};
+use crate::diagnostic::Code;
+use crate::vocab::Guarantee;
 use crate::diagnostic::Diagnostic;
 use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL501",
-    name: "nested-retries",
-    severity: Severity::Error,
-    summary: "scheduler retries and internal retries multiplied on one task",
-    explain: include_str!("explain/FL501.md"),
+    code: Code::FL501,
     check: Some(check),
 };
 
@@ -24,7 +21,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             .derived
             .outputs
             .iter()
-            .find(|o| !at_least(o.guarantee, Guarantee::EffectivelyOnce));
+            .find(|o| !o.guarantee.at_least(Guarantee::EffectivelyOnce));
         let at = t.task.internal_retries.map_or(t.task.name_loc, |(_, l)| l);
         let mut d = Diagnostic::new(
             RULE.code,
@@ -49,7 +46,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 format!(
                     "`{}` is only {}: each attempt can duplicate it",
                     o.target,
-                    guarantee_word(o.guarantee)
+                    o.guarantee.word()
                 ),
             );
         } else {

@@ -1,16 +1,12 @@
 //! FL502 `ambiguous-retry`: `on_ambiguous retry` on a task with an output below effectively-once.
 
 use super::{Ctx, Rule};
-use crate::analyze::model::{at_least, guarantee_word, Guarantee, OnAmbiguous};
+use crate::diagnostic::Code;
+use crate::vocab::{Guarantee, OnAmbiguous};
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL502",
-    name: "ambiguous-retry",
-    severity: Severity::Warning,
-    summary: "`on_ambiguous retry` on a task with an output below effectively-once",
-    explain: include_str!("explain/FL502.md"),
+    code: Code::FL502,
     check: Some(check),
 };
 
@@ -23,7 +19,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             .derived
             .outputs
             .iter()
-            .find(|o| !at_least(o.guarantee, Guarantee::EffectivelyOnce))
+            .find(|o| !o.guarantee.at_least(Guarantee::EffectivelyOnce))
         else {
             return;
         };
@@ -36,7 +32,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                     "task `{}` retries after ambiguous failures, but `{}` is only {}",
                     t.task.name,
                     o.target,
-                    guarantee_word(o.guarantee)
+                    o.guarantee.word()
                 ),
             )
             .label(

@@ -1,16 +1,12 @@
 //! FL503 `no-lease`: `conditional_commit` or retries without a `timeout` lease.
 
 use super::{Ctx, Rule};
-use crate::analyze::model::Mode;
+use crate::diagnostic::Code;
+use crate::vocab::Mode;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL503",
-    name: "no-lease",
-    severity: Severity::Warning,
-    summary: "`conditional_commit` or retries without a `timeout` lease",
-    explain: include_str!("explain/FL503.md"),
+    code: Code::FL503,
     check: Some(check),
 };
 

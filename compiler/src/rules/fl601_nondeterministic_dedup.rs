@@ -1,16 +1,12 @@
 //! FL601 `nondeterministic-dedup`: a nondeterministic task writes through an idempotent mode.
 
 use super::{Ctx, Rule};
-use crate::analyze::model::Mode;
+use crate::diagnostic::Code;
+use crate::vocab::Mode;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL601",
-    name: "nondeterministic-dedup",
-    severity: Severity::Warning,
-    summary: "a nondeterministic task writes through an idempotent mode",
-    explain: include_str!("explain/FL601.md"),
+    code: Code::FL601,
     check: Some(check),
 };
 

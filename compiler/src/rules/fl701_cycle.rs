@@ -1,16 +1,12 @@
 //! FL701 `cycle`: the task graph has a cycle.
 
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::analyze::graph::EdgeOrigin;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL701",
-    name: "cycle",
-    severity: Severity::Error,
-    summary: "the task graph has a cycle",
-    explain: include_str!("explain/FL701.md"),
+    code: Code::FL701,
     check: Some(check),
 };
 

@@ -3,13 +3,9 @@
 //! Found while resolving names and literals (`analyze::resolve`).
 
 use super::Rule;
-use crate::diagnostic::Severity;
+use crate::diagnostic::Code;
 
 pub const RULE: Rule = Rule {
-    code: "FL702",
-    name: "unknown-name",
-    severity: Severity::Error,
-    summary: "a reference to an undeclared source, sink, effect, kind or task",
-    explain: include_str!("explain/FL702.md"),
+    code: Code::FL702,
     check: None,
 };

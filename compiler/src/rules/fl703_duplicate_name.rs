@@ -3,13 +3,9 @@
 //! Found while resolving names and literals (`analyze::resolve`).
 
 use super::Rule;
-use crate::diagnostic::Severity;
+use crate::diagnostic::Code;
 
 pub const RULE: Rule = Rule {
-    code: "FL703",
-    name: "duplicate-name",
-    severity: Severity::Error,
-    summary: "two declarations with one name in one namespace",
-    explain: include_str!("explain/FL703.md"),
+    code: Code::FL703,
     check: None,
 };

@@ -1,18 +1,14 @@
 //! FL704 `unused-declaration`: a source, sink or effect that no task uses.
 
 use super::{Ctx, Rule};
+use crate::diagnostic::Code;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 use std::collections::BTreeSet;
 
 use crate::analyze::model::ViaDef;
 
 pub const RULE: Rule = Rule {
-    code: "FL704",
-    name: "unused-declaration",
-    severity: Severity::Warning,
-    summary: "a source, sink or effect that no task uses",
-    explain: include_str!("explain/FL704.md"),
+    code: Code::FL704,
     check: Some(check),
 };
 

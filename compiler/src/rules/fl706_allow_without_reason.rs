@@ -3,13 +3,9 @@
 //! Found while resolving names and literals (`analyze::resolve`).
 
 use super::Rule;
-use crate::diagnostic::Severity;
+use crate::diagnostic::Code;
 
 pub const RULE: Rule = Rule {
-    code: "FL706",
-    name: "allow-without-reason",
-    severity: Severity::Error,
-    summary: "an `allow` with a missing or blank reason",
-    explain: include_str!("explain/FL706.md"),
+    code: Code::FL706,
     check: None,
 };

@@ -3,13 +3,9 @@
 //! Found while resolving names and literals (`analyze::resolve`).
 
 use super::Rule;
-use crate::diagnostic::Severity;
+use crate::diagnostic::Code;
 
 pub const RULE: Rule = Rule {
-    code: "FL707",
-    name: "unknown-code",
-    severity: Severity::Error,
-    summary: "an `allow` naming a code that does not exist",
-    explain: include_str!("explain/FL707.md"),
+    code: Code::FL707,
     check: None,
 };

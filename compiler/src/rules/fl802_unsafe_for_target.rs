@@ -3,13 +3,9 @@
 //! Found by the code generators (`codegen`), for the target being built.
 
 use super::Rule;
-use crate::diagnostic::Severity;
+use crate::diagnostic::Code;
 
 pub const RULE: Rule = Rule {
-    code: "FL802",
-    name: "unsafe-for-target",
-    severity: Severity::Error,
-    summary: "a string the target cannot carry unchanged",
-    explain: include_str!("explain/FL802.md"),
+    code: Code::FL802,
     check: None,
 };

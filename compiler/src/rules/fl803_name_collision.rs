@@ -3,13 +3,9 @@
 //! Found by the code generators (`codegen`), for the target being built.
 
 use super::Rule;
-use crate::diagnostic::Severity;
+use crate::diagnostic::Code;
 
 pub const RULE: Rule = Rule {
-    code: "FL803",
-    name: "name-collision",
-    severity: Severity::Error,
-    summary: "two names that become one after conversion to a target's naming rules",
-    explain: include_str!("explain/FL803.md"),
+    code: Code::FL803,
     check: None,
 };

@@ -3,13 +3,9 @@
 //! Found by the code generators (`codegen`), for the target being built.
 
 use super::Rule;
-use crate::diagnostic::Severity;
+use crate::diagnostic::Code;
 
 pub const RULE: Rule = Rule {
-    code: "FL805",
-    name: "no-runtime",
-    severity: Severity::Error,
-    summary: "`scaffold` for a kind that has no runtime yet",
-    explain: include_str!("explain/FL805.md"),
+    code: Code::FL805,
     check: None,
 };

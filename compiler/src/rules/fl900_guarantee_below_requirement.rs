@@ -1,36 +1,32 @@
 //! FL900 `guarantee-below-requirement`: an output's derived guarantee is below its requirement.
 
 use super::{Ctx, Rule};
-use crate::analyze::model::{at_least, guarantee_word, mode_source, Tracking};
+use crate::diagnostic::Code;
+use crate::vocab::Tracking;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Severity;
 
 pub const RULE: Rule = Rule {
-    code: "FL900",
-    name: "guarantee-below-requirement",
-    severity: Severity::Error,
-    summary: "an output's derived guarantee is below its requirement",
-    explain: include_str!("explain/FL900.md"),
+    code: Code::FL900,
     check: Some(check),
 };
 
 fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     ctx.each_task(|t| {
         for o in &t.derived.outputs {
-            if at_least(o.guarantee, o.required) {
+            if o.guarantee.at_least(o.required) {
                 continue;
             }
             let what = match (o.mode, o.tracking) {
-                (Some(m), _) => format!("`write {} {}`", o.target, mode_source(m)),
+                (Some(m), _) => format!("`write {} {}`", o.target, m.source()),
                 (None, Some(tr)) => format!("`emit {}` ({})", o.target, tracking_word(tr)),
                 _ => format!("`{}`", o.target),
             };
-            let mut d = Diagnostic::new(RULE.code, o.loc.file, o.loc.span, format!("{what} in task `{}` is {}, below the required {}", t.task.name, guarantee_word(o.guarantee), guarantee_word(o.required)));
+            let mut d = Diagnostic::new(RULE.code, o.loc.file, o.loc.span, format!("{what} in task `{}` is {}, below the required {}", t.task.name, o.guarantee.word(), o.required.word()));
             for (at, msg) in &o.failing {
                 d = d.label(at.file, at.span, msg.clone());
             }
             if let Some(at) = o.required_loc {
-                d = d.label(at.file, at.span, format!("{} required here", guarantee_word(o.required)));
+                d = d.label(at.file, at.span, format!("{} required here", o.required.word()));
             }
             let help = if o.required_loc.is_none() {
                 "fix the clauses labelled above; if a weaker guarantee is acceptable, say so with `require at_least_once` on the output".to_string()

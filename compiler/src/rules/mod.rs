@@ -1,83 +1,44 @@
-//! The rule catalog: one file per rule, each declaring its code, name,
-//! default severity, summary and explain page together, and the registry
-//! that lists them. Codes FL001–FL009, FL702, FL703, FL706 and FL707 are
+//! The rule catalog: one file per rule, each declaring its code and check,
+//! and the registry that lists them (built from `diagnostic::code`, which
+//! holds each code's name, default severity, summary and explain page).
+//! Codes FL001–FL009, FL702, FL703, FL706 and FL707 are
 //! found while resolving names (`analyze::resolve`); `FL8xx` by the code
 //! generators; the rest by the `check` functions here.
 
-pub mod registry;
+/// Declares one `mod` per rule of the catalog (`diagnostic::code`) and the
+/// registry of their checks, in code order.
+macro_rules! declare_rules {
+    ($($code:ident $module:ident $name:literal $severity:ident $summary:literal;)*) => {
+        $(mod $module;)*
 
-mod fl001_syntax_error;
-mod fl002_invalid_literal;
-mod fl003_unknown_property;
-mod fl004_missing_parameter;
-mod fl005_import_error;
-mod fl006_wrong_type;
-mod fl007_duplicate_setting;
-mod fl008_missing_setting;
-mod fl009_role_mismatch;
-mod fl101_attempt_scoped_key;
-mod fl102_run_scoped_key;
-mod fl103_unknown_key_field;
-mod fl104_input_not_uniquely_keyed;
-mod fl105_output_key_nondeterministic;
-mod fl106_key_too_coarse;
-mod fl107_key_not_enforced;
-mod fl108_missing_key;
-mod fl109_unbound_partition;
-mod fl201_check_then_append;
-mod fl202_append_without_dedup;
-mod fl203_ledger_of_attempts;
-mod fl204_unconditional_overwrite;
-mod fl205_mode_unsupported;
-mod fl206_needs_transaction;
-mod fl207_concurrent_writers;
-mod fl301_auto_commit_offsets;
-mod fl302_offset_before_sink;
-mod fl303_no_shared_coordinator;
-mod fl304_unpinned_mutable_input;
-mod fl305_pin_unsupported;
-mod fl306_uncommitted_offsets;
-mod fl401_untracked_effect;
-mod fl402_unstable_idempotency_key;
-mod fl403_idempotency_unsupported;
-mod fl404_outbox_without_sink;
-mod fl501_nested_retries;
-mod fl502_ambiguous_retry;
-mod fl503_no_lease;
-mod fl601_nondeterministic_dedup;
-mod fl701_cycle;
-mod fl702_unknown_name;
-mod fl703_duplicate_name;
-mod fl704_unused_declaration;
-mod fl705_unused_allow;
-mod fl706_allow_without_reason;
-mod fl707_unknown_code;
-mod fl801_no_image;
-mod fl802_unsafe_for_target;
-mod fl803_name_collision;
-mod fl804_output_outside_folder;
-mod fl805_no_runtime;
-mod fl900_guarantee_below_requirement;
+        // Each rule file's `RULE` carries the code of its catalog entry.
+        $(const _: () = assert!(matches!($module::RULE.code, Code::$code));)*
+
+        /// Every rule, in code order.
+        pub fn all() -> &'static [Rule] {
+            static RULES: &[Rule] = &[$($module::RULE,)*];
+            RULES
+        }
+    };
+}
+
+pub mod suppress;
+
+crate::diagnostic::code::catalog!(declare_rules);
 
 use std::collections::BTreeSet;
 
 use crate::analyze::guarantee::{TaskFacts, TaskReport};
 use crate::analyze::model::{PipelineDef, Program, TaskDef};
 use crate::analyze::{Analysis, PipelineReport};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Code, Diagnostic};
 use crate::source::FileId;
 
-/// A rule of the catalog.
+/// A rule of the catalog: its code (name, severity, summary and explain page
+/// come with it, from `diagnostic::code`) and its analysis.
 #[derive(Debug, Clone, Copy)]
 pub struct Rule {
-    pub code: &'static str,
-    /// kebab-case; names the problem, not the cure.
-    pub name: &'static str,
-    pub severity: Severity,
-    /// One line: when it fires.
-    pub summary: &'static str,
-    /// Markdown: what it catches, why it matters, an unsafe example, the fix.
-    pub explain: &'static str,
+    pub code: Code,
     /// The analysis, for rules found after names resolve.
     pub check: Option<Check>,
 }
@@ -143,7 +104,7 @@ pub fn run(
 /// one thread with several).
 #[doc(hidden)]
 pub fn run_on(threads: usize, ctx: &Ctx<'_>, diags: &mut Vec<Diagnostic>) {
-    let checks: Vec<Check> = registry::all().iter().filter_map(|r| r.check).collect();
+    let checks: Vec<Check> = all().iter().filter_map(|r| r.check).collect();
     // Rules are independent: each runs into its own list, and the lists are
     // kept in rule order, exactly as one thread would push them.
     let found = crate::par::map_each(&checks, threads, |check| {

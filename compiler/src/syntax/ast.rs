@@ -28,8 +28,8 @@ impl Str {
         match &self.raw {
             None => Span::new(body + from, body + to),
             Some(raw) => Span::new(
-                body + crate::syntax::parser::raw_offset(raw, from),
-                body + crate::syntax::parser::raw_offset(raw, to),
+                body + super::escape::raw_offset(raw, from),
+                body + super::escape::raw_offset(raw, to),
             ),
         }
     }

@@ -1,6 +1,7 @@
 //! Source text to syntax tree.
 
 pub mod ast;
+pub mod escape;
 pub mod parser;
 
 pub use parser::parse;

@@ -14,7 +14,8 @@ use super::ast::{
     ParamDecl, PinClause, Pipeline, Read, Role, Run, Setting, Str, Task, TaskStmt, TermExpr, Use,
     Value, Via, Write, WriteModeExpr,
 };
-use crate::diagnostic::Diagnostic;
+use super::escape::unescape;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::source::FileId;
 use crate::span::Span;
 
@@ -24,7 +25,7 @@ struct FlowParser;
 
 /// Texts larger than this (32 MiB) are refused with a diagnostic instead of
 /// parsed; files larger than this are not even read
-/// ([`crate::files::MAX_INPUT_BYTES`]). 100,000 generated tasks take about
+/// ([`crate::io::read::MAX_INPUT_BYTES`]). 100,000 generated tasks take about
 /// 22 MB; a larger spec is split over files joined with `use`.
 pub const MAX_FILE_BYTES: usize = 32 * 1024 * 1024;
 /// Brackets and braces nested deeper than this are refused before parsing.
@@ -36,7 +37,7 @@ pub const MAX_NESTING: usize = 64;
 pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
     if text.len() > MAX_FILE_BYTES {
         let d = Diagnostic::new(
-            "FL001",
+            Code::FL001,
             file,
             Span::new(0, 0),
             format!(
@@ -555,7 +556,7 @@ impl Lower {
             Err((at, len, msg)) => {
                 self.diags.push(
                     Diagnostic::new(
-                        "FL001",
+                        Code::FL001,
                         self.file,
                         Span::new(body_start + at, body_start + at + len),
                         msg,
@@ -772,7 +773,7 @@ impl Lower {
                     if let Some(word) = Self::first(&inner, Rule::reserved_name) {
                         self.diags.push(
                             Diagnostic::new(
-                                "FL001",
+                                Code::FL001,
                                 self.file,
                                 self.span_of(&word),
                                 format!(
@@ -837,98 +838,6 @@ impl Lower {
             span,
         }
     }
-}
-
-/// Where in a string body (`raw`, escapes and all) the byte `decoded` of its
-/// decoded value is written. Past the end, the end.
-pub fn raw_offset(raw: &str, decoded: usize) -> usize {
-    let mut at = 0;
-    let mut chars = raw.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if at >= decoded {
-            return i;
-        }
-        if c != '\\' {
-            at += c.len_utf8();
-            continue;
-        }
-        match chars.next() {
-            Some((_, 'u')) => {
-                let rest = &raw[i + 2..];
-                let close = rest.find('}').unwrap_or(0);
-                let ch = rest
-                    .get(1..close)
-                    .and_then(|hex| u32::from_str_radix(hex, 16).ok())
-                    .and_then(char::from_u32);
-                at += ch.map_or(1, char::len_utf8);
-                while chars.peek().is_some_and(|&(j, _)| j <= i + 2 + close) {
-                    chars.next();
-                }
-            }
-            _ => at += 1,
-        }
-    }
-    raw.len()
-}
-
-/// Decode the escapes of a string body. Errors give (offset, length, message).
-fn unescape(raw: &str) -> Result<String, (usize, usize, String)> {
-    let mut out = String::with_capacity(raw.len());
-    let mut chars = raw.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some((_, '"')) => out.push('"'),
-            Some((_, '\\')) => out.push('\\'),
-            Some((_, 'n')) => out.push('\n'),
-            Some((_, 't')) => out.push('\t'),
-            Some((_, 'u')) => {
-                let rest = &raw[i + 2..];
-                let close = rest.find('}');
-                let ok = rest.starts_with('{')
-                    && close.is_some_and(|c| (2..=7).contains(&c))
-                    && close
-                        .and_then(|c| {
-                            u32::from_str_radix(&rest[1..c], 16)
-                                .ok()
-                                .and_then(char::from_u32)
-                        })
-                        .is_some_and(|ch| {
-                            out.push(ch);
-                            true
-                        });
-                if !ok {
-                    // The whole escape, up to its `}` when it has one on the line.
-                    let len = match close {
-                        Some(c) if rest.starts_with('{') && c <= 10 => 2 + c + 1,
-                        _ => 2,
-                    };
-                    return Err((
-                        i,
-                        len,
-                        "invalid unicode escape: write `\\u{` then 1 to 6 hex digits of a Unicode scalar value, then `}`".into(),
-                    ));
-                }
-                let close = close.unwrap_or(0);
-                // Skip `{hex}`.
-                while chars.peek().is_some_and(|&(j, _)| j <= i + 2 + close) {
-                    chars.next();
-                }
-            }
-            Some((_, other)) => {
-                return Err((
-                    i,
-                    1 + other.len_utf8(),
-                    format!("unknown escape `\\{other}` in string"),
-                ))
-            }
-            None => return Err((i, 1, "a string cannot end with a lone `\\`".into())),
-        }
-    }
-    Ok(out)
 }
 
 /// The ASCII characters of `text` outside strings and comments, with their
@@ -1019,7 +928,7 @@ fn check_nesting(file: FileId, text: &str) -> Option<Diagnostic> {
                 if depth > MAX_NESTING {
                     return Some(
                         Diagnostic::new(
-                            "FL001",
+                            Code::FL001,
                             file,
                             Span::new(i, i + 1),
                             too_deep(),
@@ -1269,7 +1178,7 @@ fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> Diagn
         // pest's own limits (call budget, stack guard).
         let _ = message;
         return Diagnostic::new(
-            "FL001",
+            Code::FL001,
             file,
             Span::new(pos, pos),
             "input is too complex to parse",
@@ -1356,14 +1265,14 @@ fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> Diagn
             .find(['\n', '\r'])
             .map_or(text.len(), |n| open + n);
         return Diagnostic::new(
-            "FL001",
+            Code::FL001,
             file,
             Span::new(open, line_end),
             UNTERMINATED_STRING,
         )
         .help("close the string with `\"`; inside a string, write `\\\"` for a quote and `\\\\` for a backslash");
     }
-    let mut d = Diagnostic::new("FL001", file, span, message);
+    let mut d = Diagnostic::new(Code::FL001, file, span, message);
     if rest.trim().is_empty() {
         if let Some((open, c)) = unclosed_brace(text) {
             let close = match c {
@@ -1413,8 +1322,7 @@ fn keyword_meant(word: &str, line_start: bool) -> Option<&'static str> {
     }
     let lower = word.to_ascii_lowercase();
     KEYWORDS.iter().copied().find(|k| *k == lower).or_else(|| {
-        crate::analyze::suggest::closest(&lower, KEYWORDS.iter().copied())
-            .filter(|_| lower.len() > 3)
+        crate::suggest::closest(&lower, KEYWORDS.iter().copied()).filter(|_| lower.len() > 3)
     })
 }
 

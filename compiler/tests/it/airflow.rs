@@ -5,8 +5,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use flowc::codegen::ir::{EnvVar, OnAmbiguous, Pipeline, Schedule, Task};
+use flowc::codegen::ir::{EnvVar, Pipeline, Schedule, Task};
 use flowc::codegen::{airflow, GeneratedFile};
+use flowc::vocab::OnAmbiguous;
 
 /// A schedule as the front end lowers it: a preset with its five fields.
 fn schedule(text: &str) -> Schedule {
@@ -290,7 +291,7 @@ fn problems_instead_of_broken_files() {
         airflow::generate(pipelines)
             .expect_err("must be rejected")
             .iter()
-            .map(|p| p.code)
+            .map(|p| p.code.as_str())
             .collect()
     };
     assert_eq!(codes(&[clash]), ["FL803"]);

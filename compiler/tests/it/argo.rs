@@ -6,10 +6,9 @@ use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 use flowc::codegen::argo::{generate, ArgoKind};
-use flowc::codegen::ir::{
-    Endpoint, EnvVar, Guarantee, KeyPart, Mode, OnAmbiguous, Pipeline, Schedule, Task, Term, Write,
-};
+use flowc::codegen::ir::{Endpoint, EnvVar, KeyPart, Pipeline, Schedule, Task, Write};
 use flowc::codegen::TargetProblem;
+use flowc::vocab::{Guarantee, Mode, OnAmbiguous, Term};
 use serde_json::{json, Value};
 
 // ---------------------------------------------------------------- builders
@@ -753,7 +752,7 @@ fn fl802_for_numbers_argo_cannot_hold() {
     let found = problems(&[manual("big", vec![big, edge])], ArgoKind::Auto);
     let said: Vec<(&str, Option<&str>, &str)> = found
         .iter()
-        .map(|p| (p.code, p.task.as_deref(), p.message.as_str()))
+        .map(|p| (p.code.as_str(), p.task.as_deref(), p.message.as_str()))
         .collect();
     assert_eq!(found.len(), 3, "{said:#?}");
     assert!(found
@@ -827,7 +826,7 @@ fn every_example_compiles_to_a_valid_document() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut count = 0;
     for dir in ["examples", "tests/argo"] {
-        let outcome = flowc::files::check_paths(&[root.join(dir)]).expect("folder exists");
+        let outcome = flowc::io::read::check_paths(&[root.join(dir)]).expect("folder exists");
         for &file in &outcome.roots {
             if outcome.file_has_errors(file) {
                 continue;

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use flowc::analyze::{self, Input, NoImports};
+use flowc::check::{self, Input, NoImports};
 use serde_json::Value;
 
 struct Run {
@@ -53,7 +53,7 @@ impl Run {
 }
 
 fn run(src: &str) -> Run {
-    let o = analyze::check(
+    let o = check::check(
         vec![Input {
             path: "t.flow".into(),
             key: "t.flow".into(),

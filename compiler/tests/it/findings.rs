@@ -4,7 +4,7 @@
 //! wrong token, a library's wording, a help that suggested invalid code).
 //! Expectations come from LANGUAGE.md and RULES.md.
 
-use flowc::analyze::{self, Input};
+use flowc::check::{self, Input};
 use flowc::diagnostic::Diagnostic;
 
 struct Found {
@@ -27,7 +27,7 @@ impl Found {
     }
 
     fn codes(&self) -> Vec<&str> {
-        self.diags.iter().map(|d| d.code).collect()
+        self.diags.iter().map(|d| d.code.as_str()).collect()
     }
 }
 
@@ -41,7 +41,7 @@ fn check(text: &str) -> Found {
 
 /// Check `files` together (each given on the command line), with `imports`
 /// served to `use` from memory.
-fn check_files(files: &[(&str, &str)], imports: &[(&str, &str)]) -> analyze::Outcome {
+fn check_files(files: &[(&str, &str)], imports: &[(&str, &str)]) -> check::Outcome {
     let inputs = files
         .iter()
         .map(|(path, text)| Input {
@@ -56,7 +56,7 @@ fn check_files(files: &[(&str, &str)], imports: &[(&str, &str)]) -> analyze::Out
             .map(|(path, text)| ((*path).to_owned(), text.as_bytes().to_vec()))
             .collect(),
     );
-    analyze::check(inputs, &loader)
+    check::check(inputs, &loader)
 }
 
 fn one<'a>(found: &'a Found, code: &str) -> &'a Diagnostic {
@@ -299,7 +299,7 @@ fn a_duplicate_pipeline_is_one_finding() {
         format!("source src_{suffix}: files {{\n  path \"in/\"\n  immutable\n  identity id\n}}\nsink out_{suffix}: sqlite_table {{\n  table \"o\"\n  primary_key id\n}}\npipeline p {{\n  task t {{\n    read src_{suffix}\n    key input.id\n    write out_{suffix} upsert\n    run command [\"x\"]\n  }}\n}}\n")
     };
     let o = check_files(&[("a.flow", &file("a")), ("b.flow", &file("b"))], &[]);
-    let codes: Vec<&str> = o.diagnostics.iter().map(|d| d.code).collect();
+    let codes: Vec<&str> = o.diagnostics.iter().map(|d| d.code.as_str()).collect();
     assert!(codes.contains(&"FL703"), "{codes:?}");
     assert!(!codes.contains(&"FL704"), "{codes:?}");
     // A declaration nobody names is still FL704.
@@ -388,7 +388,7 @@ fn a_repeated_name_is_one_finding_not_also_an_unused_declaration() {
     let lib = "sink s: files {\n  path \"lib\"\n}\n";
     let main = "use \"lib.flow\"\nsink s: files {\n  path \"main\"\n}\npipeline p {\n  require at_least_once\n  task t {\n    write s append\n    allow FL202 because \"ok\"\n    run command [\"x\"]\n  }\n}\n";
     let o = check_files(&[("main.flow", main)], &[("lib.flow", lib)]);
-    let codes: Vec<&str> = o.diagnostics.iter().map(|d| d.code).collect();
+    let codes: Vec<&str> = o.diagnostics.iter().map(|d| d.code.as_str()).collect();
     assert!(codes.contains(&"FL703"), "{codes:?}");
     assert!(!codes.contains(&"FL704"), "{codes:?}");
 }
@@ -400,7 +400,7 @@ fn a_repeated_pipeline_is_still_checked_and_reported() {
     let a = "pipeline p {\n  task t {\n    run command [\"x\"]\n  }\n}\n";
     let b = "sink s: files {\n  path \"b\"\n}\npipeline p {\n  task u {\n    write s append\n    run command [\"x\"]\n  }\n}\n";
     let o = check_files(&[("a.flow", a), ("b.flow", b)], &[]);
-    let codes: Vec<&str> = o.diagnostics.iter().map(|d| d.code).collect();
+    let codes: Vec<&str> = o.diagnostics.iter().map(|d| d.code.as_str()).collect();
     for code in ["FL703", "FL202", "FL900"] {
         assert!(codes.contains(&code), "{code} in {codes:?}");
     }

@@ -24,6 +24,7 @@ mod hardening_files;
 mod hardening_input;
 mod hardening_render;
 mod ir_target;
+mod layering;
 mod output_safety;
 mod proptest_ast;
 mod robustness;

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use flowc::codegen::emit;
+use flowc::codegen::places;
 use flowc::codegen::GeneratedFile;
 
 fn flowc(args: &[&str]) -> Command {
@@ -206,9 +206,11 @@ fn paths_that_leave_the_folder_are_refused_before_anything_is_written() {
             GeneratedFile::new("fine.py".into(), "ok\n".into()),
             GeneratedFile::new(bad.into(), "escaped\n".into()),
         ];
-        let Err(found) =
-            emit::write_all(&out, &files, &emit::Places::empty(flowc::source::FileId(0)))
-        else {
+        let Err(found) = places::write_all(
+            &out,
+            &files,
+            &places::Places::empty(flowc::source::FileId(0)),
+        ) else {
             panic!("`{bad}` was written");
         };
         assert!(found.iter().all(|d| d.code == "FL804"), "{bad}");

@@ -6,7 +6,7 @@ use crate::common;
 
 use std::fmt::Write as _;
 
-use flowc::analyze::{self, Input, NoImports};
+use flowc::check::{self, Input, NoImports};
 
 /// A small deterministic generator, so failures reproduce.
 struct Lcg(u64);
@@ -86,7 +86,7 @@ fn mutated_examples_never_panic() {
         let text = std::fs::read(f).expect("read");
         for _ in 0..40 {
             let bytes = mutate(&text, &mut rng);
-            let outcome = analyze::check(
+            let outcome = check::check(
                 vec![Input {
                     path: "m.flow".into(),
                     key: "m.flow".into(),
@@ -344,7 +344,7 @@ fn rules_on_several_threads_find_what_one_thread_finds() {
             }
         })
         .collect();
-    let outcome = analyze::check(inputs, &NoImports);
+    let outcome = check::check(inputs, &NoImports);
     let ctx = flowc::rules::Ctx {
         program: &outcome.program,
         analysis: &outcome.analysis,
@@ -352,7 +352,7 @@ fn rules_on_several_threads_find_what_one_thread_finds() {
     };
     let mut one = Vec::new();
     flowc::rules::run_on(1, &ctx, &mut one);
-    let codes: std::collections::BTreeSet<&str> = one.iter().map(|d| d.code).collect();
+    let codes: std::collections::BTreeSet<&str> = one.iter().map(|d| d.code.as_str()).collect();
     assert!(codes.len() > 30, "only {codes:?}");
     for threads in [2, 3, 8] {
         let mut many = Vec::new();

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use flowc::rules::registry;
+use flowc::diagnostic::Code;
 
 const FIXTURES: &str = "tests/fixtures/rules";
 
@@ -17,9 +17,9 @@ fn is_target_code(code: &str) -> bool {
 fn every_rule_has_two_fixtures() {
     common::at_root();
     let mut missing = Vec::new();
-    for r in registry::all().iter().filter(|r| !is_target_code(r.code)) {
+    for r in Code::ALL.iter().filter(|r| !is_target_code(r.as_str())) {
         for f in ["trigger.flow", "clean.flow"] {
-            let p = format!("{FIXTURES}/{}/{f}", r.code);
+            let p = format!("{FIXTURES}/{}/{f}", r.as_str());
             if !std::path::Path::new(&p).exists() {
                 missing.push(p);
             }
@@ -32,26 +32,26 @@ fn every_rule_has_two_fixtures() {
 fn triggers_fire_and_near_misses_do_not() {
     common::at_root();
     let mut failures = Vec::new();
-    for r in registry::all().iter().filter(|r| !is_target_code(r.code)) {
-        let trigger = format!("{FIXTURES}/{}/trigger.flow", r.code);
-        let clean = format!("{FIXTURES}/{}/clean.flow", r.code);
+    for r in Code::ALL.iter().filter(|r| !is_target_code(r.as_str())) {
+        let trigger = format!("{FIXTURES}/{}/trigger.flow", r.as_str());
+        let clean = format!("{FIXTURES}/{}/clean.flow", r.as_str());
         assert!(
             std::path::Path::new(&trigger).exists(),
             "{trigger} is missing"
         );
         let t = common::check(&[&trigger]);
-        if !common::codes(&t).contains(&r.code) {
+        if !common::codes(&t).contains(&r.as_str()) {
             failures.push(format!(
                 "{trigger}: expected {}, got {:?}",
-                r.code,
+                r.as_str(),
                 common::codes(&t)
             ));
         }
         let c = common::check(&[&clean]);
-        if common::codes(&c).contains(&r.code) {
+        if common::codes(&c).contains(&r.as_str()) {
             failures.push(format!(
                 "{clean}: {} fired: {:?}",
-                r.code,
+                r.as_str(),
                 common::codes(&c)
             ));
         }
@@ -62,8 +62,8 @@ fn triggers_fire_and_near_misses_do_not() {
 #[test]
 fn trigger_snapshots() {
     common::at_root();
-    for r in registry::all().iter().filter(|r| !is_target_code(r.code)) {
-        let trigger = format!("{FIXTURES}/{}/trigger.flow", r.code);
+    for r in Code::ALL.iter().filter(|r| !is_target_code(r.as_str())) {
+        let trigger = format!("{FIXTURES}/{}/trigger.flow", r.as_str());
         assert!(
             std::path::Path::new(&trigger).exists(),
             "{trigger} is missing"
@@ -75,6 +75,6 @@ fn trigger_snapshots() {
             common::human(&o),
             common::json(&o)
         );
-        insta::assert_snapshot!(format!("{}_{}", r.code, r.name), snap);
+        insta::assert_snapshot!(format!("{}_{}", r.as_str(), r.name()), snap);
     }
 }

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
-use flowc::analyze::Outcome;
+use flowc::check::Outcome;
 use flowc::diagnostic::{self, Summary};
 
 pub fn repo_root() -> PathBuf {
@@ -32,7 +32,7 @@ pub fn at_root() {
 pub fn check(paths: &[&str]) -> Outcome {
     at_root();
     let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
-    flowc::files::check_paths(&paths).expect("paths exist")
+    flowc::io::read::check_paths(&paths).expect("paths exist")
 }
 
 pub fn human(o: &Outcome) -> String {
@@ -50,7 +50,7 @@ pub fn codes(o: &Outcome) -> Vec<&'static str> {
     o.diagnostics
         .iter()
         .filter(|d| d.suppressed.is_none())
-        .map(|d| d.code)
+        .map(|d| d.code.as_str())
         .collect()
 }
 

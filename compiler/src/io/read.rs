@@ -6,7 +6,7 @@ use std::io::Read as _;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
-use crate::analyze::{Input, Loader};
+use crate::check::{Input, Loader};
 
 /// The largest file flowc reads (32 MiB), named on the command line or
 /// reached by `use`: a larger one is refused before it is read, or as soon
@@ -273,7 +273,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 }
 
 /// Collect, read and check files; `Err` is a usage problem (exit 2).
-pub fn check_paths(paths: &[PathBuf]) -> Result<crate::analyze::Outcome, String> {
+pub fn check_paths(paths: &[PathBuf]) -> Result<crate::check::Outcome, String> {
     let files = collect(paths)?;
     let loader = FsLoader::new();
     let mut inputs = Vec::new();
@@ -284,7 +284,47 @@ pub fn check_paths(paths: &[PathBuf]) -> Result<crate::analyze::Outcome, String>
                 .map_err(|e| format!("cannot read `{}`: {e}", display(f)))?,
         );
     }
-    Ok(crate::analyze::check(inputs, &loader))
+    Ok(crate::check::check(inputs, &loader))
+}
+
+/// The source file as a generated header names it: its path relative to its
+/// project root ([`project_root`]), with `/` between folders.
+/// The same file gives the same text from any working folder, given as a
+/// relative or an absolute path, and no absolute path of this machine ever
+/// appears (TARGETS.md). A file that cannot be resolved keeps a relative path
+/// as given (normalized) and an absolute one is cut to its file name.
+pub fn header_path(given: &str) -> String {
+    let path = std::path::Path::new(given);
+    if let Ok(real) = std::fs::canonicalize(path) {
+        let root = project_root(&real);
+        if let Ok(relative) = real.strip_prefix(&root) {
+            let relative = display(relative);
+            if !relative.is_empty() {
+                return relative;
+            }
+        }
+    }
+    if path.is_absolute() {
+        path.file_name().map_or_else(
+            || "source.flow".to_owned(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    } else {
+        display(&normalize(path))
+    }
+}
+
+/// The bytes of a file, reading at most one byte more than `limit`; for a
+/// larger file, its size instead (at least `limit + 1`).
+pub fn read_limited(path: &Path, limit: u64) -> std::io::Result<Result<Vec<u8>, u64>> {
+    let file = std::fs::File::open(path)?;
+    let size = file.metadata().map_or(0, |m| m.len());
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Ok(Err(size.max(limit + 1)));
+    }
+    Ok(Ok(bytes))
 }
 
 #[cfg(test)]

@@ -1,0 +1,437 @@
+//! From files to findings: parse, follow `use`, resolve names, build the task
+//! graph, derive guarantees, run the rules, apply suppressions.
+//!
+//! Pure: files come in as bytes through a [`Loader`]; nothing here touches
+//! the file system or the terminal.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Mutex, PoisonError};
+
+use crate::analyze::{guarantee, resolve, Analysis, Program};
+use crate::diagnostic::{self, Code, Diagnostic};
+use crate::source::{FileId, SourceMap};
+use crate::span::{LineIndex, Span};
+use crate::syntax::{self, ast};
+
+/// A file's bytes and identity.
+#[derive(Debug, Clone)]
+pub struct Input {
+    /// Shown in messages and output: the path as the user gave it.
+    pub path: String,
+    /// Identity for "each file once" (the canonical path).
+    pub key: String,
+    pub bytes: Vec<u8>,
+}
+
+/// Reads the files that `use` names.
+pub trait Loader {
+    /// The file `use "rel"` names, seen from the file whose [`Input::key`]
+    /// is `from` (the key this loader gave it, never its display path).
+    fn load(&self, from: &str, rel: &str) -> Result<Input, String>;
+}
+
+/// A loader for runs with no imports (tests, in-memory checks).
+pub struct NoImports;
+
+impl Loader for NoImports {
+    fn load(&self, _from: &str, rel: &str) -> Result<Input, String> {
+        Err(format!("cannot read `{rel}`"))
+    }
+}
+
+/// Everything one run found.
+#[derive(Debug)]
+pub struct Outcome {
+    pub sources: SourceMap,
+    pub diagnostics: Vec<Diagnostic>,
+    pub program: Program,
+    pub analysis: Analysis,
+    /// The files given by the user, in order (imports not included).
+    pub roots: Vec<FileId>,
+    /// Files that did not parse, or whose names did not all resolve: they have no report.
+    pub broken: BTreeSet<FileId>,
+    /// Per file, the findings left out of `diagnostics` past
+    /// [`diagnostic::MAX_FINDINGS_PER_FILE`]; they still count.
+    pub omitted: BTreeMap<FileId, diagnostic::Omitted>,
+}
+
+impl Outcome {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+            || self.omitted.values().any(|o| o.errors > 0)
+    }
+
+    /// Unsuppressed errors in one file, listed or left out.
+    pub fn file_has_errors(&self, file: FileId) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.file == file && d.is_error())
+            || self.omitted.get(&file).is_some_and(|o| o.errors > 0)
+    }
+
+    /// The counts of the run's findings, those left out of the list included.
+    pub fn summary(&self) -> diagnostic::Summary {
+        diagnostic::Summary::of(self.roots.len(), &self.diagnostics)
+            .with_omitted(self.omitted.values())
+    }
+}
+
+const STDLIB: [(&str, &str); 6] = [
+    ("effects.flow", include_str!("../../stdlib/effects.flow")),
+    ("files.flow", include_str!("../../stdlib/files.flow")),
+    ("kafka.flow", include_str!("../../stdlib/kafka.flow")),
+    (
+        "lakehouse.flow",
+        include_str!("../../stdlib/lakehouse.flow"),
+    ),
+    ("postgres.flow", include_str!("../../stdlib/postgres.flow")),
+    ("sqlite.flow", include_str!("../../stdlib/sqlite.flow")),
+];
+
+/// The embedded standard library, as (display path, text).
+pub fn stdlib_files() -> impl Iterator<Item = (String, &'static str)> {
+    STDLIB.iter().map(|(n, t)| (format!("<stdlib>/{n}"), *t))
+}
+
+struct Loaded {
+    file: FileId,
+    /// The [`Input::key`] it was read under: what the loader resolves its
+    /// `use` paths from.
+    key: String,
+    ast: Option<ast::File>,
+    stdlib: bool,
+    /// (`use` span, target file) for each import that loaded.
+    uses: Vec<(Span, FileId)>,
+}
+
+/// Check a set of files.
+pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
+    let mut sources = SourceMap::default();
+    let mut diags = Vec::new();
+    let mut loaded: Vec<Loaded> = Vec::new();
+    let mut by_key: BTreeMap<String, FileId> = BTreeMap::new();
+
+    // Every file named on the command line, and the standard library, is
+    // read and parsed up front on all cores; `use` then follows from them.
+    let stdlib_count = STDLIB.len();
+    let mut all: Vec<Input> = stdlib_files()
+        .map(|(path, text)| Input {
+            key: path.clone(),
+            path,
+            bytes: text.as_bytes().to_vec(),
+        })
+        .collect();
+    all.extend(inputs);
+    let mut parsed = parse_all(all).into_iter();
+    for p in parsed.by_ref().take(stdlib_count) {
+        let key = p.key.clone();
+        let (file, ast) = place(&mut sources, &mut diags, p);
+        loaded.push(Loaded {
+            file,
+            key,
+            ast,
+            stdlib: true,
+            uses: Vec::new(),
+        });
+    }
+
+    let mut roots = Vec::new();
+    let mut index: BTreeMap<FileId, usize> = BTreeMap::new();
+    for input in parsed {
+        let (root, new) = ensure(
+            &mut sources,
+            &mut diags,
+            &mut loaded,
+            &mut by_key,
+            &mut index,
+            input,
+        );
+        if !roots.contains(&root) {
+            roots.push(root);
+        }
+        // Follow `use` depth-first; each file is loaded once (by its key).
+        let mut pending = if new { vec![root] } else { Vec::new() };
+        while let Some(file) = pending.pop() {
+            let from = loaded[index[&file]].key.clone();
+            let uses: Vec<(Span, String, Span)> = loaded[index[&file]]
+                .ast
+                .iter()
+                .flat_map(|t| t.items.iter())
+                .filter_map(|i| match i {
+                    ast::Item::Use(u) => Some((u.span, u.path.value.clone(), u.path.span)),
+                    _ => None,
+                })
+                .collect();
+            for (span, rel, path_span) in uses {
+                match loader.load(&from, &rel) {
+                    Ok(next) => {
+                        let (target, new) = ensure(
+                            &mut sources,
+                            &mut diags,
+                            &mut loaded,
+                            &mut by_key,
+                            &mut index,
+                            parse_input(next),
+                        );
+                        loaded[index[&file]].uses.push((span, target));
+                        if new {
+                            pending.push(target);
+                        }
+                    }
+                    Err(msg) => diags.push(
+                        Diagnostic::new(
+                            Code::FL005,
+                            file,
+                            path_span,
+                            format!("cannot import `{rel}`: {msg}"),
+                        )
+                        .help("`use` paths are relative to the importing file"),
+                    ),
+                }
+            }
+        }
+    }
+    report_use_cycles(&loaded, &sources, &mut diags);
+
+    let units: Vec<resolve::Unit<'_>> = loaded
+        .iter()
+        .filter_map(|l| {
+            let ast = l.ast.as_ref()?;
+            let mut uses: Vec<FileId> = l
+                .uses
+                .iter()
+                .map(|(_, f)| *f)
+                .filter(|f| *f != l.file)
+                .collect();
+            uses.sort();
+            uses.dedup();
+            Some(resolve::Unit {
+                file: l.file,
+                ast,
+                stdlib: l.stdlib,
+                root: roots.contains(&l.file),
+                uses,
+            })
+        })
+        .collect();
+    let program = resolve::resolve(&units, &mut diags);
+
+    let mut broken: BTreeSet<FileId> = loaded
+        .iter()
+        .filter(|l| l.ast.is_none())
+        .map(|l| l.file)
+        .collect();
+    for d in &diags {
+        if matches!(d.code, Code::FL001 | Code::FL702 | Code::FL005) {
+            broken.insert(d.file);
+        }
+    }
+    // The syntax trees are not needed any more: free them now, before the
+    // analysis allocates its own, on the other core.
+    drop(units);
+    std::thread::spawn(move || drop(loaded));
+    let analysis = guarantee::analyze(&program, &broken, &mut diags);
+    crate::rules::run(&program, &analysis, &broken, &mut diags);
+    crate::rules::suppress::suppress(&program, &broken, &mut diags);
+    diags.retain(|d| !sources.path(d.file).starts_with("<stdlib>") || d.is_error());
+    diagnostic::sort(&mut diags, &sources);
+    dedup(&mut diags);
+    let omitted = diagnostic::cap_per_file(&mut diags, diagnostic::MAX_FINDINGS_PER_FILE);
+    Outcome {
+        sources,
+        diagnostics: diags,
+        program,
+        analysis,
+        roots,
+        broken,
+        omitted,
+    }
+}
+
+/// A file read and parsed, before it has its place (and [`FileId`]) in
+/// the source map; its findings carry [`UNPLACED`] until then.
+struct Parsed {
+    path: String,
+    key: String,
+    text: String,
+    lines: LineIndex,
+    ast: Option<ast::File>,
+    diags: Vec<Diagnostic>,
+}
+
+const UNPLACED: FileId = FileId(usize::MAX);
+
+fn parse_input(input: Input) -> Parsed {
+    let Input { path, key, bytes } = input;
+    let (text, ast, diags) = match String::from_utf8(bytes) {
+        Ok(text) => {
+            let (ast, d) = syntax::parse(UNPLACED, &text);
+            (text, ast, d)
+        }
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let bad = e
+                .utf8_error()
+                .error_len()
+                .unwrap_or(e.as_bytes().len() - at);
+            // The text kept for the file has every byte that is not UTF-8
+            // as a `?`, so offsets and lengths are the file's own bytes.
+            let text = with_bad_bytes_as_marks(e.as_bytes());
+            let (start, end) = (at, at + bad);
+            let d = Diagnostic::new(
+                Code::FL001,
+                UNPLACED,
+                Span::new(start, end),
+                format!("file is not valid UTF-8 (first bad byte at offset {at})"),
+            )
+            .help("`.flow` files are UTF-8 text; check that this is the file you meant");
+            (text, None, vec![d])
+        }
+    };
+    let lines = LineIndex::new(&text);
+    Parsed {
+        path,
+        key,
+        text,
+        lines,
+        ast,
+        diags,
+    }
+}
+
+/// Parse files on all cores; the results keep the order of `inputs`.
+fn parse_all(inputs: Vec<Input>) -> Vec<Parsed> {
+    // Each input is taken out of its slot by the thread that parses it.
+    let slots: Vec<Mutex<Option<Input>>> =
+        inputs.into_iter().map(|i| Mutex::new(Some(i))).collect();
+    crate::par::map_each(&slots, crate::par::cores(), |slot| {
+        let input = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+        input.map(parse_input)
+    })
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// Give a parsed file its place in the source map, and its findings their file.
+fn place(
+    sources: &mut SourceMap,
+    diags: &mut Vec<Diagnostic>,
+    parsed: Parsed,
+) -> (FileId, Option<ast::File>) {
+    let file = sources.add_indexed(parsed.path, parsed.text, parsed.lines);
+    for mut d in parsed.diags {
+        d.file = file;
+        for l in &mut d.labels {
+            if l.file == UNPLACED {
+                l.file = file;
+            }
+        }
+        diags.push(d);
+    }
+    (file, parsed.ast)
+}
+
+/// Load a file once; `true` when it was new.
+fn ensure(
+    sources: &mut SourceMap,
+    diags: &mut Vec<Diagnostic>,
+    loaded: &mut Vec<Loaded>,
+    by_key: &mut BTreeMap<String, FileId>,
+    index: &mut BTreeMap<FileId, usize>,
+    input: Parsed,
+) -> (FileId, bool) {
+    if let Some(&id) = by_key.get(&input.key) {
+        return (id, false);
+    }
+    let key = input.key.clone();
+    let (file, ast) = place(sources, diags, input);
+    by_key.insert(key.clone(), file);
+    index.insert(file, loaded.len());
+    loaded.push(Loaded {
+        file,
+        key,
+        ast,
+        stdlib: false,
+        uses: Vec::new(),
+    });
+    (file, true)
+}
+
+fn report_use_cycles(loaded: &[Loaded], sources: &SourceMap, diags: &mut Vec<Diagnostic>) {
+    let edges: BTreeMap<FileId, &Vec<(Span, FileId)>> =
+        loaded.iter().map(|l| (l.file, &l.uses)).collect();
+    let mut reported: BTreeSet<(FileId, Span)> = BTreeSet::new();
+    // 0 = unseen, 1 = on stack, 2 = done
+    let mut state: BTreeMap<FileId, u8> = BTreeMap::new();
+    for start in edges.keys() {
+        if state.get(start).copied().unwrap_or(0) != 0 {
+            continue;
+        }
+        let mut stack: Vec<(FileId, usize)> = vec![(*start, 0)];
+        state.insert(*start, 1);
+        while let Some((node, i)) = stack.last().copied() {
+            let out = edges.get(&node).map_or(&[][..], |v| v.as_slice());
+            if i >= out.len() {
+                state.insert(node, 2);
+                stack.pop();
+                continue;
+            }
+            if let Some(top) = stack.last_mut() {
+                top.1 += 1;
+            }
+            let (span, next) = out[i];
+            match state.get(&next).copied().unwrap_or(0) {
+                0 => {
+                    state.insert(next, 1);
+                    stack.push((next, 0));
+                }
+                1 if reported.insert((node, span)) => {
+                    let pos = stack.iter().position(|(f, _)| *f == next).unwrap_or(0);
+                    let mut names: Vec<&str> =
+                        stack[pos..].iter().map(|(f, _)| sources.path(*f)).collect();
+                    names.push(sources.path(next));
+                    let help = if next == node {
+                        "remove this `use`: a file sees its own declarations"
+                    } else {
+                        "move the shared declarations into a file that both import"
+                    };
+                    diags.push(
+                        Diagnostic::new(
+                            Code::FL005,
+                            node,
+                            span,
+                            format!("`use` cycle: {}", names.join(" -> ")),
+                        )
+                        .help(help),
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+fn dedup(diags: &mut Vec<Diagnostic>) {
+    // Borrowed keys: a file with a million findings does not copy a million
+    // messages to find the repeats.
+    let mut seen = BTreeSet::new();
+    let keep: Vec<bool> = diags
+        .iter()
+        .map(|d| seen.insert((d.file, d.span, d.code, d.message.as_str())))
+        .collect();
+    drop(seen);
+    let mut keep = keep.into_iter();
+    diags.retain(|_| keep.next().unwrap_or(true));
+}
+
+/// `bytes` as text with each byte of every invalid UTF-8 sequence replaced
+/// by `?`: one byte for one byte, so every offset stays the file's.
+fn with_bad_bytes_as_marks(bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        text.extend(std::iter::repeat_n('?', chunk.invalid().len()));
+    }
+    text
+}
