@@ -214,7 +214,9 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
             })
         })
         .collect();
-    let program = resolve::resolve(&units, &mut diags);
+    let mut problems = Vec::new();
+    let program = resolve::resolve(&units, &mut problems);
+    diags.extend(problems.into_iter().map(crate::rules::finding));
 
     let mut broken: BTreeSet<FileId> = loaded
         .iter()

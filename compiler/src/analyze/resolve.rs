@@ -9,6 +9,7 @@ use super::model::{
     AllowDef, DeclDef, EmitDef, KeyDef, KeyPartDef, KindDef, Loc, ParamDef, PipelineDef, Program,
     ReadDef, Role, RunDef, TaskDef, ViaDef, WriteDef, WRITE_CAPS,
 };
+use super::problem::{Namespace, Problem};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::source::FileId;
 use crate::span::Span;
@@ -48,12 +49,12 @@ impl<'a> Unit<'a> {
     }
 }
 
-pub fn resolve(units: &[Unit<'_>], diags: &mut Vec<Diagnostic>) -> Program {
+pub fn resolve(units: &[Unit<'_>], diags: &mut Vec<Problem>) -> Program {
     resolve_on(crate::par::cores(), units, diags)
 }
 
 /// [`resolve`] with the tasks of large pipelines on `threads` threads.
-fn resolve_on(threads: usize, units: &[Unit<'_>], diags: &mut Vec<Diagnostic>) -> Program {
+fn resolve_on(threads: usize, units: &[Unit<'_>], diags: &mut Vec<Problem>) -> Program {
     let mut r = Resolver {
         diags,
         names: Names::default(),
@@ -91,7 +92,7 @@ struct Names {
 /// `N` is [`Names`] while kinds and declarations are resolved, and `&Names`
 /// on the threads that resolve tasks.
 struct Resolver<'d, N = Names> {
-    diags: &'d mut Vec<Diagnostic>,
+    diags: &'d mut Vec<Problem>,
     names: N,
     /// Declarations some statement names (even one that is otherwise wrong).
     referenced: BTreeSet<usize>,
@@ -106,23 +107,22 @@ fn loc(file: FileId, span: Span) -> Loc {
 /// The first declaration of each name in one file, with where its name is;
 /// every later one is FL703.
 fn first_of_each<'a, T>(
-    diags: &mut Vec<Diagnostic>,
+    diags: &mut Vec<Problem>,
     file: FileId,
     items: impl Iterator<Item = (&'a ast::Ident, T)>,
-    what: &str,
-    help: &str,
+    namespace: &Namespace,
 ) -> Vec<(T, Loc)> {
     let mut seen: BTreeMap<&str, Loc> = BTreeMap::new();
     let mut out = Vec::new();
     for (name, item) in items {
         let at = loc(file, name.span);
         if let Some(prev) = seen.get(name.name.as_str()) {
-            diags.push(duplicate(
-                format!("{what}`{}` is declared twice", name.name),
-                *prev,
-                at,
-                help,
-            ));
+            diags.push(Problem::DuplicateName {
+                namespace: namespace.clone(),
+                name: name.name.clone(),
+                first: *prev,
+                again: at,
+            });
         } else {
             seen.insert(&name.name, at);
             out.push((item, at));
@@ -131,24 +131,14 @@ fn first_of_each<'a, T>(
     out
 }
 
-/// FL703, pointing at both declarations.
-fn duplicate(message: String, first: Loc, again: Loc, help: &str) -> Diagnostic {
-    Diagnostic::new(Code::FL703, again.file, again.span, message)
-        .label(first.file, first.span, "first declared here")
-        .label(again.file, again.span, "declared again here")
-        .help(help)
-}
-
 /// Build a per-file scope from own and imported names, reporting clashes
 /// (FL703) at the importing file's own declaration where there is one.
 fn scope_for(
     unit: &Unit<'_>,
     own: &BTreeMap<FileId, Vec<(String, usize, Loc)>>,
-    diags: &mut Vec<Diagnostic>,
+    diags: &mut Vec<Problem>,
     shadowed: &mut Vec<usize>,
 ) -> BTreeMap<String, usize> {
-    const HELP: &str =
-        "rename one of them: sources, sinks and effects share one namespace, imports included";
     let mut scope: BTreeMap<String, (usize, Loc)> = BTreeMap::new();
     // Imported names first, then the file's own (duplicates among those were
     // reported where they were declared).
@@ -156,12 +146,12 @@ fn scope_for(
     for (name, idx, at) in files.flat_map(|f| own.get(f).into_iter().flatten()) {
         match scope.get(name) {
             Some((prev, prev_loc)) if prev != idx => {
-                diags.push(duplicate(
-                    format!("`{name}` is declared twice"),
-                    *prev_loc,
-                    *at,
-                    HELP,
-                ));
+                diags.push(Problem::DuplicateName {
+                    namespace: Namespace::ImportedDecl,
+                    name: name.clone(),
+                    first: *prev_loc,
+                    again: *at,
+                });
                 // Names bind to the first; the second is the FL703, not also unused.
                 shadowed.push(*idx);
             }
@@ -176,7 +166,11 @@ fn scope_for(
 
 impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
     fn push(&mut self, d: Diagnostic) {
-        self.diags.push(d);
+        self.diags.push(Problem::Found(d));
+    }
+
+    fn problem(&mut self, p: Problem) {
+        self.diags.push(p);
     }
 
     fn names(&self) -> &Names {
@@ -195,7 +189,7 @@ impl Resolver<'_> {
                 ast::Item::Kind(k) => Some((&k.name, k)),
                 _ => None,
             });
-            for (k, at) in first_of_each(self.diags, u.file, kinds, "kind ", "rename one of them") {
+            for (k, at) in first_of_each(self.diags, u.file, kinds, &Namespace::Kind) {
                 let def = self.kind(u, k);
                 self.names.kinds.push(def);
                 let idx = self.names.kinds.len() - 1;
@@ -216,17 +210,11 @@ impl Resolver<'_> {
                 .collect();
             for (n, i, l) in own.get(&u.file).into_iter().flatten() {
                 if let Some((_, _, sl)) = stdlib_names.iter().find(|(sn, _, _)| sn == n) {
-                    self.push(
-                        Diagnostic::new(
-                            Code::FL703,
-                            l.file,
-                            l.span,
-                            format!("kind `{n}` is already declared by the standard library"),
-                        )
-                        .label(sl.file, sl.span, "the standard library's declaration")
-                        .label(l.file, l.span, "declared again here")
-                        .help("give your kind another name"),
-                    );
+                    self.problem(Problem::StdlibKindReused {
+                        name: n.clone(),
+                        stdlib: *sl,
+                        again: *l,
+                    });
                 }
                 scope.entry(n.clone()).or_insert(*i);
             }
@@ -238,12 +226,12 @@ impl Resolver<'_> {
                             // kind meets the imported one (as for sources,
                             // sinks and effects).
                             let own_loc = self.names.kinds[*prev].loc;
-                            self.push(duplicate(
-                                format!("kind `{n}` is declared twice"),
-                                *l,
-                                own_loc,
-                                "rename one of them: kinds share one namespace, imports included",
-                            ));
+                            self.problem(Problem::DuplicateName {
+                                namespace: Namespace::ImportedKind,
+                                name: n.clone(),
+                                first: *l,
+                                again: own_loc,
+                            });
                         }
                         Some(_) => {}
                         None => {
@@ -410,8 +398,7 @@ impl Resolver<'_> {
                 ast::Item::Decl(d) => Some((&d.name, d)),
                 _ => None,
             });
-            let help = "rename one of them: sources, sinks and effects share one namespace";
-            for (d, at) in first_of_each(self.diags, u.file, decls, "", help) {
+            for (d, at) in first_of_each(self.diags, u.file, decls, &Namespace::Decl) {
                 let Some(def) = self.decl(u, d) else {
                     broken.entry(u.file).or_default().push(d.name.name.clone());
                     continue;
@@ -736,12 +723,12 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 };
                 files.insert(u.file);
                 if let Some(prev) = names.get(&p.name.name) {
-                    self.push(duplicate(
-                        format!("pipeline `{}` is declared twice", p.name.name),
-                        *prev,
-                        loc(u.file, p.name.span),
-                        "pipeline names are one namespace across all files of a run; rename one",
-                    ));
+                    self.problem(Problem::DuplicateName {
+                        namespace: Namespace::Pipeline,
+                        name: p.name.name.clone(),
+                        first: *prev,
+                        again: loc(u.file, p.name.span),
+                    });
                     // Still resolved and analysed: FL703 replaces no other
                     // finding, and the report still shows the pipeline.
                     pipelines.push(self.pipeline(u.file, p));
@@ -913,7 +900,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         // declaration is resolved.
         let mut task_names: HashMap<&str, Span> = HashMap::with_capacity(p.tasks.len());
         // (position among the pipeline's tasks, FL703) for each repeated name.
-        let mut again: Vec<(usize, Diagnostic)> = Vec::new();
+        let mut again: Vec<(usize, Problem)> = Vec::new();
         let mut first: Vec<&ast::Task> = Vec::with_capacity(p.tasks.len());
         // Not resolved, but what they name is used: no FL704 on top of FL703.
         let mut repeated: Vec<&ast::Task> = Vec::new();
@@ -921,15 +908,14 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             if let Some(prev) = task_names.get(t.name.name.as_str()) {
                 again.push((
                     at,
-                    duplicate(
-                        format!(
-                            "task `{}` is declared twice in pipeline `{}`",
-                            t.name.name, p.name.name
-                        ),
-                        loc(f, *prev),
-                        loc(f, t.name.span),
-                        "rename one of the tasks",
-                    ),
+                    Problem::DuplicateName {
+                        namespace: Namespace::Task {
+                            pipeline: p.name.name.clone(),
+                        },
+                        name: t.name.name.clone(),
+                        first: loc(f, *prev),
+                        again: loc(f, t.name.span),
+                    },
                 ));
                 repeated.push(t);
                 continue;
@@ -972,7 +958,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             let mut found = found.into_iter();
             let mut taken = 0;
             tasks.into_iter().map(move |(task, upto)| {
-                let own: Vec<Diagnostic> = found.by_ref().take(upto - taken).collect();
+                let own: Vec<Problem> = found.by_ref().take(upto - taken).collect();
                 taken = upto;
                 (task, own)
             })
@@ -980,7 +966,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         let mut again = again.into_iter().peekable();
         for at in 0..p.tasks.len() {
             if let Some((_, d)) = again.next_if(|(dup, _)| *dup == at) {
-                self.push(d);
+                self.problem(d);
             } else if let Some((task, found)) = resolved.next() {
                 self.diags.extend(found);
                 def.tasks.push(task);
@@ -995,7 +981,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                     return true;
                 }
                 let known = sorted.get_or_insert_with(|| task_names.keys().copied().collect());
-                self.diags.push(
+                self.diags.push(Problem::Found(
                     Diagnostic::new(
                         Code::FL702,
                         at.file,
@@ -1007,7 +993,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                         ),
                     )
                     .help("`after` names tasks of the same pipeline"),
-                );
+                ));
                 false
             });
         }
@@ -1017,22 +1003,10 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
     fn allow(&mut self, f: FileId, a: &ast::Allow, scope: Span) -> Option<AllowDef> {
         let code = a.code.name.as_str();
         let Some(known) = Code::lookup(code) else {
-            let codes = Code::ALL
-                .iter()
-                .map(|c| c.as_str())
-                .chain(Code::ALL.iter().map(|c| c.name()));
-            self.push(
-                Diagnostic::new(
-                    Code::FL707,
-                    f,
-                    a.code.span,
-                    format!(
-                        "`allow` names `{code}`, which is not a flowc rule{}",
-                        did_you_mean(code, codes)
-                    ),
-                )
-                .help("`flowc rules` lists every code"),
-            );
+            self.problem(Problem::UnknownCode {
+                code: code.to_string(),
+                at: loc(f, a.code.span),
+            });
             return None;
         };
         let reason = a
@@ -1041,10 +1015,10 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             .map(|r| r.value.trim().to_string())
             .unwrap_or_default();
         if reason.is_empty() {
-            self.push(
-                Diagnostic::new(Code::FL706, f, a.span, format!("`allow {code}` gives no reason"))
-                    .help(format!("say why the finding is acceptable: `allow {code} because \"...\"`; without a reason it suppresses nothing")),
-            );
+            self.problem(Problem::AllowWithoutReason {
+                code: code.to_string(),
+                at: loc(f, a.span),
+            });
             return None;
         }
         Some(AllowDef {
@@ -2045,14 +2019,14 @@ fn with_article(word: &str) -> String {
 }
 
 impl Seen {
-    fn first(&mut self, diags: &mut Vec<Diagnostic>, f: FileId, s: &ast::Setting) -> bool {
+    fn first(&mut self, diags: &mut Vec<Problem>, f: FileId, s: &ast::Setting) -> bool {
         self.first_named(diags, f, &s.name.name, s)
     }
 
     /// Record `key`; report FL007 and return false when it was seen before.
     fn first_named(
         &mut self,
-        diags: &mut Vec<Diagnostic>,
+        diags: &mut Vec<Problem>,
         f: FileId,
         key: &str,
         s: &ast::Setting,
@@ -2066,11 +2040,11 @@ impl Seen {
                     s.name.name
                 )
             };
-            diags.push(
+            diags.push(Problem::Found(
                 Diagnostic::new(Code::FL007, f, s.span, message)
                     .label(f, *prev, "first set here")
                     .help("keep one of the two lines"),
-            );
+            ));
             return false;
         }
         self.at
@@ -2106,7 +2080,7 @@ fn commit_not_offered(f: FileId, span: Span, kind: &KindDef, mode: CommitMode) -
 
 /// The first of a statement's repeatable clauses; every later one is FL007.
 fn first_clause<'a, T>(
-    diags: &mut Vec<Diagnostic>,
+    diags: &mut Vec<Problem>,
     f: FileId,
     clauses: &'a [T],
     span: impl Fn(&T) -> Span,
@@ -2114,21 +2088,23 @@ fn first_clause<'a, T>(
     help: &str,
 ) -> Option<&'a T> {
     for extra in clauses.iter().skip(1) {
-        diags.push(Diagnostic::new(Code::FL007, f, span(extra), message).help(help));
+        diags.push(Problem::Found(
+            Diagnostic::new(Code::FL007, f, span(extra), message).help(help),
+        ));
     }
     clauses.first()
 }
 
 /// For statements that may appear once in a task: report the second.
 fn dup_statement(
-    diags: &mut Vec<Diagnostic>,
+    diags: &mut Vec<Problem>,
     f: FileId,
     what: &str,
     first: &mut Option<Span>,
     at: Span,
 ) -> bool {
     if let Some(prev) = first {
-        diags.push(
+        diags.push(Problem::Found(
             Diagnostic::new(
                 Code::FL007,
                 f,
@@ -2137,7 +2113,7 @@ fn dup_statement(
             )
             .label(f, *prev, "first here")
             .help(format!("merge them into one `{what}`")),
-        );
+        ));
         return false;
     }
     *first = Some(at);
@@ -2197,7 +2173,8 @@ mod tests {
         let units = Unit::stdlib_then_root(&asts);
         let mut one = Vec::new();
         let program = format!("{:?}", resolve_on(1, &units, &mut one));
-        let codes: std::collections::BTreeSet<Code> = one.iter().map(|d| d.code).collect();
+        let codes: std::collections::BTreeSet<Code> =
+            one.iter().map(super::Problem::code).collect();
         for code in [
             Code::FL002,
             Code::FL003,

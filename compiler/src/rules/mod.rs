@@ -24,12 +24,33 @@ macro_rules! declare_rules {
 
 pub mod suppress;
 
+/// The finding of a problem the front end found, in its rule's words.
+pub fn finding(problem: Problem) -> Diagnostic {
+    match problem {
+        Problem::Found(d) => d,
+        Problem::DuplicateName {
+            namespace,
+            name,
+            first,
+            again,
+        } => fl703_duplicate_name::duplicate(&namespace, &name, first, again),
+        Problem::StdlibKindReused {
+            name,
+            stdlib,
+            again,
+        } => fl703_duplicate_name::stdlib_kind_reused(&name, stdlib, again),
+        Problem::AllowWithoutReason { code, at } => fl706_allow_without_reason::finding(&code, at),
+        Problem::UnknownCode { code, at } => fl707_unknown_code::finding(&code, at),
+    }
+}
+
 crate::diagnostic::code::catalog!(declare_rules);
 
 use std::collections::BTreeSet;
 
 use crate::analyze::guarantee::{TaskFacts, TaskReport};
 use crate::analyze::model::{PipelineDef, Program, TaskDef};
+use crate::analyze::problem::Problem;
 use crate::analyze::{Analysis, PipelineReport};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::source::FileId;

@@ -1,0 +1,66 @@
+//! What the resolver finds wrong, as data: the problem and what its message
+//! needs, without the message. The driver (`check`) turns each into a
+//! finding through its rule's file (`rules::finding`), which holds the words.
+
+use super::model::Loc;
+use crate::diagnostic::{Code, Diagnostic};
+
+/// The namespace two declarations of one name clash in (FL703).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Namespace {
+    /// Kinds declared in one file.
+    Kind,
+    /// A kind of this file and one it imports.
+    ImportedKind,
+    /// Sources, sinks and effects declared in one file.
+    Decl,
+    /// Sources, sinks and effects of this file and those it imports.
+    ImportedDecl,
+    /// Pipelines across all the files of a run.
+    Pipeline,
+    /// Tasks of one pipeline.
+    Task { pipeline: String },
+}
+
+/// One problem found while resolving names and literals.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// A finding whose words are still built where it is found.
+    Found(Diagnostic),
+    /// FL703: `name` is declared at `first`, and again at `again`.
+    DuplicateName {
+        namespace: Namespace,
+        name: String,
+        first: Loc,
+        again: Loc,
+    },
+    /// FL703: a user kind at `again` takes the name of the standard
+    /// library's kind at `stdlib`.
+    StdlibKindReused {
+        name: String,
+        stdlib: Loc,
+        again: Loc,
+    },
+    /// FL706: `allow code` at `at` gives no reason.
+    AllowWithoutReason { code: String, at: Loc },
+    /// FL707: `allow` names `code` (at `at`), which no rule has.
+    UnknownCode { code: String, at: Loc },
+}
+
+impl Problem {
+    /// The rule the problem is a finding of.
+    pub fn code(&self) -> Code {
+        match self {
+            Problem::Found(d) => d.code,
+            Problem::DuplicateName { .. } | Problem::StdlibKindReused { .. } => Code::FL703,
+            Problem::AllowWithoutReason { .. } => Code::FL706,
+            Problem::UnknownCode { .. } => Code::FL707,
+        }
+    }
+}
+
+impl From<Diagnostic> for Problem {
+    fn from(d: Diagnostic) -> Self {
+        Problem::Found(d)
+    }
+}
