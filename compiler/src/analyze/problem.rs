@@ -41,6 +41,38 @@ pub enum Problem {
         stdlib: Loc,
         again: Loc,
     },
+    /// FL702: a declaration at `at` names the kind `name`, which is not in
+    /// scope; `near` is the closest kind that is.
+    UnknownKind {
+        name: String,
+        near: Option<String>,
+        at: Loc,
+    },
+    /// FL702: a statement at `at` names the `what` (source, sink, effect)
+    /// `name`, which is not in scope; `near` is the closest name that is.
+    UnknownDecl {
+        what: &'static str,
+        name: String,
+        near: Option<String>,
+        at: Loc,
+    },
+    /// FL702: `after` at `at` names the task `name`, which `pipeline` does
+    /// not have; `near` is the closest task it has.
+    UnknownTask {
+        name: String,
+        pipeline: String,
+        near: Option<String>,
+        at: Loc,
+    },
+    /// FL008: the scheduled pipeline `pipeline` (named at `at`, scheduled at
+    /// `schedule`) has no `start`.
+    NoStart {
+        pipeline: String,
+        at: Loc,
+        schedule: Loc,
+    },
+    /// FL008: the task `task` (named at `at`) has no `run`.
+    NoRun { task: String, at: Loc },
     /// FL706: `allow code` at `at` gives no reason.
     AllowWithoutReason { code: String, at: Loc },
     /// FL707: `allow` names `code` (at `at`), which no rule has.
@@ -52,6 +84,10 @@ impl Problem {
     pub fn code(&self) -> Code {
         match self {
             Problem::Found(d) => d.code,
+            Problem::UnknownKind { .. }
+            | Problem::UnknownDecl { .. }
+            | Problem::UnknownTask { .. } => Code::FL702,
+            Problem::NoStart { .. } | Problem::NoRun { .. } => Code::FL008,
             Problem::DuplicateName { .. } | Problem::StdlibKindReused { .. } => Code::FL703,
             Problem::AllowWithoutReason { .. } => Code::FL706,
             Problem::UnknownCode { .. } => Code::FL707,

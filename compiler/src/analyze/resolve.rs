@@ -432,23 +432,17 @@ impl Resolver<'_> {
         let f = u.file;
         let known = self.names.kind_scope.get(&f);
         let Some(&kind_idx) = known.and_then(|scope| scope.get(&d.kind.name)) else {
-            let suggestion = did_you_mean(
+            let near = closest(
                 &d.kind.name,
                 known
                     .into_iter()
                     .flat_map(|scope| scope.keys().map(String::as_str)),
             );
-            self.push(
-                Diagnostic::new(
-                    Code::FL702,
-                    f,
-                    d.kind.span,
-                    format!("unknown kind `{}`{suggestion}", d.kind.name),
-                )
-                .help(
-                    "declare it with `kind NAME { ... }`, or import the file that does with `use`",
-                ),
-            );
+            self.problem(Problem::UnknownKind {
+                name: d.kind.name.clone(),
+                near: near.map(str::to_string),
+                at: loc(f, d.kind.span),
+            });
             return None;
         };
         let kind = self.names.kinds[kind_idx].clone();
@@ -876,20 +870,11 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         }
         let has_start = p.settings.iter().any(|s| s.name.name == "start");
         if def.schedule.is_some() && !has_start {
-            self.push(
-                Diagnostic::new(
-                    Code::FL008,
-                    f,
-                    p.name.span,
-                    format!("scheduled pipeline `{}` has no `start`", p.name.name),
-                )
-                .label(
-                    f,
-                    def.schedule_loc.map_or(p.name.span, |l| l.span),
-                    "scheduled here",
-                )
-                .help("add `start YYYY-MM-DD`: the date of the first interval"),
-            );
+            self.problem(Problem::NoStart {
+                pipeline: p.name.name.clone(),
+                at: loc(f, p.name.span),
+                schedule: loc(f, def.schedule_loc.map_or(p.name.span, |l| l.span)),
+            });
         }
         def.allows = p
             .allows
@@ -981,19 +966,12 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                     return true;
                 }
                 let known = sorted.get_or_insert_with(|| task_names.keys().copied().collect());
-                self.diags.push(Problem::Found(
-                    Diagnostic::new(
-                        Code::FL702,
-                        at.file,
-                        at.span,
-                        format!(
-                            "unknown task `{name}` in pipeline `{}`{}",
-                            p.name.name,
-                            did_you_mean(name, known.iter().copied())
-                        ),
-                    )
-                    .help("`after` names tasks of the same pipeline"),
-                ));
+                self.diags.push(Problem::UnknownTask {
+                    name: name.clone(),
+                    pipeline: p.name.name.clone(),
+                    near: closest(name, known.iter().copied()).map(str::to_string),
+                    at: *at,
+                });
                 false
             });
         }
@@ -1033,7 +1011,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         })
     }
 
-    fn lookup_decl(&mut self, f: FileId, name: &ast::Ident, what: &str) -> Option<usize> {
+    fn lookup_decl(&mut self, f: FileId, name: &ast::Ident, what: &'static str) -> Option<usize> {
         let scope = self.names().decl_scope.get(&f)?;
         if let Some(&i) = scope.get(&name.name) {
             self.referenced.insert(i);
@@ -1047,11 +1025,13 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         {
             return None;
         }
-        let suggestion = did_you_mean(&name.name, scope.keys().map(String::as_str));
-        self.push(
-            Diagnostic::new(Code::FL702, f, name.span, format!("unknown {what} `{}`{suggestion}", name.name))
-                .help(format!("declare it with `{what} {}: KIND {{ ... }}`, or import the file that does with `use`", name.name)),
-        );
+        let near = closest(&name.name, scope.keys().map(String::as_str));
+        self.problem(Problem::UnknownDecl {
+            what,
+            name: name.name.clone(),
+            near: near.map(str::to_string),
+            at: loc(f, name.span),
+        });
         None
     }
 
@@ -1222,15 +1202,10 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             }
         }
         if def.run.is_none() {
-            self.push(
-                Diagnostic::new(
-                    Code::FL008,
-                    f,
-                    t.name.span,
-                    format!("task `{}` has no `run`", t.name.name),
-                )
-                .help("say what the scheduler starts: `run command [\"python\", \"-m\", \"job\"]`"),
-            );
+            self.problem(Problem::NoRun {
+                task: t.name.name.clone(),
+                at: loc(f, t.name.span),
+            });
         }
         def
     }

@@ -28,6 +28,27 @@ pub mod suppress;
 pub fn finding(problem: Problem) -> Diagnostic {
     match problem {
         Problem::Found(d) => d,
+        Problem::UnknownKind { name, near, at } => {
+            fl702_unknown_name::unknown_kind(&name, near.as_deref(), at)
+        }
+        Problem::UnknownDecl {
+            what,
+            name,
+            near,
+            at,
+        } => fl702_unknown_name::unknown_decl(what, &name, near.as_deref(), at),
+        Problem::UnknownTask {
+            name,
+            pipeline,
+            near,
+            at,
+        } => fl702_unknown_name::unknown_task(&name, &pipeline, near.as_deref(), at),
+        Problem::NoStart {
+            pipeline,
+            at,
+            schedule,
+        } => fl008_missing_setting::no_start(&pipeline, at, schedule),
+        Problem::NoRun { task, at } => fl008_missing_setting::no_run(&task, at),
         Problem::DuplicateName {
             namespace,
             name,
