@@ -2,8 +2,9 @@
 //! needs, without the message. The driver (`check`) turns each into a
 //! finding through its rule's file (`rules::finding`), which holds the words.
 
-use super::model::Loc;
+use super::model::{Loc, Role};
 use crate::diagnostic::{Code, Diagnostic};
+use crate::vocab::ParamType;
 
 /// The namespace two declarations of one name clash in (FL703).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,12 +42,46 @@ pub enum Problem {
         stdlib: Loc,
         again: Loc,
     },
+    /// FL004: the `role` `decl` (named at `at`) does not set the required
+    /// parameter `param` (of type `ty`) of its kind `kind`, declared at
+    /// `kind_loc`.
+    MissingParameter {
+        role: Role,
+        decl: String,
+        param: String,
+        ty: ParamType,
+        kind: String,
+        at: Loc,
+        kind_loc: Loc,
+    },
     /// FL702: a declaration at `at` names the kind `name`, which is not in
     /// scope; `near` is the closest kind that is.
     UnknownKind {
         name: String,
         near: Option<String>,
         at: Loc,
+    },
+    /// FL009: a declaration gives the role `role` (at `at`) to the kind
+    /// `kind` (named at `kind_at`, declared at `kind_loc`), which has only
+    /// the roles `roles`.
+    KindLacksRole {
+        kind: String,
+        roles: Vec<Role>,
+        role: Role,
+        at: Loc,
+        kind_at: Loc,
+        kind_loc: Loc,
+    },
+    /// FL009: the statement `stmt` (`read`, `write` or `emit`) names at `at`
+    /// the `role` `name` of kind `kind`, declared at `declared`, which it
+    /// cannot take.
+    RoleMismatch {
+        stmt: &'static str,
+        name: String,
+        role: Role,
+        kind: String,
+        at: Loc,
+        declared: Loc,
     },
     /// FL702: a statement at `at` names the `what` (source, sink, effect)
     /// `name`, which is not in scope; `near` is the closest name that is.
@@ -84,6 +119,8 @@ impl Problem {
     pub fn code(&self) -> Code {
         match self {
             Problem::Found(d) => d.code,
+            Problem::MissingParameter { .. } => Code::FL004,
+            Problem::KindLacksRole { .. } | Problem::RoleMismatch { .. } => Code::FL009,
             Problem::UnknownKind { .. }
             | Problem::UnknownDecl { .. }
             | Problem::UnknownTask { .. } => Code::FL702,

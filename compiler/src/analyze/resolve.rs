@@ -447,38 +447,14 @@ impl Resolver<'_> {
         };
         let kind = self.names.kinds[kind_idx].clone();
         if !kind.roles.contains(&d.role) {
-            let roles: Vec<&str> = kind.roles.iter().map(|r| r.word()).collect();
-            self.push(
-                Diagnostic::new(
-                    Code::FL009,
-                    f,
-                    d.role_span,
-                    format!(
-                        "kind `{}` cannot be {}",
-                        kind.name,
-                        with_article(d.role.word())
-                    ),
-                )
-                .label(
-                    f,
-                    d.kind.span,
-                    format!(
-                        "`{}` has roles: {}",
-                        kind.name,
-                        if roles.is_empty() {
-                            "none".into()
-                        } else {
-                            roles.join(", ")
-                        }
-                    ),
-                )
-                .label(kind.loc.file, kind.loc.span, "kind declared here")
-                .help(format!(
-                    "declare it as {} or pick a kind with the {} role",
-                    with_article(roles.first().copied().unwrap_or("source")),
-                    d.role.word()
-                )),
-            );
+            self.problem(Problem::KindLacksRole {
+                kind: kind.name.clone(),
+                roles: kind.roles.iter().copied().collect(),
+                role: d.role,
+                at: loc(f, d.role_span),
+                kind_at: loc(f, d.kind.span),
+                kind_loc: kind.loc,
+            });
         }
         let mut def = DeclDef {
             name: d.name.name.clone(),
@@ -650,30 +626,15 @@ impl Resolver<'_> {
             .filter(|q| !q.optional && !d.props.iter().any(|p| p.name.name == q.name))
             .collect();
         for q in missing {
-            self.push(
-                Diagnostic::new(
-                    Code::FL004,
-                    f,
-                    d.name.span,
-                    format!(
-                        "{} `{}` is missing the required parameter `{}` of kind `{}`",
-                        d.role.word(),
-                        d.name.name,
-                        q.name,
-                        kind.name
-                    ),
-                )
-                .label(
-                    kind.loc.file,
-                    kind.loc.span,
-                    format!("kind `{}` declared here", kind.name),
-                )
-                .help(format!(
-                    "add a line `{} {}` inside the braces",
-                    q.name,
-                    example_of(q.ty)
-                )),
-            );
+            self.problem(Problem::MissingParameter {
+                role: d.role,
+                decl: d.name.name.clone(),
+                param: q.name.clone(),
+                ty: q.ty,
+                kind: kind.name.clone(),
+                at: loc(f, d.name.span),
+                kind_loc: kind.loc,
+            });
         }
         if d.role == Role::Source && def.pin.is_none() && def.immutable {
             // An immutable source needs no pin; nothing to default.
@@ -1040,7 +1001,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         f: FileId,
         name: &ast::Ident,
         decl: usize,
-        stmt: &str,
+        stmt: &'static str,
         allowed: &[Role],
     ) -> bool {
         let d = &self.names().decls[decl];
@@ -1055,40 +1016,14 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             return false;
         }
         let (nl, kind_name, role) = (d.name_loc, kind.name.clone(), d.role);
-        let msg = match stmt {
-            "read" => format!(
-                "`read {}`: {} `{}` of kind `{kind_name}` cannot be read",
-                name.name,
-                role.word(),
-                name.name
-            ),
-            "write" => format!(
-                "`write {}`: {} `{}` of kind `{kind_name}` cannot be written",
-                name.name,
-                role.word(),
-                name.name
-            ),
-            _ => format!(
-                "`emit {}`: {} `{}` is not an effect",
-                name.name,
-                role.word(),
-                name.name
-            ),
-        };
-        let help = match stmt {
-            "read" => "read a source, or a sink whose kind also has the source role".to_string(),
-            "write" => "write to a sink; effects are sent with `emit`".to_string(),
-            _ => "`emit` sends effects; write to sinks with `write`".to_string(),
-        };
-        self.push(
-            Diagnostic::new(Code::FL009, f, name.span, msg)
-                .label(
-                    nl.file,
-                    nl.span,
-                    format!("declared as a {} of kind `{kind_name}`", role.word()),
-                )
-                .help(help),
-        );
+        self.problem(Problem::RoleMismatch {
+            stmt,
+            name: name.name.clone(),
+            role,
+            kind: kind_name,
+            at: loc(f, name.span),
+            declared: nl,
+        });
         true
     }
 
@@ -1966,31 +1901,11 @@ fn role_props(role: Role) -> &'static [&'static str] {
     }
 }
 
-fn example_of(ty: ParamType) -> &'static str {
-    match ty {
-        ParamType::String => "\"...\"",
-        ParamType::Int => "1",
-        ParamType::Bool => "true",
-        ParamType::Duration => "30m",
-        ParamType::Key => "id",
-    }
-}
-
 /// Settings seen in one block, for FL007.
 #[derive(Default)]
 struct Seen {
     /// Setting -> where it was first set, and the word that set it.
     at: BTreeMap<String, (Span, String)>,
-}
-
-/// `a source`, `an effect`.
-fn with_article(word: &str) -> String {
-    let article = if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
-        "an"
-    } else {
-        "a"
-    };
-    format!("{article} {word}")
 }
 
 impl Seen {

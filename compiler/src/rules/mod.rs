@@ -28,6 +28,31 @@ pub mod suppress;
 pub fn finding(problem: Problem) -> Diagnostic {
     match problem {
         Problem::Found(d) => d,
+        Problem::MissingParameter {
+            role,
+            decl,
+            param,
+            ty,
+            kind,
+            at,
+            kind_loc,
+        } => fl004_missing_parameter::finding(role, &decl, &param, ty, &kind, at, kind_loc),
+        Problem::KindLacksRole {
+            kind,
+            roles,
+            role,
+            at,
+            kind_at,
+            kind_loc,
+        } => fl009_role_mismatch::kind_lacks_role(&kind, &roles, role, at, kind_at, kind_loc),
+        Problem::RoleMismatch {
+            stmt,
+            name,
+            role,
+            kind,
+            at,
+            declared,
+        } => fl009_role_mismatch::role_mismatch(stmt, &name, role, &kind, at, declared),
         Problem::UnknownKind { name, near, at } => {
             fl702_unknown_name::unknown_kind(&name, near.as_deref(), at)
         }
