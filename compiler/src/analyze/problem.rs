@@ -1,4 +1,4 @@
-//! What the resolver finds wrong, as data: the problem and what its message
+//! What the front end (the loader in `check`, the resolver) finds wrong, as data: the problem and what its message
 //! needs, without the message. The driver (`check`) turns each into a
 //! finding through its rule's file (`rules::finding`), which holds the words.
 
@@ -21,6 +21,19 @@ pub enum Namespace {
     Pipeline,
     /// Tasks of one pipeline.
     Task { pipeline: String },
+}
+
+/// A clause a statement may state once (FL007).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clause {
+    /// `pinned P` or `unpinned` of a `read`.
+    Pin,
+    /// `commit` of a `read`.
+    Commit,
+    /// `key` of a `write`.
+    Key,
+    /// `require` of a `write`.
+    Require,
 }
 
 /// One problem found while resolving names and literals.
@@ -99,6 +112,48 @@ pub enum Problem {
         near: Option<String>,
         at: Loc,
     },
+    /// FL005: the file at `at` cannot import `path`, for the reason `why`.
+    ImportFailed { path: String, why: String, at: Loc },
+    /// FL005: the `use` at `at` closes a cycle through `files`, in order;
+    /// `own` when the file imports itself.
+    UseCycle {
+        files: Vec<String>,
+        own: bool,
+        at: Loc,
+    },
+    /// FL007: the parameter `param` of kind `kind` is declared at `first`
+    /// and again at `at`.
+    ParamTwice {
+        param: String,
+        kind: String,
+        at: Loc,
+        first: Loc,
+    },
+    /// FL007: the environment variable `name` is set at `first` and again
+    /// at `at`.
+    EnvTwice { name: String, at: Loc, first: Loc },
+    /// FL007: a setting set at `first` as `first_word` and again at `at` as
+    /// `word` (the same word, or another spelling of the same setting).
+    SettingTwice {
+        first_word: String,
+        word: String,
+        at: Loc,
+        first: Loc,
+    },
+    /// FL007: the statement that names `name` (a source for `read`, a sink
+    /// for `write`) states `clause` again at `at`.
+    ClauseTwice {
+        clause: Clause,
+        name: String,
+        at: Loc,
+    },
+    /// FL007: a task's second `what` statement (`key`, `run`, `env`) at
+    /// `at`, the first at `first`.
+    StatementTwice {
+        what: &'static str,
+        at: Loc,
+        first: Loc,
+    },
     /// FL008: the scheduled pipeline `pipeline` (named at `at`, scheduled at
     /// `schedule`) has no `start`.
     NoStart {
@@ -124,6 +179,12 @@ impl Problem {
             Problem::UnknownKind { .. }
             | Problem::UnknownDecl { .. }
             | Problem::UnknownTask { .. } => Code::FL702,
+            Problem::ImportFailed { .. } | Problem::UseCycle { .. } => Code::FL005,
+            Problem::ParamTwice { .. }
+            | Problem::EnvTwice { .. }
+            | Problem::SettingTwice { .. }
+            | Problem::ClauseTwice { .. }
+            | Problem::StatementTwice { .. } => Code::FL007,
             Problem::NoStart { .. } | Problem::NoRun { .. } => Code::FL008,
             Problem::DuplicateName { .. } | Problem::StdlibKindReused { .. } => Code::FL703,
             Problem::AllowWithoutReason { .. } => Code::FL706,

@@ -1,6 +1,8 @@
 //! Names and literals: from syntax trees to the resolved [`Program`].
 //! Reports FL002–FL009, FL702, FL703 and FL706/FL707, all in one pass, so a
-//! file's semantic errors all show in one run.
+//! file's semantic errors all show in one run. It reports [`Problem`]s: typed
+//! ones, which the driver words through their rule's file, and, for the rules
+//! whose words have not moved there yet, findings built here.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -9,7 +11,7 @@ use super::model::{
     AllowDef, DeclDef, EmitDef, KeyDef, KeyPartDef, KindDef, Loc, ParamDef, PipelineDef, Program,
     ReadDef, Role, RunDef, TaskDef, ViaDef, WriteDef, WRITE_CAPS,
 };
-use super::problem::{Namespace, Problem};
+use super::problem::{Clause, Namespace, Problem};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::source::FileId;
 use crate::span::Span;
@@ -355,19 +357,12 @@ impl Resolver<'_> {
         let mut param_seen: BTreeMap<&str, Span> = BTreeMap::new();
         for p in &k.params {
             if let Some(prev) = param_seen.get(p.name.name.as_str()) {
-                self.push(
-                    Diagnostic::new(
-                        Code::FL007,
-                        f,
-                        p.span,
-                        format!(
-                            "parameter `{}` is declared twice in kind `{}`",
-                            p.name.name, k.name.name
-                        ),
-                    )
-                    .label(f, *prev, "first declared here")
-                    .help("remove one of the two lines"),
-                );
+                self.problem(Problem::ParamTwice {
+                    param: p.name.name.clone(),
+                    kind: k.name.name.clone(),
+                    at: loc(f, p.span),
+                    first: loc(f, *prev),
+                });
                 continue;
             }
             param_seen.insert(&p.name.name, p.span);
@@ -1111,16 +1106,11 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                         let mut names: BTreeMap<&str, Span> = BTreeMap::new();
                         for (n, v) in &e.entries {
                             if let Some(prev) = names.get(n.name.as_str()) {
-                                self.push(
-                                    Diagnostic::new(
-                                        Code::FL007,
-                                        f,
-                                        n.span,
-                                        format!("environment variable `{}` is set twice", n.name),
-                                    )
-                                    .label(f, *prev, "first set here")
-                                    .help("keep one of the two lines"),
-                                );
+                                self.problem(Problem::EnvTwice {
+                                    name: n.name.clone(),
+                                    at: loc(f, n.span),
+                                    first: loc(f, *prev),
+                                });
                                 continue;
                             }
                             names.insert(&n.name, n.span);
@@ -1217,14 +1207,13 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             ast::PinClause::Pinned(id) => id.span,
             ast::PinClause::Unpinned(s) => *s,
         };
-        let what = format!("`read {}` states its pin twice", r.source.name);
         if let Some(p) = first_clause(
             self.diags,
             f,
             &r.pins,
             pin_span,
-            &what,
-            "keep one of `pinned P` and `unpinned`",
+            Clause::Pin,
+            &r.source.name,
         ) {
             match p {
                 ast::PinClause::Unpinned(s) => {
@@ -1242,14 +1231,13 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 }
             }
         }
-        let what = format!("`read {}` states its commit mode twice", r.source.name);
         if let Some(c) = first_clause(
             self.diags,
             f,
             &r.commits,
             |c| c.span,
-            &what,
-            "keep one `commit` clause",
+            Clause::Commit,
+            &r.source.name,
         ) {
             if let Some((_, m)) = CommitMode::ALL.iter().find(|(w, _)| *w == c.name) {
                 rd.commit = Some(*m);
@@ -1329,24 +1317,22 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         if mode == Mode::ReplacePartition && partition.is_none() {
             return None;
         }
-        let what = format!("`write {}` states its key twice", w.sink.name);
         let key = first_clause(
             self.diags,
             f,
             &w.keys,
             |k| k.span,
-            &what,
-            "keep one `key` clause",
+            Clause::Key,
+            &w.sink.name,
         )
         .and_then(|k| self.key(f, k));
-        let what = format!("`write {}` states its requirement twice", w.sink.name);
         let require = first_clause(
             self.diags,
             f,
             &w.requires,
             |r| r.span,
-            &what,
-            "keep one `require` clause",
+            Clause::Require,
+            &w.sink.name,
         )
         .and_then(|r| self.guarantee_word(f, r).map(|g| (g, loc(f, r.span))));
         let decl = decl?;
@@ -1922,19 +1908,12 @@ impl Seen {
         s: &ast::Setting,
     ) -> bool {
         if let Some((prev, word)) = self.at.get(key) {
-            let message = if *word == s.name.name {
-                format!("`{word}` is set twice in one block")
-            } else {
-                format!(
-                    "`{}` and `{word}` are one setting, set twice in one block",
-                    s.name.name
-                )
-            };
-            diags.push(Problem::Found(
-                Diagnostic::new(Code::FL007, f, s.span, message)
-                    .label(f, *prev, "first set here")
-                    .help("keep one of the two lines"),
-            ));
+            diags.push(Problem::SettingTwice {
+                first_word: word.clone(),
+                word: s.name.name.clone(),
+                at: loc(f, s.span),
+                first: loc(f, *prev),
+            });
             return false;
         }
         self.at
@@ -1974,13 +1953,15 @@ fn first_clause<'a, T>(
     f: FileId,
     clauses: &'a [T],
     span: impl Fn(&T) -> Span,
-    message: &str,
-    help: &str,
+    clause: Clause,
+    name: &str,
 ) -> Option<&'a T> {
     for extra in clauses.iter().skip(1) {
-        diags.push(Problem::Found(
-            Diagnostic::new(Code::FL007, f, span(extra), message).help(help),
-        ));
+        diags.push(Problem::ClauseTwice {
+            clause,
+            name: name.to_string(),
+            at: loc(f, span(extra)),
+        });
     }
     clauses.first()
 }
@@ -1989,21 +1970,16 @@ fn first_clause<'a, T>(
 fn dup_statement(
     diags: &mut Vec<Problem>,
     f: FileId,
-    what: &str,
+    what: &'static str,
     first: &mut Option<Span>,
     at: Span,
 ) -> bool {
     if let Some(prev) = first {
-        diags.push(Problem::Found(
-            Diagnostic::new(
-                Code::FL007,
-                f,
-                at,
-                format!("a task has one `{what}`; this is the second"),
-            )
-            .label(f, *prev, "first here")
-            .help(format!("merge them into one `{what}`")),
-        ));
+        diags.push(Problem::StatementTwice {
+            what,
+            at: loc(f, at),
+            first: loc(f, *prev),
+        });
         return false;
     }
     *first = Some(at);

@@ -2,8 +2,9 @@
 //! and the registry that lists them (built from `diagnostic::code`, which
 //! holds each code's name, default severity, summary and explain page).
 //! Codes FL001–FL009, FL702, FL703, FL706 and FL707 are
-//! found while resolving names (`analyze::resolve`); `FL8xx` by the code
-//! generators; the rest by the `check` functions here.
+//! found while resolving names (`analyze::resolve`), which reports typed
+//! problems that [`finding`] words through the rule's file; `FL8xx` by the
+//! code generators; the rest by the `check` functions here.
 
 /// Declares one `mod` per rule of the catalog (`diagnostic::code`) and the
 /// registry of their checks, in code order.
@@ -28,6 +29,31 @@ pub mod suppress;
 pub fn finding(problem: Problem) -> Diagnostic {
     match problem {
         Problem::Found(d) => d,
+        Problem::ImportFailed { path, why, at } => {
+            fl005_import_error::import_failed(&path, &why, at)
+        }
+        Problem::UseCycle { files, own, at } => fl005_import_error::use_cycle(&files, own, at),
+        Problem::ParamTwice {
+            param,
+            kind,
+            at,
+            first,
+        } => fl007_duplicate_setting::param_twice(&param, &kind, at, first),
+        Problem::EnvTwice { name, at, first } => {
+            fl007_duplicate_setting::env_twice(&name, at, first)
+        }
+        Problem::SettingTwice {
+            first_word,
+            word,
+            at,
+            first,
+        } => fl007_duplicate_setting::setting_twice(&first_word, &word, at, first),
+        Problem::ClauseTwice { clause, name, at } => {
+            fl007_duplicate_setting::clause_twice(clause, &name, at)
+        }
+        Problem::StatementTwice { what, at, first } => {
+            fl007_duplicate_setting::statement_twice(what, at, first)
+        }
         Problem::MissingParameter {
             role,
             decl,
