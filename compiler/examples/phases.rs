@@ -38,14 +38,15 @@ fn main() {
         .map(|(i, t)| flowc::syntax::parse(FileId(i), t).0.expect("parses"))
         .collect();
     let units = Unit::stdlib_then_root(&asts);
-    let mut found = Vec::new();
+    let mut problems = Vec::new();
     let start = Instant::now();
     for _ in 0..runs {
-        found.clear();
-        std::hint::black_box(resolve(&units, &mut found));
+        problems.clear();
+        std::hint::black_box(resolve(&units, &mut problems));
     }
     println!("resolve          {:>8.1} ms", ms(start) / f64::from(runs));
-    let program = resolve(&units, &mut found);
+    let program = resolve(&units, &mut problems);
+    let mut found: Vec<_> = problems.into_iter().map(flowc::rules::finding).collect();
     let broken = std::collections::BTreeSet::new();
     let start = Instant::now();
     for _ in 0..runs {

@@ -7,6 +7,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, PoisonError};
 
+use crate::analyze::model::Loc;
+use crate::analyze::problem::Problem;
 use crate::analyze::{guarantee, resolve, Analysis, Program};
 use crate::diagnostic::{self, Code, Diagnostic};
 use crate::source::{FileId, SourceMap};
@@ -178,15 +180,14 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
                             pending.push(target);
                         }
                     }
-                    Err(msg) => diags.push(
-                        Diagnostic::new(
-                            Code::FL005,
+                    Err(msg) => diags.push(crate::rules::finding(Problem::ImportFailed {
+                        path: rel.clone(),
+                        why: msg,
+                        at: Loc {
                             file,
-                            path_span,
-                            format!("cannot import `{rel}`: {msg}"),
-                        )
-                        .help("`use` paths are relative to the importing file"),
-                    ),
+                            span: path_span,
+                        },
+                    })),
                 }
             }
         }
@@ -214,7 +215,9 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
             })
         })
         .collect();
-    let program = resolve::resolve(&units, &mut diags);
+    let mut problems = Vec::new();
+    let program = resolve::resolve(&units, &mut problems);
+    diags.extend(problems.into_iter().map(crate::rules::finding));
 
     let mut broken: BTreeSet<FileId> = loaded
         .iter()
@@ -388,23 +391,16 @@ fn report_use_cycles(loaded: &[Loaded], sources: &SourceMap, diags: &mut Vec<Dia
                 }
                 1 if reported.insert((node, span)) => {
                     let pos = stack.iter().position(|(f, _)| *f == next).unwrap_or(0);
-                    let mut names: Vec<&str> =
-                        stack[pos..].iter().map(|(f, _)| sources.path(*f)).collect();
-                    names.push(sources.path(next));
-                    let help = if next == node {
-                        "remove this `use`: a file sees its own declarations"
-                    } else {
-                        "move the shared declarations into a file that both import"
-                    };
-                    diags.push(
-                        Diagnostic::new(
-                            Code::FL005,
-                            node,
-                            span,
-                            format!("`use` cycle: {}", names.join(" -> ")),
-                        )
-                        .help(help),
-                    );
+                    let mut files: Vec<String> = stack[pos..]
+                        .iter()
+                        .map(|(f, _)| sources.path(*f).to_string())
+                        .collect();
+                    files.push(sources.path(next).to_string());
+                    diags.push(crate::rules::finding(Problem::UseCycle {
+                        files,
+                        own: next == node,
+                        at: Loc { file: node, span },
+                    }));
                 }
                 _ => {}
             }

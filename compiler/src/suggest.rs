@@ -14,7 +14,12 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
 
 /// `; did you mean `x`?` or nothing.
 pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
-    closest(name, candidates).map_or_else(String::new, |c| format!("; did you mean `{c}`?"))
+    mean(closest(name, candidates))
+}
+
+/// `; did you mean `x`?` for the closest name `x` found, or nothing.
+pub fn mean(near: Option<&str>) -> String {
+    near.map_or_else(String::new, |c| format!("; did you mean `{c}`?"))
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! Names and literals: from syntax trees to the resolved [`Program`].
 //! Reports FL002–FL009, FL702, FL703 and FL706/FL707, all in one pass, so a
-//! file's semantic errors all show in one run.
+//! file's semantic errors all show in one run. It reports [`Problem`]s: typed
+//! ones, which the driver words through their rule's file, and, for the rules
+//! whose words have not moved there yet, findings built here.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -9,6 +11,7 @@ use super::model::{
     AllowDef, DeclDef, EmitDef, KeyDef, KeyPartDef, KindDef, Loc, ParamDef, PipelineDef, Program,
     ReadDef, Role, RunDef, TaskDef, ViaDef, WriteDef, WRITE_CAPS,
 };
+use super::problem::{Clause, Namespace, Problem};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::source::FileId;
 use crate::span::Span;
@@ -48,12 +51,12 @@ impl<'a> Unit<'a> {
     }
 }
 
-pub fn resolve(units: &[Unit<'_>], diags: &mut Vec<Diagnostic>) -> Program {
+pub fn resolve(units: &[Unit<'_>], diags: &mut Vec<Problem>) -> Program {
     resolve_on(crate::par::cores(), units, diags)
 }
 
 /// [`resolve`] with the tasks of large pipelines on `threads` threads.
-fn resolve_on(threads: usize, units: &[Unit<'_>], diags: &mut Vec<Diagnostic>) -> Program {
+fn resolve_on(threads: usize, units: &[Unit<'_>], diags: &mut Vec<Problem>) -> Program {
     let mut r = Resolver {
         diags,
         names: Names::default(),
@@ -91,7 +94,7 @@ struct Names {
 /// `N` is [`Names`] while kinds and declarations are resolved, and `&Names`
 /// on the threads that resolve tasks.
 struct Resolver<'d, N = Names> {
-    diags: &'d mut Vec<Diagnostic>,
+    diags: &'d mut Vec<Problem>,
     names: N,
     /// Declarations some statement names (even one that is otherwise wrong).
     referenced: BTreeSet<usize>,
@@ -106,23 +109,22 @@ fn loc(file: FileId, span: Span) -> Loc {
 /// The first declaration of each name in one file, with where its name is;
 /// every later one is FL703.
 fn first_of_each<'a, T>(
-    diags: &mut Vec<Diagnostic>,
+    diags: &mut Vec<Problem>,
     file: FileId,
     items: impl Iterator<Item = (&'a ast::Ident, T)>,
-    what: &str,
-    help: &str,
+    namespace: &Namespace,
 ) -> Vec<(T, Loc)> {
     let mut seen: BTreeMap<&str, Loc> = BTreeMap::new();
     let mut out = Vec::new();
     for (name, item) in items {
         let at = loc(file, name.span);
         if let Some(prev) = seen.get(name.name.as_str()) {
-            diags.push(duplicate(
-                format!("{what}`{}` is declared twice", name.name),
-                *prev,
-                at,
-                help,
-            ));
+            diags.push(Problem::DuplicateName {
+                namespace: namespace.clone(),
+                name: name.name.clone(),
+                first: *prev,
+                again: at,
+            });
         } else {
             seen.insert(&name.name, at);
             out.push((item, at));
@@ -131,24 +133,14 @@ fn first_of_each<'a, T>(
     out
 }
 
-/// FL703, pointing at both declarations.
-fn duplicate(message: String, first: Loc, again: Loc, help: &str) -> Diagnostic {
-    Diagnostic::new(Code::FL703, again.file, again.span, message)
-        .label(first.file, first.span, "first declared here")
-        .label(again.file, again.span, "declared again here")
-        .help(help)
-}
-
 /// Build a per-file scope from own and imported names, reporting clashes
 /// (FL703) at the importing file's own declaration where there is one.
 fn scope_for(
     unit: &Unit<'_>,
     own: &BTreeMap<FileId, Vec<(String, usize, Loc)>>,
-    diags: &mut Vec<Diagnostic>,
+    diags: &mut Vec<Problem>,
     shadowed: &mut Vec<usize>,
 ) -> BTreeMap<String, usize> {
-    const HELP: &str =
-        "rename one of them: sources, sinks and effects share one namespace, imports included";
     let mut scope: BTreeMap<String, (usize, Loc)> = BTreeMap::new();
     // Imported names first, then the file's own (duplicates among those were
     // reported where they were declared).
@@ -156,12 +148,12 @@ fn scope_for(
     for (name, idx, at) in files.flat_map(|f| own.get(f).into_iter().flatten()) {
         match scope.get(name) {
             Some((prev, prev_loc)) if prev != idx => {
-                diags.push(duplicate(
-                    format!("`{name}` is declared twice"),
-                    *prev_loc,
-                    *at,
-                    HELP,
-                ));
+                diags.push(Problem::DuplicateName {
+                    namespace: Namespace::ImportedDecl,
+                    name: name.clone(),
+                    first: *prev_loc,
+                    again: *at,
+                });
                 // Names bind to the first; the second is the FL703, not also unused.
                 shadowed.push(*idx);
             }
@@ -176,7 +168,11 @@ fn scope_for(
 
 impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
     fn push(&mut self, d: Diagnostic) {
-        self.diags.push(d);
+        self.diags.push(Problem::Found(d));
+    }
+
+    fn problem(&mut self, p: Problem) {
+        self.diags.push(p);
     }
 
     fn names(&self) -> &Names {
@@ -195,7 +191,7 @@ impl Resolver<'_> {
                 ast::Item::Kind(k) => Some((&k.name, k)),
                 _ => None,
             });
-            for (k, at) in first_of_each(self.diags, u.file, kinds, "kind ", "rename one of them") {
+            for (k, at) in first_of_each(self.diags, u.file, kinds, &Namespace::Kind) {
                 let def = self.kind(u, k);
                 self.names.kinds.push(def);
                 let idx = self.names.kinds.len() - 1;
@@ -216,17 +212,11 @@ impl Resolver<'_> {
                 .collect();
             for (n, i, l) in own.get(&u.file).into_iter().flatten() {
                 if let Some((_, _, sl)) = stdlib_names.iter().find(|(sn, _, _)| sn == n) {
-                    self.push(
-                        Diagnostic::new(
-                            Code::FL703,
-                            l.file,
-                            l.span,
-                            format!("kind `{n}` is already declared by the standard library"),
-                        )
-                        .label(sl.file, sl.span, "the standard library's declaration")
-                        .label(l.file, l.span, "declared again here")
-                        .help("give your kind another name"),
-                    );
+                    self.problem(Problem::StdlibKindReused {
+                        name: n.clone(),
+                        stdlib: *sl,
+                        again: *l,
+                    });
                 }
                 scope.entry(n.clone()).or_insert(*i);
             }
@@ -238,12 +228,12 @@ impl Resolver<'_> {
                             // kind meets the imported one (as for sources,
                             // sinks and effects).
                             let own_loc = self.names.kinds[*prev].loc;
-                            self.push(duplicate(
-                                format!("kind `{n}` is declared twice"),
-                                *l,
-                                own_loc,
-                                "rename one of them: kinds share one namespace, imports included",
-                            ));
+                            self.problem(Problem::DuplicateName {
+                                namespace: Namespace::ImportedKind,
+                                name: n.clone(),
+                                first: *l,
+                                again: own_loc,
+                            });
                         }
                         Some(_) => {}
                         None => {
@@ -367,19 +357,12 @@ impl Resolver<'_> {
         let mut param_seen: BTreeMap<&str, Span> = BTreeMap::new();
         for p in &k.params {
             if let Some(prev) = param_seen.get(p.name.name.as_str()) {
-                self.push(
-                    Diagnostic::new(
-                        Code::FL007,
-                        f,
-                        p.span,
-                        format!(
-                            "parameter `{}` is declared twice in kind `{}`",
-                            p.name.name, k.name.name
-                        ),
-                    )
-                    .label(f, *prev, "first declared here")
-                    .help("remove one of the two lines"),
-                );
+                self.problem(Problem::ParamTwice {
+                    param: p.name.name.clone(),
+                    kind: k.name.name.clone(),
+                    at: loc(f, p.span),
+                    first: loc(f, *prev),
+                });
                 continue;
             }
             param_seen.insert(&p.name.name, p.span);
@@ -410,8 +393,7 @@ impl Resolver<'_> {
                 ast::Item::Decl(d) => Some((&d.name, d)),
                 _ => None,
             });
-            let help = "rename one of them: sources, sinks and effects share one namespace";
-            for (d, at) in first_of_each(self.diags, u.file, decls, "", help) {
+            for (d, at) in first_of_each(self.diags, u.file, decls, &Namespace::Decl) {
                 let Some(def) = self.decl(u, d) else {
                     broken.entry(u.file).or_default().push(d.name.name.clone());
                     continue;
@@ -445,59 +427,29 @@ impl Resolver<'_> {
         let f = u.file;
         let known = self.names.kind_scope.get(&f);
         let Some(&kind_idx) = known.and_then(|scope| scope.get(&d.kind.name)) else {
-            let suggestion = did_you_mean(
+            let near = closest(
                 &d.kind.name,
                 known
                     .into_iter()
                     .flat_map(|scope| scope.keys().map(String::as_str)),
             );
-            self.push(
-                Diagnostic::new(
-                    Code::FL702,
-                    f,
-                    d.kind.span,
-                    format!("unknown kind `{}`{suggestion}", d.kind.name),
-                )
-                .help(
-                    "declare it with `kind NAME { ... }`, or import the file that does with `use`",
-                ),
-            );
+            self.problem(Problem::UnknownKind {
+                name: d.kind.name.clone(),
+                near: near.map(str::to_string),
+                at: loc(f, d.kind.span),
+            });
             return None;
         };
         let kind = self.names.kinds[kind_idx].clone();
         if !kind.roles.contains(&d.role) {
-            let roles: Vec<&str> = kind.roles.iter().map(|r| r.word()).collect();
-            self.push(
-                Diagnostic::new(
-                    Code::FL009,
-                    f,
-                    d.role_span,
-                    format!(
-                        "kind `{}` cannot be {}",
-                        kind.name,
-                        with_article(d.role.word())
-                    ),
-                )
-                .label(
-                    f,
-                    d.kind.span,
-                    format!(
-                        "`{}` has roles: {}",
-                        kind.name,
-                        if roles.is_empty() {
-                            "none".into()
-                        } else {
-                            roles.join(", ")
-                        }
-                    ),
-                )
-                .label(kind.loc.file, kind.loc.span, "kind declared here")
-                .help(format!(
-                    "declare it as {} or pick a kind with the {} role",
-                    with_article(roles.first().copied().unwrap_or("source")),
-                    d.role.word()
-                )),
-            );
+            self.problem(Problem::KindLacksRole {
+                kind: kind.name.clone(),
+                roles: kind.roles.iter().copied().collect(),
+                role: d.role,
+                at: loc(f, d.role_span),
+                kind_at: loc(f, d.kind.span),
+                kind_loc: kind.loc,
+            });
         }
         let mut def = DeclDef {
             name: d.name.name.clone(),
@@ -669,30 +621,15 @@ impl Resolver<'_> {
             .filter(|q| !q.optional && !d.props.iter().any(|p| p.name.name == q.name))
             .collect();
         for q in missing {
-            self.push(
-                Diagnostic::new(
-                    Code::FL004,
-                    f,
-                    d.name.span,
-                    format!(
-                        "{} `{}` is missing the required parameter `{}` of kind `{}`",
-                        d.role.word(),
-                        d.name.name,
-                        q.name,
-                        kind.name
-                    ),
-                )
-                .label(
-                    kind.loc.file,
-                    kind.loc.span,
-                    format!("kind `{}` declared here", kind.name),
-                )
-                .help(format!(
-                    "add a line `{} {}` inside the braces",
-                    q.name,
-                    example_of(q.ty)
-                )),
-            );
+            self.problem(Problem::MissingParameter {
+                role: d.role,
+                decl: d.name.name.clone(),
+                param: q.name.clone(),
+                ty: q.ty,
+                kind: kind.name.clone(),
+                at: loc(f, d.name.span),
+                kind_loc: kind.loc,
+            });
         }
         if d.role == Role::Source && def.pin.is_none() && def.immutable {
             // An immutable source needs no pin; nothing to default.
@@ -736,12 +673,12 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 };
                 files.insert(u.file);
                 if let Some(prev) = names.get(&p.name.name) {
-                    self.push(duplicate(
-                        format!("pipeline `{}` is declared twice", p.name.name),
-                        *prev,
-                        loc(u.file, p.name.span),
-                        "pipeline names are one namespace across all files of a run; rename one",
-                    ));
+                    self.problem(Problem::DuplicateName {
+                        namespace: Namespace::Pipeline,
+                        name: p.name.name.clone(),
+                        first: *prev,
+                        again: loc(u.file, p.name.span),
+                    });
                     // Still resolved and analysed: FL703 replaces no other
                     // finding, and the report still shows the pipeline.
                     pipelines.push(self.pipeline(u.file, p));
@@ -889,20 +826,11 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         }
         let has_start = p.settings.iter().any(|s| s.name.name == "start");
         if def.schedule.is_some() && !has_start {
-            self.push(
-                Diagnostic::new(
-                    Code::FL008,
-                    f,
-                    p.name.span,
-                    format!("scheduled pipeline `{}` has no `start`", p.name.name),
-                )
-                .label(
-                    f,
-                    def.schedule_loc.map_or(p.name.span, |l| l.span),
-                    "scheduled here",
-                )
-                .help("add `start YYYY-MM-DD`: the date of the first interval"),
-            );
+            self.problem(Problem::NoStart {
+                pipeline: p.name.name.clone(),
+                at: loc(f, p.name.span),
+                schedule: loc(f, def.schedule_loc.map_or(p.name.span, |l| l.span)),
+            });
         }
         def.allows = p
             .allows
@@ -913,7 +841,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         // declaration is resolved.
         let mut task_names: HashMap<&str, Span> = HashMap::with_capacity(p.tasks.len());
         // (position among the pipeline's tasks, FL703) for each repeated name.
-        let mut again: Vec<(usize, Diagnostic)> = Vec::new();
+        let mut again: Vec<(usize, Problem)> = Vec::new();
         let mut first: Vec<&ast::Task> = Vec::with_capacity(p.tasks.len());
         // Not resolved, but what they name is used: no FL704 on top of FL703.
         let mut repeated: Vec<&ast::Task> = Vec::new();
@@ -921,15 +849,14 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             if let Some(prev) = task_names.get(t.name.name.as_str()) {
                 again.push((
                     at,
-                    duplicate(
-                        format!(
-                            "task `{}` is declared twice in pipeline `{}`",
-                            t.name.name, p.name.name
-                        ),
-                        loc(f, *prev),
-                        loc(f, t.name.span),
-                        "rename one of the tasks",
-                    ),
+                    Problem::DuplicateName {
+                        namespace: Namespace::Task {
+                            pipeline: p.name.name.clone(),
+                        },
+                        name: t.name.name.clone(),
+                        first: loc(f, *prev),
+                        again: loc(f, t.name.span),
+                    },
                 ));
                 repeated.push(t);
                 continue;
@@ -972,7 +899,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             let mut found = found.into_iter();
             let mut taken = 0;
             tasks.into_iter().map(move |(task, upto)| {
-                let own: Vec<Diagnostic> = found.by_ref().take(upto - taken).collect();
+                let own: Vec<Problem> = found.by_ref().take(upto - taken).collect();
                 taken = upto;
                 (task, own)
             })
@@ -980,7 +907,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         let mut again = again.into_iter().peekable();
         for at in 0..p.tasks.len() {
             if let Some((_, d)) = again.next_if(|(dup, _)| *dup == at) {
-                self.push(d);
+                self.problem(d);
             } else if let Some((task, found)) = resolved.next() {
                 self.diags.extend(found);
                 def.tasks.push(task);
@@ -995,19 +922,12 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                     return true;
                 }
                 let known = sorted.get_or_insert_with(|| task_names.keys().copied().collect());
-                self.diags.push(
-                    Diagnostic::new(
-                        Code::FL702,
-                        at.file,
-                        at.span,
-                        format!(
-                            "unknown task `{name}` in pipeline `{}`{}",
-                            p.name.name,
-                            did_you_mean(name, known.iter().copied())
-                        ),
-                    )
-                    .help("`after` names tasks of the same pipeline"),
-                );
+                self.diags.push(Problem::UnknownTask {
+                    name: name.clone(),
+                    pipeline: p.name.name.clone(),
+                    near: closest(name, known.iter().copied()).map(str::to_string),
+                    at: *at,
+                });
                 false
             });
         }
@@ -1017,22 +937,10 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
     fn allow(&mut self, f: FileId, a: &ast::Allow, scope: Span) -> Option<AllowDef> {
         let code = a.code.name.as_str();
         let Some(known) = Code::lookup(code) else {
-            let codes = Code::ALL
-                .iter()
-                .map(|c| c.as_str())
-                .chain(Code::ALL.iter().map(|c| c.name()));
-            self.push(
-                Diagnostic::new(
-                    Code::FL707,
-                    f,
-                    a.code.span,
-                    format!(
-                        "`allow` names `{code}`, which is not a flowc rule{}",
-                        did_you_mean(code, codes)
-                    ),
-                )
-                .help("`flowc rules` lists every code"),
-            );
+            self.problem(Problem::UnknownCode {
+                code: code.to_string(),
+                at: loc(f, a.code.span),
+            });
             return None;
         };
         let reason = a
@@ -1041,10 +949,10 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             .map(|r| r.value.trim().to_string())
             .unwrap_or_default();
         if reason.is_empty() {
-            self.push(
-                Diagnostic::new(Code::FL706, f, a.span, format!("`allow {code}` gives no reason"))
-                    .help(format!("say why the finding is acceptable: `allow {code} because \"...\"`; without a reason it suppresses nothing")),
-            );
+            self.problem(Problem::AllowWithoutReason {
+                code: code.to_string(),
+                at: loc(f, a.span),
+            });
             return None;
         }
         Some(AllowDef {
@@ -1059,7 +967,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         })
     }
 
-    fn lookup_decl(&mut self, f: FileId, name: &ast::Ident, what: &str) -> Option<usize> {
+    fn lookup_decl(&mut self, f: FileId, name: &ast::Ident, what: &'static str) -> Option<usize> {
         let scope = self.names().decl_scope.get(&f)?;
         if let Some(&i) = scope.get(&name.name) {
             self.referenced.insert(i);
@@ -1073,11 +981,13 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         {
             return None;
         }
-        let suggestion = did_you_mean(&name.name, scope.keys().map(String::as_str));
-        self.push(
-            Diagnostic::new(Code::FL702, f, name.span, format!("unknown {what} `{}`{suggestion}", name.name))
-                .help(format!("declare it with `{what} {}: KIND {{ ... }}`, or import the file that does with `use`", name.name)),
-        );
+        let near = closest(&name.name, scope.keys().map(String::as_str));
+        self.problem(Problem::UnknownDecl {
+            what,
+            name: name.name.clone(),
+            near: near.map(str::to_string),
+            at: loc(f, name.span),
+        });
         None
     }
 
@@ -1086,7 +996,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         f: FileId,
         name: &ast::Ident,
         decl: usize,
-        stmt: &str,
+        stmt: &'static str,
         allowed: &[Role],
     ) -> bool {
         let d = &self.names().decls[decl];
@@ -1101,40 +1011,14 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             return false;
         }
         let (nl, kind_name, role) = (d.name_loc, kind.name.clone(), d.role);
-        let msg = match stmt {
-            "read" => format!(
-                "`read {}`: {} `{}` of kind `{kind_name}` cannot be read",
-                name.name,
-                role.word(),
-                name.name
-            ),
-            "write" => format!(
-                "`write {}`: {} `{}` of kind `{kind_name}` cannot be written",
-                name.name,
-                role.word(),
-                name.name
-            ),
-            _ => format!(
-                "`emit {}`: {} `{}` is not an effect",
-                name.name,
-                role.word(),
-                name.name
-            ),
-        };
-        let help = match stmt {
-            "read" => "read a source, or a sink whose kind also has the source role".to_string(),
-            "write" => "write to a sink; effects are sent with `emit`".to_string(),
-            _ => "`emit` sends effects; write to sinks with `write`".to_string(),
-        };
-        self.push(
-            Diagnostic::new(Code::FL009, f, name.span, msg)
-                .label(
-                    nl.file,
-                    nl.span,
-                    format!("declared as a {} of kind `{kind_name}`", role.word()),
-                )
-                .help(help),
-        );
+        self.problem(Problem::RoleMismatch {
+            stmt,
+            name: name.name.clone(),
+            role,
+            kind: kind_name,
+            at: loc(f, name.span),
+            declared: nl,
+        });
         true
     }
 
@@ -1222,16 +1106,11 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                         let mut names: BTreeMap<&str, Span> = BTreeMap::new();
                         for (n, v) in &e.entries {
                             if let Some(prev) = names.get(n.name.as_str()) {
-                                self.push(
-                                    Diagnostic::new(
-                                        Code::FL007,
-                                        f,
-                                        n.span,
-                                        format!("environment variable `{}` is set twice", n.name),
-                                    )
-                                    .label(f, *prev, "first set here")
-                                    .help("keep one of the two lines"),
-                                );
+                                self.problem(Problem::EnvTwice {
+                                    name: n.name.clone(),
+                                    at: loc(f, n.span),
+                                    first: loc(f, *prev),
+                                });
                                 continue;
                             }
                             names.insert(&n.name, n.span);
@@ -1248,15 +1127,10 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             }
         }
         if def.run.is_none() {
-            self.push(
-                Diagnostic::new(
-                    Code::FL008,
-                    f,
-                    t.name.span,
-                    format!("task `{}` has no `run`", t.name.name),
-                )
-                .help("say what the scheduler starts: `run command [\"python\", \"-m\", \"job\"]`"),
-            );
+            self.problem(Problem::NoRun {
+                task: t.name.name.clone(),
+                at: loc(f, t.name.span),
+            });
         }
         def
     }
@@ -1333,14 +1207,13 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             ast::PinClause::Pinned(id) => id.span,
             ast::PinClause::Unpinned(s) => *s,
         };
-        let what = format!("`read {}` states its pin twice", r.source.name);
         if let Some(p) = first_clause(
             self.diags,
             f,
             &r.pins,
             pin_span,
-            &what,
-            "keep one of `pinned P` and `unpinned`",
+            Clause::Pin,
+            &r.source.name,
         ) {
             match p {
                 ast::PinClause::Unpinned(s) => {
@@ -1358,14 +1231,13 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 }
             }
         }
-        let what = format!("`read {}` states its commit mode twice", r.source.name);
         if let Some(c) = first_clause(
             self.diags,
             f,
             &r.commits,
             |c| c.span,
-            &what,
-            "keep one `commit` clause",
+            Clause::Commit,
+            &r.source.name,
         ) {
             if let Some((_, m)) = CommitMode::ALL.iter().find(|(w, _)| *w == c.name) {
                 rd.commit = Some(*m);
@@ -1445,24 +1317,22 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         if mode == Mode::ReplacePartition && partition.is_none() {
             return None;
         }
-        let what = format!("`write {}` states its key twice", w.sink.name);
         let key = first_clause(
             self.diags,
             f,
             &w.keys,
             |k| k.span,
-            &what,
-            "keep one `key` clause",
+            Clause::Key,
+            &w.sink.name,
         )
         .and_then(|k| self.key(f, k));
-        let what = format!("`write {}` states its requirement twice", w.sink.name);
         let require = first_clause(
             self.diags,
             f,
             &w.requires,
             |r| r.span,
-            &what,
-            "keep one `require` clause",
+            Clause::Require,
+            &w.sink.name,
         )
         .and_then(|r| self.guarantee_word(f, r).map(|g| (g, loc(f, r.span))));
         let decl = decl?;
@@ -2017,16 +1887,6 @@ fn role_props(role: Role) -> &'static [&'static str] {
     }
 }
 
-fn example_of(ty: ParamType) -> &'static str {
-    match ty {
-        ParamType::String => "\"...\"",
-        ParamType::Int => "1",
-        ParamType::Bool => "true",
-        ParamType::Duration => "30m",
-        ParamType::Key => "id",
-    }
-}
-
 /// Settings seen in one block, for FL007.
 #[derive(Default)]
 struct Seen {
@@ -2034,43 +1894,26 @@ struct Seen {
     at: BTreeMap<String, (Span, String)>,
 }
 
-/// `a source`, `an effect`.
-fn with_article(word: &str) -> String {
-    let article = if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
-        "an"
-    } else {
-        "a"
-    };
-    format!("{article} {word}")
-}
-
 impl Seen {
-    fn first(&mut self, diags: &mut Vec<Diagnostic>, f: FileId, s: &ast::Setting) -> bool {
+    fn first(&mut self, diags: &mut Vec<Problem>, f: FileId, s: &ast::Setting) -> bool {
         self.first_named(diags, f, &s.name.name, s)
     }
 
     /// Record `key`; report FL007 and return false when it was seen before.
     fn first_named(
         &mut self,
-        diags: &mut Vec<Diagnostic>,
+        diags: &mut Vec<Problem>,
         f: FileId,
         key: &str,
         s: &ast::Setting,
     ) -> bool {
         if let Some((prev, word)) = self.at.get(key) {
-            let message = if *word == s.name.name {
-                format!("`{word}` is set twice in one block")
-            } else {
-                format!(
-                    "`{}` and `{word}` are one setting, set twice in one block",
-                    s.name.name
-                )
-            };
-            diags.push(
-                Diagnostic::new(Code::FL007, f, s.span, message)
-                    .label(f, *prev, "first set here")
-                    .help("keep one of the two lines"),
-            );
+            diags.push(Problem::SettingTwice {
+                first_word: word.clone(),
+                word: s.name.name.clone(),
+                at: loc(f, s.span),
+                first: loc(f, *prev),
+            });
             return false;
         }
         self.at
@@ -2106,38 +1949,37 @@ fn commit_not_offered(f: FileId, span: Span, kind: &KindDef, mode: CommitMode) -
 
 /// The first of a statement's repeatable clauses; every later one is FL007.
 fn first_clause<'a, T>(
-    diags: &mut Vec<Diagnostic>,
+    diags: &mut Vec<Problem>,
     f: FileId,
     clauses: &'a [T],
     span: impl Fn(&T) -> Span,
-    message: &str,
-    help: &str,
+    clause: Clause,
+    name: &str,
 ) -> Option<&'a T> {
     for extra in clauses.iter().skip(1) {
-        diags.push(Diagnostic::new(Code::FL007, f, span(extra), message).help(help));
+        diags.push(Problem::ClauseTwice {
+            clause,
+            name: name.to_string(),
+            at: loc(f, span(extra)),
+        });
     }
     clauses.first()
 }
 
 /// For statements that may appear once in a task: report the second.
 fn dup_statement(
-    diags: &mut Vec<Diagnostic>,
+    diags: &mut Vec<Problem>,
     f: FileId,
-    what: &str,
+    what: &'static str,
     first: &mut Option<Span>,
     at: Span,
 ) -> bool {
     if let Some(prev) = first {
-        diags.push(
-            Diagnostic::new(
-                Code::FL007,
-                f,
-                at,
-                format!("a task has one `{what}`; this is the second"),
-            )
-            .label(f, *prev, "first here")
-            .help(format!("merge them into one `{what}`")),
-        );
+        diags.push(Problem::StatementTwice {
+            what,
+            at: loc(f, at),
+            first: loc(f, *prev),
+        });
         return false;
     }
     *first = Some(at);
@@ -2197,7 +2039,8 @@ mod tests {
         let units = Unit::stdlib_then_root(&asts);
         let mut one = Vec::new();
         let program = format!("{:?}", resolve_on(1, &units, &mut one));
-        let codes: std::collections::BTreeSet<Code> = one.iter().map(|d| d.code).collect();
+        let codes: std::collections::BTreeSet<Code> =
+            one.iter().map(super::Problem::code).collect();
         for code in [
             Code::FL002,
             Code::FL003,

@@ -1,11 +1,52 @@
 //! FL702 `unknown-name`: a reference to an undeclared source, sink, effect, kind or task.
 //!
-//! Found while resolving names and literals (`analyze::resolve`).
+//! Found while resolving names and literals (`analyze::resolve`), which
+//! reports a typed `Problem`; its words are here.
 
 use super::Rule;
-use crate::diagnostic::Code;
+use crate::analyze::model::Loc;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::suggest::mean;
 
 pub const RULE: Rule = Rule {
     code: Code::FL702,
     check: None,
 };
+
+/// A declaration naming the kind `name` (at `at`), not in scope; `near` is
+/// the closest kind that is.
+pub fn unknown_kind(name: &str, near: Option<&str>, at: Loc) -> Diagnostic {
+    Diagnostic::new(
+        Code::FL702,
+        at.file,
+        at.span,
+        format!("unknown kind `{name}`{}", mean(near)),
+    )
+    .help("declare it with `kind NAME { ... }`, or import the file that does with `use`")
+}
+
+/// A statement naming the `what` (source, sink, effect) `name` (at `at`),
+/// not in scope; `near` is the closest name that is.
+pub fn unknown_decl(what: &str, name: &str, near: Option<&str>, at: Loc) -> Diagnostic {
+    Diagnostic::new(
+        Code::FL702,
+        at.file,
+        at.span,
+        format!("unknown {what} `{name}`{}", mean(near)),
+    )
+    .help(format!(
+        "declare it with `{what} {name}: KIND {{ ... }}`, or import the file that does with `use`"
+    ))
+}
+
+/// `after` naming the task `name` (at `at`), which `pipeline` does not
+/// have; `near` is the closest task it has.
+pub fn unknown_task(name: &str, pipeline: &str, near: Option<&str>, at: Loc) -> Diagnostic {
+    Diagnostic::new(
+        Code::FL702,
+        at.file,
+        at.span,
+        format!("unknown task `{name}` in pipeline `{pipeline}`{}", mean(near)),
+    )
+    .help("`after` names tasks of the same pipeline")
+}

@@ -2,8 +2,9 @@
 //! and the registry that lists them (built from `diagnostic::code`, which
 //! holds each code's name, default severity, summary and explain page).
 //! Codes FL001–FL009, FL702, FL703, FL706 and FL707 are
-//! found while resolving names (`analyze::resolve`); `FL8xx` by the code
-//! generators; the rest by the `check` functions here.
+//! found while resolving names (`analyze::resolve`), which reports typed
+//! problems that [`finding`] words through the rule's file; `FL8xx` by the
+//! code generators; the rest by the `check` functions here.
 
 /// Declares one `mod` per rule of the catalog (`diagnostic::code`) and the
 /// registry of their checks, in code order.
@@ -24,12 +25,104 @@ macro_rules! declare_rules {
 
 pub mod suppress;
 
+/// The finding of a problem the front end found, in its rule's words.
+pub fn finding(problem: Problem) -> Diagnostic {
+    match problem {
+        Problem::Found(d) => d,
+        Problem::ImportFailed { path, why, at } => {
+            fl005_import_error::import_failed(&path, &why, at)
+        }
+        Problem::UseCycle { files, own, at } => fl005_import_error::use_cycle(&files, own, at),
+        Problem::ParamTwice {
+            param,
+            kind,
+            at,
+            first,
+        } => fl007_duplicate_setting::param_twice(&param, &kind, at, first),
+        Problem::EnvTwice { name, at, first } => {
+            fl007_duplicate_setting::env_twice(&name, at, first)
+        }
+        Problem::SettingTwice {
+            first_word,
+            word,
+            at,
+            first,
+        } => fl007_duplicate_setting::setting_twice(&first_word, &word, at, first),
+        Problem::ClauseTwice { clause, name, at } => {
+            fl007_duplicate_setting::clause_twice(clause, &name, at)
+        }
+        Problem::StatementTwice { what, at, first } => {
+            fl007_duplicate_setting::statement_twice(what, at, first)
+        }
+        Problem::MissingParameter {
+            role,
+            decl,
+            param,
+            ty,
+            kind,
+            at,
+            kind_loc,
+        } => fl004_missing_parameter::finding(role, &decl, &param, ty, &kind, at, kind_loc),
+        Problem::KindLacksRole {
+            kind,
+            roles,
+            role,
+            at,
+            kind_at,
+            kind_loc,
+        } => fl009_role_mismatch::kind_lacks_role(&kind, &roles, role, at, kind_at, kind_loc),
+        Problem::RoleMismatch {
+            stmt,
+            name,
+            role,
+            kind,
+            at,
+            declared,
+        } => fl009_role_mismatch::role_mismatch(stmt, &name, role, &kind, at, declared),
+        Problem::UnknownKind { name, near, at } => {
+            fl702_unknown_name::unknown_kind(&name, near.as_deref(), at)
+        }
+        Problem::UnknownDecl {
+            what,
+            name,
+            near,
+            at,
+        } => fl702_unknown_name::unknown_decl(what, &name, near.as_deref(), at),
+        Problem::UnknownTask {
+            name,
+            pipeline,
+            near,
+            at,
+        } => fl702_unknown_name::unknown_task(&name, &pipeline, near.as_deref(), at),
+        Problem::NoStart {
+            pipeline,
+            at,
+            schedule,
+        } => fl008_missing_setting::no_start(&pipeline, at, schedule),
+        Problem::NoRun { task, at } => fl008_missing_setting::no_run(&task, at),
+        Problem::DuplicateName {
+            namespace,
+            name,
+            first,
+            again,
+        } => fl703_duplicate_name::duplicate(&namespace, &name, first, again),
+        Problem::StdlibKindReused {
+            name,
+            stdlib,
+            again,
+        } => fl703_duplicate_name::stdlib_kind_reused(&name, stdlib, again),
+        Problem::AllowWithoutReason { code, at } => fl706_allow_without_reason::finding(&code, at),
+        Problem::UnknownCode { code, at } => fl707_unknown_code::finding(&code, at),
+    }
+}
+
 crate::diagnostic::code::catalog!(declare_rules);
 
 use std::collections::BTreeSet;
 
 use crate::analyze::guarantee::{TaskFacts, TaskReport};
 use crate::analyze::model::{PipelineDef, Program, TaskDef};
+use crate::analyze::problem::Problem;
 use crate::analyze::{Analysis, PipelineReport};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::source::FileId;

@@ -6,7 +6,9 @@
 //! - `vocab`: the language's words (guarantees, modes, pins, terms);
 //! - `diagnostic`: findings, every rule code (`diagnostic::code`) and their renderings;
 //! - `syntax`: text to syntax tree;
-//! - `analyze`: resolved program, task graph, guarantees; never `rules`, `check` or `codegen`;
+//! - `analyze`: resolved program, task graph, guarantees, and the typed problems
+//!   the resolver reports (`analyze::problem`, worded by `rules`); never `rules`,
+//!   `check` or `codegen`;
 //! - `rules`: the rule checks over an analysis, and suppression;
 //! - `check`: the driver, from files to findings (above `analyze` and `rules`);
 //! - `io`: the file system: reading `.flow` files for `check`, writing files
