@@ -46,6 +46,12 @@ pub struct KindDef {
     pub writes: BTreeSet<String>,
     pub transactional: bool,
     pub versioned: bool,
+    /// `fenced`: the sink refuses a write from an older interval than the row's last writer.
+    pub fenced: bool,
+    /// `atomic`: each commit of one table is atomic (not a transaction across tables).
+    pub atomic: bool,
+    /// `state`: the runtime can keep flowc's state in this system.
+    pub state: bool,
     pub offsets: bool,
     pub commits: BTreeSet<CommitMode>,
     pub coordinator: Option<String>,

@@ -264,6 +264,9 @@ impl Resolver<'_> {
             writes: BTreeSet::new(),
             transactional: false,
             versioned: false,
+            fenced: false,
+            atomic: false,
+            state: false,
             offsets: false,
             commits: BTreeSet::new(),
             coordinator: None,
@@ -298,7 +301,7 @@ impl Resolver<'_> {
                 continue;
             }
             match name {
-                "transactional" | "versioned" | "offsets" => {
+                "transactional" | "versioned" | "offsets" | "fenced" | "atomic" | "state" => {
                     if let Some(v) = line.args.first() {
                         self.push(
                             Diagnostic::new(
@@ -313,6 +316,9 @@ impl Resolver<'_> {
                     match name {
                         "transactional" => def.transactional = true,
                         "versioned" => def.versioned = true,
+                        "fenced" => def.fenced = true,
+                        "atomic" => def.atomic = true,
+                        "state" => def.state = true,
                         _ => def.offsets = true,
                     }
                 }
@@ -1835,12 +1841,15 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
 }
 
 /// Capability lines of a kind.
-const CAPS: [&str; 9] = [
+const CAPS: [&str; 12] = [
     "roles",
     "pins",
     "writes",
     "transactional",
+    "atomic",
     "versioned",
+    "fenced",
+    "state",
     "offsets",
     "commits",
     "coordinator",
