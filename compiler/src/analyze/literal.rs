@@ -2,6 +2,12 @@
 //! and string placeholders (FL002). What is wrong with one is a
 //! [`LiteralError`]; its words are in `rules::fl002_invalid_literal`.
 
+use super::model::DeclDef;
+use crate::span::Span;
+use crate::syntax::ast::Str;
+use crate::syntax::escape::decode;
+use crate::vocab::ParamValue;
+
 /// What is wrong with a literal (FL002), with what its message needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LiteralError {
@@ -115,8 +121,6 @@ pub enum LiteralError {
     NotAPlace { name: String, near: Option<String> },
     /// A time zone `name` that is not in the database; `near` is the closest.
     NotAZone { name: String, near: Option<String> },
-    /// A placeholder `{name}` that is not known; `near` is the closest one.
-    UnknownPlaceholder { name: String, near: Option<String> },
 }
 
 /// Seconds in a duration written `1h30m`: an integer with units in
@@ -534,41 +538,237 @@ pub fn check_timezone(name: &str) -> Result<(), LiteralError> {
     })
 }
 
-pub const PLACEHOLDERS: [&str; 2] = ["interval.start", "interval.end"];
+/// The placeholders of a string parameter, without their format.
+pub const PLACEHOLDERS: [&str; 3] = ["interval.start", "interval.end", "interval.date"];
 
-/// Check the `{name.name}` placeholders of a string parameter. Returns the
-/// byte range (inside the decoded value) and message of every bad one.
-pub fn check_placeholders(value: &str) -> Vec<(usize, usize, LiteralError)> {
-    let bytes = value.as_bytes();
+/// The strftime directives a placeholder's format may hold, after `%`.
+pub const DIRECTIVES: [char; 11] = ['Y', 'm', 'd', 'H', 'M', 'S', 'j', 'u', 'V', 'G', '%'];
+
+/// Airflow's template variables and flowc's placeholder for each.
+pub const AIRFLOW_FORMS: [(&str, &str); 11] = [
+    ("ds", "{interval.date}"),
+    ("ds_nodash", "{interval.start:%Y%m%d}"),
+    ("ts", "{interval.start}"),
+    ("ts_nodash", "{interval.start:%Y%m%dT%H%M%S}"),
+    ("data_interval_start", "{interval.start}"),
+    ("data_interval_end", "{interval.end}"),
+    ("logical_date", "{interval.start}"),
+    ("execution_date", "{interval.start}"),
+    ("next_ds", "{interval.end:%Y-%m-%d}"),
+    ("next_ds_nodash", "{interval.end:%Y%m%d}"),
+    ("macros.ds_add(ds, 1)", "{interval.end:%Y-%m-%d}"),
+];
+
+/// flowc's placeholder for an Airflow variable (`ds`, blanks around it allowed).
+fn airflow_form(inner: &str) -> Option<String> {
+    let inner = inner.trim();
+    AIRFLOW_FORMS
+        .iter()
+        .find(|(airflow, _)| *airflow == inner)
+        .map(|(_, flowc)| (*flowc).to_string())
+}
+
+/// flowc's form of what a Jinja expression holds: an Airflow variable's
+/// placeholder, or a placeholder of flowc's (`{{interval.start}}`).
+fn jinja_form(inner: &str) -> Option<String> {
+    let inner = inner.trim();
+    airflow_form(inner).or_else(|| {
+        placeholder(inner, inner)
+            .ok()
+            .map(|()| format!("{{{inner}}}"))
+    })
+}
+
+/// What is wrong with the braces of a string parameter (FL002).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlaceholderError {
+    /// `{name}` (with any format) looks like a placeholder and is none;
+    /// `near` is the closest placeholder.
+    Unknown { name: String, near: Option<String> },
+    /// `text` (`{ds}`, `{}`) is in braces and no placeholder; `flowc` is
+    /// flowc's form of it, when there is one.
+    NotAPlaceholder { text: String, flowc: Option<String> },
+    /// `text` is a Jinja expression `{{ ... }}`; `flowc` as above.
+    Jinja { text: String, flowc: Option<String> },
+    /// `text` is a placeholder with blanks inside its braces; `fixed` without.
+    Spaced { text: String, fixed: String },
+    /// A `{` that nothing closes.
+    Unclosed,
+    /// A `}` that closes nothing.
+    LoneClose,
+    /// `text` has the format directive `%directive`, which is not one flowc renders.
+    UnknownDirective { text: String, directive: char },
+    /// `text`'s format ends with a `%`.
+    DanglingPercent { text: String },
+    /// `text` gives `interval.date` a format.
+    DateTakesNoFormat { text: String },
+    /// `text` has a `:` and nothing after it.
+    EmptyFormat { text: String },
+    /// `text`'s format holds `ch` (`:`, or an escaped brace).
+    FormatChar { text: String, ch: char },
+}
+
+/// Check the braces of a string parameter and give its template form.
+///
+/// Every `{` written as such starts a placeholder that must be well formed
+/// and known, and every `}` written as such must close one; characters an
+/// escape wrote (`\{`, `\u{7B}`) are literal. The template form is what the
+/// runtime renders: each placeholder as written, and every literal brace
+/// doubled (`{{`, `}}`), so a template reads one way only. Errors come with
+/// their span in the file, in order.
+pub fn template(s: &Str) -> Result<String, Vec<(Span, PlaceholderError)>> {
+    let body = s.span.start + 1;
+    let chars = decode(s.raw.as_deref().unwrap_or(&s.value));
+    let live = |k: usize, c: char| chars.get(k).is_some_and(|d| !d.escaped && d.ch == c);
+    let text = |from: usize, to: usize| chars[from..to].iter().map(|d| d.ch).collect::<String>();
+    let span = |from: usize, to: usize| Span::new(body + chars[from].from, body + chars[to - 1].to);
+    let mut out = String::with_capacity(s.value.len());
     let mut bad = Vec::new();
     let mut i = 0;
-    while i < bytes.len() {
-        if value[i..].starts_with("{{") || value[i..].starts_with("}}") {
-            i += 2;
+    while i < chars.len() {
+        let d = chars[i];
+        if d.escaped || !matches!(d.ch, '{' | '}') {
+            match d.ch {
+                '{' => out.push_str("{{"),
+                '}' => out.push_str("}}"),
+                c => out.push(c),
+            }
+            i += 1;
             continue;
         }
-        if bytes[i] == b'{' {
-            if let Some(end) = value[i + 1..].find('}') {
-                let inner = &value[i + 1..i + 1 + end];
-                let is_placeholder = inner
-                    .split_once('.')
-                    .is_some_and(|(a, b)| is_ident(a) && is_ident(b));
-                if is_placeholder && !PLACEHOLDERS.contains(&inner) {
-                    let near = crate::suggest::closest(inner, PLACEHOLDERS.iter().copied())
-                        .map(str::to_string);
-                    let error = LiteralError::UnknownPlaceholder {
-                        name: inner.to_string(),
-                        near,
-                    };
-                    bad.push((i, end + 2, error));
-                }
-                i += end + 2;
-                continue;
-            }
+        if d.ch == '}' {
+            bad.push((span(i, i + 1), PlaceholderError::LoneClose));
+            i += 1;
+            continue;
         }
-        i += value[i..].chars().next().map_or(1, char::len_utf8);
+        if live(i + 1, '{') {
+            // `{{ ... }}`: up to the next `}}` written as such.
+            let close = (i + 2..chars.len()).find(|&k| live(k, '}') && live(k + 1, '}'));
+            let end = close.map_or(i + 2, |k| k + 2);
+            let flowc = close.and_then(|k| jinja_form(&text(i + 2, k)));
+            bad.push((
+                span(i, end),
+                PlaceholderError::Jinja {
+                    text: text(i, end),
+                    flowc,
+                },
+            ));
+            i = end;
+            continue;
+        }
+        let close = (i + 1..chars.len())
+            .find(|&k| !chars[k].escaped && matches!(chars[k].ch, '{' | '}'))
+            .filter(|&k| chars[k].ch == '}');
+        let Some(close) = close else {
+            bad.push((span(i, i + 1), PlaceholderError::Unclosed));
+            i += 1;
+            continue;
+        };
+        let inner = text(i + 1, close);
+        match placeholder(&inner, &text(i, close + 1)) {
+            Ok(()) => {
+                out.push('{');
+                out.push_str(&inner);
+                out.push('}');
+            }
+            Err(e) => bad.push((span(i, close + 1), e)),
+        }
+        i = close + 1;
     }
-    bad
+    if bad.is_empty() {
+        Ok(out)
+    } else {
+        Err(bad)
+    }
+}
+
+/// Check what one pair of braces holds (`inner`, written `text`).
+fn placeholder(inner: &str, text: &str) -> Result<(), PlaceholderError> {
+    let trimmed = inner.trim();
+    if trimmed != inner && !trimmed.is_empty() {
+        return match placeholder(trimmed, text) {
+            Ok(()) => Err(PlaceholderError::Spaced {
+                text: text.to_string(),
+                fixed: format!("{{{trimmed}}}"),
+            }),
+            Err(e) => Err(e),
+        };
+    }
+    let (name, format) = match inner.split_once(':') {
+        Some((name, format)) => (name, Some(format)),
+        None => (inner, None),
+    };
+    let text = text.to_string();
+    match (name, format) {
+        ("interval.start" | "interval.end" | "interval.date", None) => Ok(()),
+        ("interval.date", Some(_)) => Err(PlaceholderError::DateTakesNoFormat { text }),
+        ("interval.start" | "interval.end", Some(format)) => check_format(text, format),
+        _ if name
+            .split_once('.')
+            .is_some_and(|(a, b)| is_ident(a) && is_ident(b)) =>
+        {
+            Err(PlaceholderError::Unknown {
+                name: name.to_string(),
+                near: crate::suggest::closest(name, PLACEHOLDERS.iter().copied())
+                    .map(str::to_string),
+            })
+        }
+        _ => Err(PlaceholderError::NotAPlaceholder {
+            flowc: airflow_form(inner),
+            text,
+        }),
+    }
+}
+
+/// A placeholder's format: directives of [`DIRECTIVES`] after `%`, and any
+/// other character but `{`, `}` and `:`.
+fn check_format(text: String, format: &str) -> Result<(), PlaceholderError> {
+    if format.is_empty() {
+        return Err(PlaceholderError::EmptyFormat { text });
+    }
+    let mut chars = format.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '%' => match chars.next() {
+                Some(d) if DIRECTIVES.contains(&d) => {}
+                Some(directive) => {
+                    return Err(PlaceholderError::UnknownDirective { text, directive })
+                }
+                None => return Err(PlaceholderError::DanglingPercent { text }),
+            },
+            '{' | '}' | ':' => return Err(PlaceholderError::FormatChar { text, ch: c }),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Whether a template (a string parameter's value in the model: placeholders
+/// as written, literal braces doubled) holds an `{interval...}` placeholder.
+pub fn template_has_interval_placeholder(template: &str) -> bool {
+    let mut rest = template;
+    while let Some(at) = rest.find(['{', '}']) {
+        let after = &rest[at + 1..];
+        if after.starts_with(['{', '}']) {
+            // A literal brace, doubled.
+            rest = &after[1..];
+        } else if after.starts_with("interval.") {
+            return true;
+        } else {
+            rest = after;
+        }
+    }
+    false
+}
+
+/// Whether a declaration has an `{interval...}` placeholder in one of its
+/// parameters: it reads or writes one interval's data (a path, a table, a
+/// location per interval). A brace an escape wrote (`\{`) is no placeholder.
+pub fn has_interval_placeholder(decl: &DeclDef) -> bool {
+    decl.params.values().any(|v| match v {
+        ParamValue::String(template) => template_has_interval_placeholder(template),
+        _ => false,
+    })
 }
 
 fn is_ident(s: &str) -> bool {
@@ -695,17 +895,15 @@ mod tests {
     }
 
     #[test]
-    fn placeholders() {
-        assert!(check_placeholders("lake/{interval.start}/x").is_empty());
-        assert!(check_placeholders("{{interval.strat}} {a b} {x}").is_empty());
-        let bad = check_placeholders("p/{interval.strat}/");
-        assert_eq!(bad.len(), 1);
-        let (at, len, msg) = &bad[0];
-        assert_eq!((*at, *len), (2, 16));
-        assert!(msg.to_string().contains("{interval.start}"));
-        // Every bad placeholder of a string, in order.
-        let bad = check_placeholders("{Interval.Start}/{interval.START}/{_a._b}/{interval.end}");
-        let at: Vec<usize> = bad.iter().map(|b| b.0).collect();
-        assert_eq!(at, [0, 17, 34]);
+    fn interval_placeholders_in_templates() {
+        assert!(template_has_interval_placeholder("lake/{interval.start}/x"));
+        assert!(template_has_interval_placeholder("d={interval.date}"));
+        assert!(template_has_interval_placeholder("{{}}{interval.end:%Y}"));
+        // Literal braces, doubled, are no placeholder.
+        assert!(!template_has_interval_placeholder("a/{{interval.start}}/b"));
+        assert!(!template_has_interval_placeholder(
+            "a/{{{{interval.start}}}}"
+        ));
+        assert!(!template_has_interval_placeholder("plain"));
     }
 }

@@ -2,7 +2,7 @@
 //! needs, without the message. The driver (`check`) turns each into a
 //! finding through its rule's file (`rules::finding`), which holds the words.
 
-use super::literal::LiteralError;
+use super::literal::{LiteralError, PlaceholderError};
 use super::model::{Loc, Role};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::vocab::ParamType;
@@ -190,7 +190,7 @@ pub enum Problem {
     EmptyProgram { at: Loc },
     /// FL002: a placeholder at `at` of a string parameter is not well formed
     /// or not known.
-    BadPlaceholder { error: LiteralError, at: Loc },
+    BadPlaceholder { error: PlaceholderError, at: Loc },
     // ---- end FL002 ----
 }
 

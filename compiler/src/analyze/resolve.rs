@@ -647,18 +647,18 @@ impl Resolver<'_> {
         match param.ty {
             ParamType::String => {
                 let s = self.string_arg_raw(f, p)?;
-                let bad = literal::check_placeholders(&s.value);
-                if !bad.is_empty() {
-                    for (at, len, error) in bad {
-                        let span = s.span_of(at, at + len);
-                        self.problem(Problem::BadPlaceholder {
-                            error,
-                            at: loc(f, span),
-                        });
+                match literal::template(&s) {
+                    Ok(template) => Some(ParamValue::String(template)),
+                    Err(bad) => {
+                        for (span, error) in bad {
+                            self.problem(Problem::BadPlaceholder {
+                                error,
+                                at: loc(f, span),
+                            });
+                        }
+                        None
                     }
-                    return None;
                 }
-                Some(ParamValue::String(s.value))
             }
             ParamType::Int => self.int_arg(f, p).map(|n| ParamValue::Int(u64::from(n))),
             ParamType::Duration => self.duration_arg(f, p).map(ParamValue::Int),

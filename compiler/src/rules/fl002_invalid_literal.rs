@@ -7,7 +7,7 @@
 use std::fmt;
 
 use super::Rule;
-use crate::analyze::literal::{LiteralError, CRON_FIELDS};
+use crate::analyze::literal::{LiteralError, PlaceholderError, CRON_FIELDS};
 use crate::analyze::model::Loc;
 use crate::diagnostic::{Code, Diagnostic};
 
@@ -70,11 +70,108 @@ pub fn empty_program(at: Loc) -> Diagnostic {
     .help("write the program to start first, as in `run command [\"python\", \"-m\", \"job\"]`")
 }
 
-/// A placeholder at `at` of a string parameter is not one flowc fills in.
-pub fn bad_placeholder(error: &LiteralError, at: Loc) -> Diagnostic {
-    Diagnostic::new(Code::FL002, at.file, at.span, error.to_string()).help(
-        "the placeholders are `{interval.start}` and `{interval.end}`; write `{{` and `}}` for literal braces",
-    )
+/// The braces at `at` of a string parameter are not a placeholder flowc fills in.
+pub fn bad_placeholder(error: &PlaceholderError, at: Loc) -> Diagnostic {
+    Diagnostic::new(Code::FL002, at.file, at.span, error.to_string()).help(placeholder_help(error))
+}
+
+/// The placeholders, as the helps list them.
+const THE_PLACEHOLDERS: &str = "the placeholders are `{interval.start}`, `{interval.end}` and `{interval.date}`, and `{interval.start:FORMAT}` or `{interval.end:FORMAT}` with strftime directives";
+
+/// The directives, as the helps list them.
+const THE_DIRECTIVES: &str =
+    "the directives are `%Y`, `%m`, `%d`, `%H`, `%M`, `%S`, `%j`, `%u`, `%V`, `%G` and `%%`";
+
+/// What to write instead, for each placeholder error.
+fn placeholder_help(error: &PlaceholderError) -> String {
+    match error {
+        PlaceholderError::Unknown { .. } => {
+            format!("{THE_PLACEHOLDERS}; write `\\{{` and `\\}}` for literal braces")
+        }
+        PlaceholderError::NotAPlaceholder { text, flowc } => {
+            let literal = literal_braces(text);
+            match flowc {
+                Some(flowc) => format!(
+                    "write `{flowc}` for flowc's placeholder, or `{literal}` for the text as it is"
+                ),
+                None => format!("{THE_PLACEHOLDERS}; write `{literal}` for the text as it is"),
+            }
+        }
+        PlaceholderError::Jinja { text, flowc } => {
+            let literal = literal_braces(text);
+            match flowc {
+                Some(flowc) => format!(
+                    "flowc renders no Jinja and has no `{{{{` escape: write `{flowc}` for flowc's placeholder, or `{literal}` for the text as it is"
+                ),
+                None => format!(
+                    "flowc renders no Jinja: {THE_PLACEHOLDERS} (Airflow's `ds` is `{{interval.date}}`, `ds_nodash` is `{{interval.start:%Y%m%d}}`, `ts` is `{{interval.start}}`); write `{literal}` for the text as it is"
+                ),
+            }
+        }
+        PlaceholderError::Spaced { fixed, .. } => {
+            format!("write `{fixed}`: a placeholder has no blanks inside its braces")
+        }
+        PlaceholderError::Unclosed => {
+            "close the placeholder with `}`, or write `\\{` for a literal brace".to_string()
+        }
+        PlaceholderError::LoneClose => "write `\\}` for a literal brace".to_string(),
+        PlaceholderError::UnknownDirective { .. } | PlaceholderError::DanglingPercent { .. } => {
+            format!("{THE_DIRECTIVES}; write `%%` for a literal `%`")
+        }
+        PlaceholderError::DateTakesNoFormat { text } => {
+            let start = text.replacen("interval.date", "interval.start", 1);
+            format!("`{{interval.date}}` is the start's date, `YYYY-MM-DD`; for another format write `{start}`")
+        }
+        PlaceholderError::EmptyFormat { .. } => {
+            "write a format after `:`, as in `{interval.start:%Y-%m-%d}`, or drop the `:`".to_string()
+        }
+        PlaceholderError::FormatChar { .. } => format!(
+            "a format holds directives and any character but `{{`, `}}` and `:`, as in `{{interval.start:%Y%m%dT%H%M}}`; {THE_DIRECTIVES}"
+        ),
+    }
+}
+
+/// `text` with its braces escaped: how to write it as literal text.
+fn literal_braces(text: &str) -> String {
+    text.replace('{', "\\{").replace('}', "\\}")
+}
+
+/// The message of each placeholder error.
+impl fmt::Display for PlaceholderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlaceholderError::Unknown { name, near } => match near {
+                Some(s) => write!(f, "unknown placeholder `{{{name}}}`; did you mean `{{{s}}}`?"),
+                None => write!(f, "unknown placeholder `{{{name}}}`"),
+            },
+            PlaceholderError::NotAPlaceholder { text, .. } => {
+                write!(f, "`{text}` is not a placeholder")
+            }
+            PlaceholderError::Jinja { text, .. } => {
+                write!(f, "`{text}` is a Jinja expression, which flowc never renders")
+            }
+            PlaceholderError::Spaced { text, .. } => {
+                write!(f, "`{text}` has blanks inside its braces")
+            }
+            PlaceholderError::Unclosed => f.write_str("`{` starts a placeholder that is never closed"),
+            PlaceholderError::LoneClose => f.write_str("`}` closes no placeholder"),
+            PlaceholderError::UnknownDirective { text, directive } => {
+                write!(f, "`{text}`: `%{directive}` is not a format directive flowc renders")
+            }
+            PlaceholderError::DanglingPercent { text } => {
+                write!(f, "`{text}`: the format ends with a lone `%`")
+            }
+            PlaceholderError::DateTakesNoFormat { text } => {
+                write!(f, "`{text}`: `interval.date` takes no format")
+            }
+            PlaceholderError::EmptyFormat { text } => {
+                write!(f, "`{text}` has an empty format after `:`")
+            }
+            PlaceholderError::FormatChar { text, ch } => {
+                write!(f, "`{text}`: a format cannot hold `{ch}`")
+            }
+        }
+    }
 }
 
 /// A cron field's name, and the article before it.
@@ -280,13 +377,6 @@ impl fmt::Display for LiteralError {
                 None => write!(
                     f,
                     "`{name}` is not an IANA time zone (write it as `Area/City`, e.g. `Europe/Paris`)"
-                ),
-            },
-            LiteralError::UnknownPlaceholder { name, near } => match near {
-                Some(s) => write!(f, "unknown placeholder `{{{name}}}`; did you mean `{{{s}}}`?"),
-                None => write!(
-                    f,
-                    "unknown placeholder `{{{name}}}`; the placeholders are `{{interval.start}}` and `{{interval.end}}`"
                 ),
             },
         }
