@@ -624,6 +624,9 @@ pub fn template(s: &Str) -> Result<String, Vec<(Span, PlaceholderError)>> {
     let span = |from: usize, to: usize| Span::new(body + chars[from].from, body + chars[to - 1].to);
     let mut out = String::with_capacity(s.value.len());
     let mut bad = Vec::new();
+    // From here on no `}}` is written as such: a later `{{` need not look
+    // again (a string of many `{{` stays linear).
+    let mut no_pair_from = chars.len();
     let mut i = 0;
     while i < chars.len() {
         let d = chars[i];
@@ -643,7 +646,10 @@ pub fn template(s: &Str) -> Result<String, Vec<(Span, PlaceholderError)>> {
         }
         if live(i + 1, '{') {
             // `{{ ... }}`: up to the next `}}` written as such.
-            let close = (i + 2..chars.len()).find(|&k| live(k, '}') && live(k + 1, '}'));
+            let close = (i + 2..no_pair_from).find(|&k| live(k, '}') && live(k + 1, '}'));
+            if close.is_none() {
+                no_pair_from = i;
+            }
             let end = close.map_or(i + 2, |k| k + 2);
             let flowc = close.and_then(|k| jinja_form(&text(i + 2, k)));
             bad.push((

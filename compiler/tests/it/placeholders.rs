@@ -244,6 +244,21 @@ fn every_bad_brace_of_a_string_is_reported_in_order() {
 }
 
 #[test]
+fn a_string_of_many_unclosed_braces_is_checked_in_linear_time() {
+    for unit in ["{{", "{", "{interval.start:%Y"] {
+        let path = unit.repeat(200_000 / unit.len());
+        let started = std::time::Instant::now();
+        let o = check(&file(&path, "x"));
+        assert!(o.has_errors(), "{unit}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "{unit}: {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+#[test]
 fn run_and_env_strings_are_not_checked() {
     for run in ["{interval.start}", "{{ ds }}", "}{", "{interval.strat}"] {
         let o = check(&file("lake/{interval.start}/", run));
