@@ -1,6 +1,7 @@
 //! Literal values: durations, dates, integers, cron expressions, time zones
 //! and string placeholders (FL002). What is wrong with one is a
-//! [`LiteralError`]; its words are in `rules::fl002_invalid_literal`.
+//! [`LiteralError`] (with a parameter's braces, a [`PlaceholderError`]);
+//! the words are in `rules::fl002_invalid_literal`.
 
 use super::model::DeclDef;
 use crate::span::Span;
