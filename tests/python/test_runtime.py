@@ -101,6 +101,46 @@ def test_placeholders_render_and_braces_escape() -> None:
     assert ctx.render("x/{interval.start}/{{y}}/{interval.end}") == "x/2026-01-01T00:00:00Z/{y}/2026-01-02T00:00:00Z"
 
 
+def test_formatted_placeholders_render_in_the_pipeline_zone_across_a_dst_change() -> None:
+    # Berlin's 29 March 2026 has 23 hours: 00:00 CET (23:00Z) to 00:00 CEST (22:00Z).
+    ctx = Context("p", "t", datetime(2026, 3, 28, 23, tzinfo=UTC), datetime(2026, 3, 29, 22, tzinfo=UTC), "r", 1,
+                  timezone="Europe/Berlin")
+    assert ctx.render("dt={interval.date}") == "dt=2026-03-29"
+    assert ctx.render("{interval.start:%Y-%m-%dT%H%M}") == "2026-03-29T0000"
+    assert ctx.render("{interval.end:%d %H%M%S}") == "30 000000"
+    # Without a format: ISO 8601 in UTC, as before.
+    assert ctx.render("{interval.start}/{interval.end}") == "2026-03-28T23:00:00Z/2026-03-29T22:00:00Z"
+    # The same instants in UTC fall on the day before.
+    utc = Context("p", "t", ctx.interval_start, ctx.interval_end, "r", 1)
+    assert utc.render("{interval.date}/{interval.start:%H}") == "2026-03-28/23"
+
+
+def test_the_timezone_comes_from_the_task_or_flow_timezone(tmp_path: Path) -> None:
+    from flowc_runtime.context import context_from_env
+
+    task = Task("p", "t", "@daily", "Asia/Tokyo", False, (files_source(),), (), ())
+    env = env_for(tmp_path, interval=("2026-01-01T15:00:00Z", "2026-01-02T15:00:00Z"))
+    assert context_from_env(task, env).render("{interval.date}") == "2026-01-02"
+    env["FLOW_TIMEZONE"] = "UTC"
+    assert context_from_env(task, env).render("{interval.date}") == "2026-01-01"
+
+
+def test_format_directives_j_u_v_g_and_percent() -> None:
+    # 1 January 2027 is a Friday in ISO week 53 of 2026.
+    ctx = Context("p", "t", datetime(2027, 1, 1, 6, 5, 4, tzinfo=UTC), datetime(2027, 1, 2, tzinfo=UTC), "r", 1)
+    assert ctx.render("{interval.start:%j %u %V %G %%}") == "001 5 53 2026 %"
+    assert ctx.render("{interval.start:%Y%m%d-%H%M%S}") == "20270101-060504"
+    assert ctx.render("{interval.end:day %j of %Y}") == "day 002 of 2027"
+
+
+def test_literal_braces_are_never_placeholders() -> None:
+    ctx = Context("p", "t", datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 2, tzinfo=UTC), "r", 1)
+    # What flowc hands over for `\{interval.start\}`: the text, not the time.
+    assert ctx.render("a/{{interval.start}}/b") == "a/{interval.start}/b"
+    assert ctx.render("{{{interval.date}}}") == "{2026-01-01}"
+    assert ctx.render("{{ds}}") == "{ds}"
+
+
 def test_upsert_twice_keeps_one_row_per_key(tmp_path: Path) -> None:
     seed(tmp_path, "a.jsonl", ROWS)
     task = make_task((Write(Endpoint("out", "sqlite_table", {"table": "o"}), "upsert",

@@ -29,10 +29,10 @@ def flowc() -> Path:
 
 
 def flow_str(text: str) -> str:
-    """`text` as a .flow string literal (escapes: \\" \\\\ \\n \\t \\u{...})."""
+    """`text` as a .flow string literal (escapes: \\" \\\\ \\n \\t \\{ \\} \\u{...}): braces as text."""
     out = []
     for c in text:
-        if c in '"\\':
+        if c in '"\\{}':
             out.append("\\" + c)
         elif c == "\n":
             out.append("\\n")
@@ -86,9 +86,15 @@ def test_every_rendered_file_parses(generated: Path) -> None:
 
 
 def test_strings_read_back_exactly(generated: Path) -> None:
+    # A string parameter reaches the runtime in its template form (literal braces doubled), and
+    # reads back exactly once rendered.
     code = (
-        "import json, sq_modes.upsert_input as m; t = m.TASK; "
-        "print(json.dumps([t.writes[0].sink.params['table'], t.emits[0].effect.params['url'], t.pipeline]))"
+        "import json, datetime, sq_modes.upsert_input as m; t = m.TASK; "
+        "from flowc_runtime.context import Context; "
+        "utc = datetime.UTC; c = Context('p', 't', datetime.datetime(2026, 1, 1, tzinfo=utc), "
+        "datetime.datetime(2026, 1, 2, tzinfo=utc), 'r', 1); "
+        "print(json.dumps([c.render(t.writes[0].sink.params['table']), "
+        "c.render(t.emits[0].effect.params['url']), t.pipeline]))"
     )
     env = {**os.environ, "PYTHONPATH": str(generated)}
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)

@@ -1,9 +1,132 @@
 //! Literal values: durations, dates, integers, cron expressions, time zones
-//! and string placeholders (FL002).
+//! and string placeholders (FL002). What is wrong with one is a
+//! [`LiteralError`] (with a parameter's braces, a [`PlaceholderError`]);
+//! the words are in `rules::fl002_invalid_literal`.
+
+use super::model::DeclDef;
+use crate::span::Span;
+use crate::syntax::ast::Str;
+use crate::syntax::escape::decode;
+use crate::vocab::ParamValue;
+
+/// What is wrong with a literal (FL002), with what its message needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LiteralError {
+    /// A duration `text` with `unit`, which is no unit.
+    NotAUnit { text: String, unit: char },
+    /// A duration `text` whose `unit` has no number before it.
+    NoNumberBeforeUnit { text: String, unit: char },
+    /// A duration `text` whose units are not largest first, each once.
+    UnitsOutOfOrder { text: String },
+    /// A duration `text` with a number above 4294967295.
+    DurationNumberTooLarge { text: String },
+    /// A duration `text` too large to count in seconds.
+    DurationTooLarge { text: String },
+    /// A duration `text` with a number and no unit.
+    NumberWithoutUnit { text: String },
+    /// `text` is neither a number, a date nor a duration.
+    NotANumber { text: String },
+    /// An integer `text` above 4294967295.
+    IntTooLarge { text: String },
+    /// `text` is not written `YYYY-MM-DD`.
+    DateShape { text: String },
+    /// `text` is written as a date, and no such day exists.
+    NotOnCalendar { text: String },
+    /// `text` starts with `@` and is no preset; `near` is the closest one.
+    UnknownPreset { text: String, near: Option<String> },
+    /// An empty schedule.
+    EmptySchedule,
+    /// A schedule `text` with `count` fields, not 5.
+    FieldCount { text: String, count: usize },
+    /// A schedule `text` with `ch`, which no cron field takes.
+    NotInCron { text: String, ch: char },
+    /// A schedule `text` with `word` (`L`, `W`, `LW`).
+    LastOrNearest { text: String, word: String },
+    /// A schedule `text` with `word` in field `field` (0 to 4), which is
+    /// no name that field takes.
+    NotAName {
+        text: String,
+        word: String,
+        field: usize,
+    },
+    /// A schedule `text` that the scheduling library refuses.
+    Unschedulable { text: String },
+    /// A schedule `text` that never fires; `month` (1 to 12) and `day` when
+    /// it names one of each.
+    NeverFires {
+        text: String,
+        month: Option<usize>,
+        day: Option<u32>,
+    },
+    /// A schedule `text` whose field `field` has a range `range` with a
+    /// side missing.
+    RangeMissingValue {
+        text: String,
+        field: usize,
+        range: String,
+    },
+    /// A schedule `text` whose field `field` has `value`, which is no value.
+    NotAValue {
+        text: String,
+        field: usize,
+        value: String,
+    },
+    /// A schedule `text` whose field `field` has `value` out of its range.
+    OutOfRange {
+        text: String,
+        field: usize,
+        value: String,
+    },
+    /// A schedule `text` whose field `field` (written `list`) has an empty item.
+    EmptyItem {
+        text: String,
+        field: usize,
+        list: String,
+    },
+    /// A schedule `text` whose field `field` has nothing after `/`.
+    StepMissing { text: String, field: usize },
+    /// A schedule `text` whose field `field` has the step `step`, no number.
+    StepNotNumber {
+        text: String,
+        field: usize,
+        step: String,
+    },
+    /// A schedule `text` whose field `field` has a step of 0.
+    StepZero { text: String, field: usize },
+    /// A schedule `text` whose field `field` has the step `step`, too large.
+    StepTooLarge {
+        text: String,
+        field: usize,
+        step: String,
+    },
+    /// A schedule `text` whose field `field` has a step after one value;
+    /// `range` is that value when it is well formed, `last` the field's
+    /// last value for the suggestion.
+    StepAfterValue {
+        text: String,
+        field: usize,
+        step: String,
+        range: Option<String>,
+        last: u32,
+    },
+    /// A schedule `text` whose field `field` has a range `range` that runs backwards.
+    RangeBackwards {
+        text: String,
+        field: usize,
+        range: String,
+    },
+    /// A time zone `name` spelled `canonical` in the database.
+    ZoneSpelling { name: String, canonical: String },
+    /// A time zone `name` that is no place's (`Etc/Unknown`, `Factory`);
+    /// `near` is the closest zone.
+    NotAPlace { name: String, near: Option<String> },
+    /// A time zone `name` that is not in the database; `near` is the closest.
+    NotAZone { name: String, near: Option<String> },
+}
 
 /// Seconds in a duration written `1h30m`: an integer with units in
 /// descending order (`d`, `h`, `m`, `s`), each at most once.
-pub fn parse_duration(text: &str) -> Result<u64, String> {
+pub fn parse_duration(text: &str) -> Result<u64, LiteralError> {
     const UNITS: [(char, u64); 4] = [('d', 86_400), ('h', 3_600), ('m', 60), ('s', 1)];
     let mut total: u64 = 0;
     let mut next_unit = 0;
@@ -15,51 +138,63 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
             continue;
         }
         let Some(pos) = UNITS.iter().position(|(u, _)| *u == c) else {
-            return Err(format!(
-                "`{text}` is not a duration: `{c}` is not a unit (use `d`, `h`, `m`, `s`, as in `1h30m`)"
-            ));
+            return Err(LiteralError::NotAUnit {
+                text: text.to_string(),
+                unit: c,
+            });
         };
         if digits.is_empty() {
-            return Err(format!(
-                "`{text}` is not a duration: a number must come before `{c}`"
-            ));
+            return Err(LiteralError::NoNumberBeforeUnit {
+                text: text.to_string(),
+                unit: c,
+            });
         }
         if pos < next_unit {
-            return Err(format!(
-                "`{text}` is not a duration: units go from largest to smallest, each at most once (`1h30m`)"
-            ));
+            return Err(LiteralError::UnitsOutOfOrder {
+                text: text.to_string(),
+            });
         }
         // Each number is an integer of the language: 0 to 4294967295.
-        let n = u64::from(digits.parse::<u32>().map_err(|_| {
-            format!("`{text}` is too large: each number of a duration goes up to 4294967295")
-        })?);
+        let n =
+            u64::from(
+                digits
+                    .parse::<u32>()
+                    .map_err(|_| LiteralError::DurationNumberTooLarge {
+                        text: text.to_string(),
+                    })?,
+            );
         total = n
             .checked_mul(UNITS[pos].1)
             .and_then(|v| total.checked_add(v))
-            .ok_or_else(|| format!("`{text}` is too large for a duration"))?;
+            .ok_or_else(|| LiteralError::DurationTooLarge {
+                text: text.to_string(),
+            })?;
         digits.clear();
         next_unit = pos + 1;
         saw_unit = true;
     }
     if !digits.is_empty() || !saw_unit {
-        return Err(format!(
-            "`{text}` is not a duration: every number needs a unit (`45s`, `30m`, `1h30m`, `2d`)"
-        ));
+        return Err(LiteralError::NumberWithoutUnit {
+            text: text.to_string(),
+        });
     }
     Ok(total)
 }
 
 /// An integer from 0 to 4294967295.
-pub fn parse_int(text: &str) -> Result<u32, String> {
+pub fn parse_int(text: &str) -> Result<u32, LiteralError> {
     if !text.chars().all(|c| c.is_ascii_digit()) {
-        return Err(format!("`{text}` is not a number, a date or a duration"));
+        return Err(LiteralError::NotANumber {
+            text: text.to_string(),
+        });
     }
-    text.parse::<u32>()
-        .map_err(|_| format!("`{text}` is too large: integers go up to 4294967295"))
+    text.parse::<u32>().map_err(|_| LiteralError::IntTooLarge {
+        text: text.to_string(),
+    })
 }
 
 /// A calendar date `YYYY-MM-DD`.
-pub fn parse_date(text: &str) -> Result<jiff::civil::Date, String> {
+pub fn parse_date(text: &str) -> Result<jiff::civil::Date, LiteralError> {
     let shape_ok = text.len() == 10
         && text.char_indices().all(|(i, c)| {
             if i == 4 || i == 7 {
@@ -69,10 +204,14 @@ pub fn parse_date(text: &str) -> Result<jiff::civil::Date, String> {
             }
         });
     if !shape_ok {
-        return Err(format!("`{text}` is not a date: write it as `YYYY-MM-DD`"));
+        return Err(LiteralError::DateShape {
+            text: text.to_string(),
+        });
     }
     text.parse::<jiff::civil::Date>()
-        .map_err(|_| format!("`{text}` is not a date on the calendar"))
+        .map_err(|_| LiteralError::NotOnCalendar {
+            text: text.to_string(),
+        })
 }
 
 /// What a token starting with a digit is.
@@ -84,7 +223,7 @@ pub enum NumberKind {
 }
 
 /// Classify a number token as the lexical rules try it: date, duration, integer.
-pub fn classify(text: &str) -> Result<NumberKind, String> {
+pub fn classify(text: &str) -> Result<NumberKind, LiteralError> {
     if text.contains('-') {
         parse_date(text).map(|_| NumberKind::Date)
     } else if text.ends_with(|c: char| c.is_ascii_alphabetic())
@@ -111,47 +250,37 @@ const WEEKDAYS: [&str; 7] = ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"];
 
 /// A schedule: exactly five cron fields, or one of the listed presets.
 /// Returns the five-field form.
-pub fn parse_cron(text: &str) -> Result<String, String> {
+pub fn parse_cron(text: &str) -> Result<String, LiteralError> {
     if text.starts_with('@') {
         return PRESETS
             .iter()
             .find(|(p, _)| *p == text)
             .map(|(_, c)| (*c).to_string())
-            .ok_or_else(|| {
-                let names: Vec<&str> = PRESETS.iter().map(|(p, _)| *p).collect();
-                match crate::suggest::closest(text, names.iter().copied()) {
-                    Some(s) => format!("`{text}` is not a schedule preset; did you mean `{s}`?"),
-                    None => format!(
-                        "`{text}` is not a schedule preset: the presets are {}",
-                        names
-                            .iter()
-                            .map(|n| format!("`{n}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                }
+            .ok_or_else(|| LiteralError::UnknownPreset {
+                text: text.to_string(),
+                near: crate::suggest::closest(text, PRESETS.iter().map(|(p, _)| *p))
+                    .map(str::to_string),
             });
     }
     let fields: Vec<&str> = text.split_whitespace().collect();
     if fields.is_empty() {
-        return Err(
-            "the schedule is empty: write five cron fields, as in `0 2 * * *`, or a preset such as `@daily`"
-                .to_string(),
-        );
+        return Err(LiteralError::EmptySchedule);
     }
     if fields.len() != 5 {
-        return Err(format!(
-            "`{text}` has {} field{}; a schedule has exactly 5: minute hour day-of-month month day-of-week",
-            fields.len(),
-            if fields.len() == 1 { "" } else { "s" }
-        ));
+        return Err(LiteralError::FieldCount {
+            text: text.to_string(),
+            count: fields.len(),
+        });
     }
     for (i, f) in fields.iter().enumerate() {
         if let Some(bad) = f
             .chars()
             .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '*' | ',' | '-' | '/')))
         {
-            return Err(format!("`{text}`: `{bad}` is not allowed in a cron field"));
+            return Err(LiteralError::NotInCron {
+                text: text.to_string(),
+                ch: bad,
+            });
         }
         // Letters only as three-letter month (field 4) or weekday (field 5) names.
         for word in f
@@ -165,19 +294,17 @@ pub fn parse_cron(text: &str) -> Result<String, String> {
                 _ => false,
             };
             if !ok && matches!(up.as_str(), "L" | "W" | "LW") {
-                return Err(format!(
-                    "`{text}`: `{word}` (last day, nearest weekday) is not supported by every scheduler; write the days as numbers"
-                ));
+                return Err(LiteralError::LastOrNearest {
+                    text: text.to_string(),
+                    word: word.to_string(),
+                });
             }
             if !ok {
-                return Err(format!(
-                    "`{text}`: `{word}` is not a {}",
-                    match i {
-                        3 => "month name (JAN to DEC)",
-                        4 => "weekday name (SUN to SAT)",
-                        _ => "number: names are allowed only for months and weekdays",
-                    }
-                ));
+                return Err(LiteralError::NotAName {
+                    text: text.to_string(),
+                    word: word.to_string(),
+                    field: i,
+                });
             }
         }
     }
@@ -188,15 +315,14 @@ pub fn parse_cron(text: &str) -> Result<String, String> {
     // last word, in flowc's own words.
     let cron = text
         .parse::<croner::Cron>()
-        .map_err(|_| format!("`{text}` is not a cron expression flowc can schedule"))?;
+        .map_err(|_| LiteralError::Unschedulable {
+            text: text.to_string(),
+        })?;
     if !fires(&cron) {
         return Err(never_fires(text, &fields));
     }
     Ok(fields.join(" "))
 }
-
-/// What the message of a schedule that never fires says, after the schedule.
-pub const NEVER_FIRES: &str = " never fires: ";
 
 /// Whether a schedule fires at least once in 28 years from 2000-01-01 UTC:
 /// the calendar repeats its leap years and weekdays every 28 years (2000 is
@@ -231,21 +357,7 @@ fn fires(cron: &croner::Cron) -> bool {
 
 /// Why a well-formed schedule never fires: the days it names are past the
 /// end of every month it names.
-fn never_fires(text: &str, fields: &[&str]) -> String {
-    let months: &[&str] = &[
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ];
+fn never_fires(text: &str, fields: &[&str]) -> LiteralError {
     let only_month = fields[3]
         .parse::<usize>()
         .ok()
@@ -254,32 +366,15 @@ fn never_fires(text: &str, fields: &[&str]) -> String {
             MONTHS.iter().position(|m| *m == up).map(|p| p + 1)
         })
         .filter(|m| (1..=12).contains(m));
-    match (only_month, fields[2].parse::<u32>()) {
-        (Some(2), Ok(day)) => format!(
-            "`{text}`{NEVER_FIRES}February never has a {day}{}",
-            ordinal_suffix(day)
-        ),
-        (Some(m), Ok(day)) => format!(
-            "`{text}`{NEVER_FIRES}{} never has a {day}{}",
-            months[m - 1],
-            ordinal_suffix(day)
-        ),
-        _ => format!("`{text}`{NEVER_FIRES}no month it names has the days it names"),
-    }
-}
-
-fn ordinal_suffix(n: u32) -> &'static str {
-    match (n % 10, n % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
+    LiteralError::NeverFires {
+        text: text.to_string(),
+        month: only_month,
+        day: fields[2].parse::<u32>().ok(),
     }
 }
 
 /// The five cron fields: name, lowest and highest value.
-const CRON_FIELDS: [(&str, u32, u32); 5] = [
+pub const CRON_FIELDS: [(&str, u32, u32); 5] = [
     ("minute", 0, 59),
     ("hour", 0, 23),
     ("day of month", 1, 31),
@@ -289,14 +384,15 @@ const CRON_FIELDS: [(&str, u32, u32); 5] = [
 
 /// One cron field: a comma-separated list of `*`, `N`, `N-M`, each with an
 /// optional `/STEP`; numbers in the field's range, or month and weekday names.
-fn check_cron_field(text: &str, index: usize, field: &str) -> Result<(), String> {
-    let (name, lo, hi) = CRON_FIELDS[index];
-    let a_name = if name.starts_with('h') { "an" } else { "a" };
-    let value = |v: &str, range: &str| -> Result<u32, String> {
+fn check_cron_field(text: &str, index: usize, field: &str) -> Result<(), LiteralError> {
+    let (_, lo, hi) = CRON_FIELDS[index];
+    let value = |v: &str, range: &str| -> Result<u32, LiteralError> {
         if v.is_empty() {
-            return Err(format!(
-                "`{text}`: the {name} range `{range}` is missing a value on one side of `-`"
-            ));
+            return Err(LiteralError::RangeMissingValue {
+                text: text.to_string(),
+                field: index,
+                range: range.to_string(),
+            });
         }
         let up = v.to_ascii_uppercase();
         let named = match index {
@@ -308,18 +404,28 @@ fn check_cron_field(text: &str, index: usize, field: &str) -> Result<(), String>
             return Ok(n);
         }
         if !v.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(format!("`{text}`: `{v}` is not {a_name} {name}"));
+            return Err(LiteralError::NotAValue {
+                text: text.to_string(),
+                field: index,
+                value: v.to_string(),
+            });
         }
         match v.parse::<u32>() {
             Ok(n) if (lo..=hi).contains(&n) => Ok(n),
-            _ => Err(format!("`{text}`: {name} {v} is out of range {lo} to {hi}")),
+            _ => Err(LiteralError::OutOfRange {
+                text: text.to_string(),
+                field: index,
+                value: v.to_string(),
+            }),
         }
     };
     for item in field.split(',') {
         if item.is_empty() {
-            return Err(format!(
-                "`{text}`: the {name} field `{field}` has an empty item between commas"
-            ));
+            return Err(LiteralError::EmptyItem {
+                text: text.to_string(),
+                field: index,
+                list: field.to_string(),
+            });
         }
         let (range, step) = match item.split_once('/') {
             Some((r, s)) => (r, Some(s)),
@@ -327,20 +433,32 @@ fn check_cron_field(text: &str, index: usize, field: &str) -> Result<(), String>
         };
         if let Some(step) = step {
             if step.is_empty() {
-                return Err(format!("`{text}`: the {name} step is missing after `/`"));
+                return Err(LiteralError::StepMissing {
+                    text: text.to_string(),
+                    field: index,
+                });
             }
             if !step.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(format!(
-                    "`{text}`: the {name} step `{step}` is not a number"
-                ));
+                return Err(LiteralError::StepNotNumber {
+                    text: text.to_string(),
+                    field: index,
+                    step: step.to_string(),
+                });
             }
             match step.parse::<u32>() {
-                Ok(0) => return Err(format!("`{text}`: the {name} step cannot be 0")),
+                Ok(0) => {
+                    return Err(LiteralError::StepZero {
+                        text: text.to_string(),
+                        field: index,
+                    })
+                }
                 Ok(_) => {}
                 Err(_) => {
-                    return Err(format!(
-                        "`{text}`: the {name} step {step} is too large (at most {hi} makes sense)"
-                    ))
+                    return Err(LiteralError::StepTooLarge {
+                        text: text.to_string(),
+                        field: index,
+                        step: step.to_string(),
+                    })
                 }
             }
         }
@@ -350,22 +468,24 @@ fn check_cron_field(text: &str, index: usize, field: &str) -> Result<(), String>
         if let Some(step) = step.filter(|_| !range.contains('-')) {
             // Sunday is 0 in the suggestion: Argo's cron has no 7.
             let last = if index == 4 { 6 } else { hi };
-            let example = if range.is_empty() || value(range, range).is_err() {
-                format!("`*/{step}`")
-            } else {
-                format!("`*/{step}` or `{range}-{last}/{step}`")
-            };
-            return Err(format!(
-                "`{text}`: {a_name} {name} step goes after `*` or a range, as in {example}"
-            ));
+            let well_formed = !range.is_empty() && value(range, range).is_ok();
+            return Err(LiteralError::StepAfterValue {
+                text: text.to_string(),
+                field: index,
+                step: step.to_string(),
+                range: well_formed.then(|| range.to_string()),
+                last,
+            });
         }
         match range.split_once('-') {
             Some((a, b)) => {
                 let (a, b) = (value(a, range)?, value(b, range)?);
                 if a > b {
-                    return Err(format!(
-                        "`{text}`: the {name} range `{range}` runs backwards; write the smaller value first"
-                    ));
+                    return Err(LiteralError::RangeBackwards {
+                        text: text.to_string(),
+                        field: index,
+                        range: range.to_string(),
+                    });
                 }
             }
             None => {
@@ -392,15 +512,16 @@ fn zones() -> &'static jiff::tz::TimeZoneDatabase {
 
 /// An IANA time zone name of the bundled database, spelled as it is there,
 /// and one the targets load (not one of [`NOT_ZONES`]).
-pub fn check_timezone(name: &str) -> Result<(), String> {
+pub fn check_timezone(name: &str) -> Result<(), LiteralError> {
     let not_zone = NOT_ZONES.iter().find(|n| n.eq_ignore_ascii_case(name));
     if not_zone.is_none() {
         if let Ok(tz) = zones().get(name) {
             // The database matches names without regard to case; schedulers do not.
             return match tz.iana_name() {
-                Some(canonical) if canonical != name => Err(format!(
-                    "`{name}` is spelled `{canonical}` in the IANA time zone database"
-                )),
+                Some(canonical) if canonical != name => Err(LiteralError::ZoneSpelling {
+                    name: name.to_string(),
+                    canonical: canonical.to_string(),
+                }),
                 _ => Ok(()),
             };
         }
@@ -410,58 +531,251 @@ pub fn check_timezone(name: &str) -> Result<(), String> {
         .map(|n| n.to_string())
         .filter(|n| !NOT_ZONES.contains(&n.as_str()))
         .collect();
-    let suggestion = crate::suggest::closest(name, names.iter().map(String::as_str));
-    match (not_zone, suggestion) {
-        (Some(_), Some(s)) => Err(format!(
-            "`{name}` is not the time zone of any place, and Airflow or Argo would refuse it; did you mean `{s}`?"
-        )),
-        (Some(_), None) => Err(format!(
-            "`{name}` is not the time zone of any place, and Airflow or Argo would refuse it; did you mean `UTC`?"
-        )),
-        (None, Some(s)) => Err(format!(
-            "`{name}` is not an IANA time zone; did you mean `{s}`?"
-        )),
-        (None, None) => Err(format!(
-            "`{name}` is not an IANA time zone (write it as `Area/City`, e.g. `Europe/Paris`)"
-        )),
+    let near = crate::suggest::closest(name, names.iter().map(String::as_str)).map(str::to_string);
+    let name = name.to_string();
+    Err(match not_zone {
+        Some(_) => LiteralError::NotAPlace { name, near },
+        None => LiteralError::NotAZone { name, near },
+    })
+}
+
+/// The placeholders of a string parameter, without their format.
+pub const PLACEHOLDERS: [&str; 3] = ["interval.start", "interval.end", "interval.date"];
+
+/// The strftime directives a placeholder's format may hold, after `%`.
+pub const DIRECTIVES: [char; 11] = ['Y', 'm', 'd', 'H', 'M', 'S', 'j', 'u', 'V', 'G', '%'];
+
+/// Airflow's template variables and flowc's placeholder for each.
+pub const AIRFLOW_FORMS: [(&str, &str); 11] = [
+    ("ds", "{interval.date}"),
+    ("ds_nodash", "{interval.start:%Y%m%d}"),
+    ("ts", "{interval.start}"),
+    ("ts_nodash", "{interval.start:%Y%m%dT%H%M%S}"),
+    ("data_interval_start", "{interval.start}"),
+    ("data_interval_end", "{interval.end}"),
+    ("logical_date", "{interval.start}"),
+    ("execution_date", "{interval.start}"),
+    ("next_ds", "{interval.end:%Y-%m-%d}"),
+    ("next_ds_nodash", "{interval.end:%Y%m%d}"),
+    ("macros.ds_add(ds, 1)", "{interval.end:%Y-%m-%d}"),
+];
+
+/// flowc's placeholder for an Airflow variable (`ds`, blanks around it allowed).
+fn airflow_form(inner: &str) -> Option<String> {
+    let inner = inner.trim();
+    AIRFLOW_FORMS
+        .iter()
+        .find(|(airflow, _)| *airflow == inner)
+        .map(|(_, flowc)| (*flowc).to_string())
+}
+
+/// flowc's form of what a Jinja expression holds: an Airflow variable's
+/// placeholder, or a placeholder of flowc's (`{{interval.start}}`).
+fn jinja_form(inner: &str) -> Option<String> {
+    let inner = inner.trim();
+    airflow_form(inner).or_else(|| {
+        placeholder(inner, inner)
+            .ok()
+            .map(|()| format!("{{{inner}}}"))
+    })
+}
+
+/// What is wrong with the braces of a string parameter (FL002).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlaceholderError {
+    /// `{name}` (with any format) looks like a placeholder and is none;
+    /// `near` is the closest placeholder.
+    Unknown { name: String, near: Option<String> },
+    /// `text` (`{ds}`, `{}`) is in braces and no placeholder; `flowc` is
+    /// flowc's form of it, when there is one.
+    NotAPlaceholder { text: String, flowc: Option<String> },
+    /// `text` is a Jinja expression `{{ ... }}`; `flowc` as above.
+    Jinja { text: String, flowc: Option<String> },
+    /// `text` is a placeholder with blanks inside its braces; `fixed` without.
+    Spaced { text: String, fixed: String },
+    /// A `{` that nothing closes.
+    Unclosed,
+    /// A `}` that closes nothing.
+    LoneClose,
+    /// `text` has the format directive `%directive`, which is not one flowc renders.
+    UnknownDirective { text: String, directive: char },
+    /// `text`'s format ends with a `%`.
+    DanglingPercent { text: String },
+    /// `text` gives `interval.date` a format.
+    DateTakesNoFormat { text: String },
+    /// `text` has a `:` and nothing after it.
+    EmptyFormat { text: String },
+    /// `text`'s format holds `ch` (`:`, or an escaped brace).
+    FormatChar { text: String, ch: char },
+}
+
+/// Check the braces of a string parameter and give its template form.
+///
+/// Every `{` written as such starts a placeholder that must be well formed
+/// and known, and every `}` written as such must close one; characters an
+/// escape wrote (`\{`, `\u{7B}`) are literal. The template form is what the
+/// runtime renders: each placeholder as written, and every literal brace
+/// doubled (`{{`, `}}`), so a template reads one way only. Errors come with
+/// their span in the file, in order.
+pub fn template(s: &Str) -> Result<String, Vec<(Span, PlaceholderError)>> {
+    let body = s.span.start + 1;
+    let chars = decode(s.raw.as_deref().unwrap_or(&s.value));
+    let live = |k: usize, c: char| chars.get(k).is_some_and(|d| !d.escaped && d.ch == c);
+    let text = |from: usize, to: usize| chars[from..to].iter().map(|d| d.ch).collect::<String>();
+    let span = |from: usize, to: usize| Span::new(body + chars[from].from, body + chars[to - 1].to);
+    let mut out = String::with_capacity(s.value.len());
+    let mut bad = Vec::new();
+    // From here on no `}}` is written as such: a later `{{` need not look
+    // again (a string of many `{{` stays linear).
+    let mut no_pair_from = chars.len();
+    let mut i = 0;
+    while i < chars.len() {
+        let d = chars[i];
+        if d.escaped || !matches!(d.ch, '{' | '}') {
+            match d.ch {
+                '{' => out.push_str("{{"),
+                '}' => out.push_str("}}"),
+                c => out.push(c),
+            }
+            i += 1;
+            continue;
+        }
+        if d.ch == '}' {
+            bad.push((span(i, i + 1), PlaceholderError::LoneClose));
+            i += 1;
+            continue;
+        }
+        if live(i + 1, '{') {
+            // `{{ ... }}`: up to the next `}}` written as such.
+            let close = (i + 2..no_pair_from).find(|&k| live(k, '}') && live(k + 1, '}'));
+            if close.is_none() {
+                no_pair_from = i;
+            }
+            let end = close.map_or(i + 2, |k| k + 2);
+            let flowc = close.and_then(|k| jinja_form(&text(i + 2, k)));
+            bad.push((
+                span(i, end),
+                PlaceholderError::Jinja {
+                    text: text(i, end),
+                    flowc,
+                },
+            ));
+            i = end;
+            continue;
+        }
+        let close = (i + 1..chars.len())
+            .find(|&k| !chars[k].escaped && matches!(chars[k].ch, '{' | '}'))
+            .filter(|&k| chars[k].ch == '}');
+        let Some(close) = close else {
+            bad.push((span(i, i + 1), PlaceholderError::Unclosed));
+            i += 1;
+            continue;
+        };
+        let inner = text(i + 1, close);
+        match placeholder(&inner, &text(i, close + 1)) {
+            Ok(()) => {
+                out.push('{');
+                out.push_str(&inner);
+                out.push('}');
+            }
+            Err(e) => bad.push((span(i, close + 1), e)),
+        }
+        i = close + 1;
+    }
+    if bad.is_empty() {
+        Ok(out)
+    } else {
+        Err(bad)
     }
 }
 
-pub const PLACEHOLDERS: [&str; 2] = ["interval.start", "interval.end"];
-
-/// Check the `{name.name}` placeholders of a string parameter. Returns the
-/// byte range (inside the decoded value) and message of every bad one.
-pub fn check_placeholders(value: &str) -> Vec<(usize, usize, String)> {
-    let bytes = value.as_bytes();
-    let mut bad = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        if value[i..].starts_with("{{") || value[i..].starts_with("}}") {
-            i += 2;
-            continue;
-        }
-        if bytes[i] == b'{' {
-            if let Some(end) = value[i + 1..].find('}') {
-                let inner = &value[i + 1..i + 1 + end];
-                let is_placeholder = inner
-                    .split_once('.')
-                    .is_some_and(|(a, b)| is_ident(a) && is_ident(b));
-                if is_placeholder && !PLACEHOLDERS.contains(&inner) {
-                    let msg = match crate::suggest::closest(inner, PLACEHOLDERS.iter().copied()) {
-                        Some(s) => format!("unknown placeholder `{{{inner}}}`; did you mean `{{{s}}}`?"),
-                        None => format!(
-                            "unknown placeholder `{{{inner}}}`; the placeholders are `{{interval.start}}` and `{{interval.end}}`"
-                        ),
-                    };
-                    bad.push((i, end + 2, msg));
-                }
-                i += end + 2;
-                continue;
-            }
-        }
-        i += value[i..].chars().next().map_or(1, char::len_utf8);
+/// Check what one pair of braces holds (`inner`, written `text`).
+fn placeholder(inner: &str, text: &str) -> Result<(), PlaceholderError> {
+    let trimmed = inner.trim();
+    if trimmed != inner && !trimmed.is_empty() {
+        return match placeholder(trimmed, text) {
+            Ok(()) => Err(PlaceholderError::Spaced {
+                text: text.to_string(),
+                fixed: format!("{{{trimmed}}}"),
+            }),
+            Err(e) => Err(e),
+        };
     }
-    bad
+    let (name, format) = match inner.split_once(':') {
+        Some((name, format)) => (name, Some(format)),
+        None => (inner, None),
+    };
+    let text = text.to_string();
+    match (name, format) {
+        ("interval.start" | "interval.end" | "interval.date", None) => Ok(()),
+        ("interval.date", Some(_)) => Err(PlaceholderError::DateTakesNoFormat { text }),
+        ("interval.start" | "interval.end", Some(format)) => check_format(text, format),
+        _ if name
+            .split_once('.')
+            .is_some_and(|(a, b)| is_ident(a) && is_ident(b)) =>
+        {
+            Err(PlaceholderError::Unknown {
+                name: name.to_string(),
+                near: crate::suggest::closest(name, PLACEHOLDERS.iter().copied())
+                    .map(str::to_string),
+            })
+        }
+        _ => Err(PlaceholderError::NotAPlaceholder {
+            flowc: airflow_form(inner),
+            text,
+        }),
+    }
+}
+
+/// A placeholder's format: directives of [`DIRECTIVES`] after `%`, and any
+/// other character but `{`, `}` and `:`.
+fn check_format(text: String, format: &str) -> Result<(), PlaceholderError> {
+    if format.is_empty() {
+        return Err(PlaceholderError::EmptyFormat { text });
+    }
+    let mut chars = format.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '%' => match chars.next() {
+                Some(d) if DIRECTIVES.contains(&d) => {}
+                Some(directive) => {
+                    return Err(PlaceholderError::UnknownDirective { text, directive })
+                }
+                None => return Err(PlaceholderError::DanglingPercent { text }),
+            },
+            '{' | '}' | ':' => return Err(PlaceholderError::FormatChar { text, ch: c }),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Whether a template (a string parameter's value in the model: placeholders
+/// as written, literal braces doubled) holds an `{interval...}` placeholder.
+pub fn template_has_interval_placeholder(template: &str) -> bool {
+    let mut rest = template;
+    while let Some(at) = rest.find(['{', '}']) {
+        let after = &rest[at + 1..];
+        if after.starts_with(['{', '}']) {
+            // A literal brace, doubled.
+            rest = &after[1..];
+        } else if after.starts_with("interval.") {
+            return true;
+        } else {
+            rest = after;
+        }
+    }
+    false
+}
+
+/// Whether a declaration has an `{interval...}` placeholder in one of its
+/// parameters: it reads or writes one interval's data (a path, a table, a
+/// location per interval). A brace an escape wrote (`\{`) is no placeholder.
+pub fn has_interval_placeholder(decl: &DeclDef) -> bool {
+    decl.params.values().any(|v| match v {
+        ParamValue::String(template) => template_has_interval_placeholder(template),
+        _ => false,
+    })
 }
 
 fn is_ident(s: &str) -> bool {
@@ -490,6 +804,7 @@ mod tests {
         assert_eq!(parse_duration("4294967295s"), Ok(4_294_967_295));
         assert!(parse_duration("4294967296s")
             .unwrap_err()
+            .to_string()
             .contains("4294967295"));
         assert!(parse_duration("99999999999m").is_err());
     }
@@ -513,14 +828,17 @@ mod tests {
         assert!(parse_cron("0 2 * * *").is_ok());
         assert!(parse_cron("*/15 9-17 * JAN,FEB mon-fri").is_ok());
         assert_eq!(parse_cron("@daily").as_deref(), Ok("0 0 * * *"));
-        assert!(parse_cron("@dayly").unwrap_err().contains("@daily"));
+        assert!(parse_cron("@dayly")
+            .unwrap_err()
+            .to_string()
+            .contains("@daily"));
         assert!(parse_cron("0 2 * *").is_err());
         assert!(parse_cron("0 0 2 * * *").is_err());
         assert!(parse_cron("61 2 * * *").is_err());
         assert!(parse_cron("0 2 L * *").is_err());
         assert!(parse_cron("0 2 * * 1#2").is_err());
         // Each field's problem in flowc's words, naming the field.
-        let err = |c: &str| parse_cron(c).unwrap_err();
+        let err = |c: &str| parse_cron(c).unwrap_err().to_string();
         assert!(err("61 2 * * *").ends_with("minute 61 is out of range 0 to 59"));
         assert!(err("0 24 * * *").ends_with("hour 24 is out of range 0 to 23"));
         assert!(err("0 0 0 * *").ends_with("day of month 0 is out of range 1 to 31"));
@@ -575,6 +893,7 @@ mod tests {
         assert!(check_timezone("Europe/Paris").is_ok());
         assert!(check_timezone("Europe/Pari")
             .unwrap_err()
+            .to_string()
             .contains("Europe/Paris"));
         for bad in ["Etc/Unknown", "etc/unknown", "Factory"] {
             assert!(check_timezone(bad).is_err(), "{bad}");
@@ -583,17 +902,15 @@ mod tests {
     }
 
     #[test]
-    fn placeholders() {
-        assert!(check_placeholders("lake/{interval.start}/x").is_empty());
-        assert!(check_placeholders("{{interval.strat}} {a b} {x}").is_empty());
-        let bad = check_placeholders("p/{interval.strat}/");
-        assert_eq!(bad.len(), 1);
-        let (at, len, msg) = &bad[0];
-        assert_eq!((*at, *len), (2, 16));
-        assert!(msg.contains("{interval.start}"));
-        // Every bad placeholder of a string, in order.
-        let bad = check_placeholders("{Interval.Start}/{interval.START}/{_a._b}/{interval.end}");
-        let at: Vec<usize> = bad.iter().map(|b| b.0).collect();
-        assert_eq!(at, [0, 17, 34]);
+    fn interval_placeholders_in_templates() {
+        assert!(template_has_interval_placeholder("lake/{interval.start}/x"));
+        assert!(template_has_interval_placeholder("d={interval.date}"));
+        assert!(template_has_interval_placeholder("{{}}{interval.end:%Y}"));
+        // Literal braces, doubled, are no placeholder.
+        assert!(!template_has_interval_placeholder("a/{{interval.start}}/b"));
+        assert!(!template_has_interval_placeholder(
+            "a/{{{{interval.start}}}}"
+        ));
+        assert!(!template_has_interval_placeholder("plain"));
     }
 }

@@ -87,6 +87,8 @@ pub struct DeclDef {
     pub primary_key_loc: Option<Loc>,
     /// The kind's coordinator after any `coordinator` override.
     pub coordinator: Option<String>,
+    /// Kind parameters; a `string` one in its template form (placeholders
+    /// as written, literal braces doubled: `literal::template`).
     pub params: BTreeMap<String, ParamValue>,
 }
 

@@ -2,6 +2,7 @@
 //! needs, without the message. The driver (`check`) turns each into a
 //! finding through its rule's file (`rules::finding`), which holds the words.
 
+use super::literal::{LiteralError, PlaceholderError};
 use super::model::{Loc, Role};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::vocab::ParamType;
@@ -167,6 +168,30 @@ pub enum Problem {
     AllowWithoutReason { code: String, at: Loc },
     /// FL707: `allow` names `code` (at `at`), which no rule has.
     UnknownCode { code: String, at: Loc },
+
+    // ---- FL002 (invalid-literal) ----
+    /// FL002: the number at `at` of the setting `setting` is not well
+    /// formed; `example` is a value the setting takes.
+    BadNumber {
+        setting: String,
+        example: &'static str,
+        error: LiteralError,
+        at: Loc,
+    },
+    /// FL002: the integer `number` at `at` stands where a duration is expected.
+    BareNumber { number: String, at: Loc },
+    /// FL002: the schedule at `at` is not one flowc can schedule.
+    BadSchedule { error: LiteralError, at: Loc },
+    /// FL002: the time zone at `at` is not one flowc knows.
+    BadTimezone { error: LiteralError, at: Loc },
+    /// FL002: the image name at `at` is empty or blank.
+    EmptyImage { at: Loc },
+    /// FL002: the program of `run command` at `at` is an empty string.
+    EmptyProgram { at: Loc },
+    /// FL002: a placeholder at `at` of a string parameter is not well formed
+    /// or not known.
+    BadPlaceholder { error: PlaceholderError, at: Loc },
+    // ---- end FL002 ----
 }
 
 impl Problem {
@@ -189,6 +214,14 @@ impl Problem {
             Problem::DuplicateName { .. } | Problem::StdlibKindReused { .. } => Code::FL703,
             Problem::AllowWithoutReason { .. } => Code::FL706,
             Problem::UnknownCode { .. } => Code::FL707,
+            // FL002 (invalid-literal)
+            Problem::BadNumber { .. }
+            | Problem::BareNumber { .. }
+            | Problem::BadSchedule { .. }
+            | Problem::BadTimezone { .. }
+            | Problem::EmptyImage { .. }
+            | Problem::EmptyProgram { .. }
+            | Problem::BadPlaceholder { .. } => Code::FL002,
         }
     }
 }

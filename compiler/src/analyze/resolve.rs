@@ -647,15 +647,18 @@ impl Resolver<'_> {
         match param.ty {
             ParamType::String => {
                 let s = self.string_arg_raw(f, p)?;
-                let bad = literal::check_placeholders(&s.value);
-                if !bad.is_empty() {
-                    for (at, len, msg) in bad {
-                        let span = s.span_of(at, at + len);
-                        self.push(Diagnostic::new(Code::FL002, f, span, msg).help("the placeholders are `{interval.start}` and `{interval.end}`; write `{{` and `}}` for literal braces"));
+                match literal::template(&s) {
+                    Ok(template) => Some(ParamValue::String(template)),
+                    Err(bad) => {
+                        for (span, error) in bad {
+                            self.problem(Problem::BadPlaceholder {
+                                error,
+                                at: loc(f, span),
+                            });
+                        }
+                        None
                     }
-                    return None;
                 }
-                Some(ParamValue::String(s.value))
             }
             ParamType::Int => self.int_arg(f, p).map(|n| ParamValue::Int(u64::from(n))),
             ParamType::Duration => self.duration_arg(f, p).map(ParamValue::Int),
@@ -780,17 +783,10 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                                     def.schedule = Some((text, five));
                                     def.schedule_loc = Some(at);
                                 }
-                                Err(msg) => {
-                                    let help = if msg.contains(literal::NEVER_FIRES) {
-                                        "name a day every month of the schedule has (at most 28 in February, 30 in April, June, September and November), or write `schedule none`"
-                                    } else {
-                                        "write five fields, `\"0 2 * * *\"`, or one of `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly`, or `schedule none`"
-                                    };
-                                    self.push(
-                                        Diagnostic::new(Code::FL002, f, s.value_span(), msg)
-                                            .help(help),
-                                    );
-                                }
+                                Err(error) => self.problem(Problem::BadSchedule {
+                                    error,
+                                    at: loc(f, s.value_span()),
+                                }),
                             }
                         }
                     }
@@ -804,7 +800,10 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                     if let Some(tz) = self.string_arg(f, s) {
                         match literal::check_timezone(&tz) {
                             Ok(()) => def.timezone = tz,
-                            Err(msg) => self.push(Diagnostic::new(Code::FL002, f, s.value_span(), msg).help("use a name from the IANA time zone database, such as `\"Europe/Paris\"` or `\"UTC\"`")),
+                            Err(error) => self.problem(Problem::BadTimezone {
+                                error,
+                                at: loc(f, s.value_span()),
+                            }),
                         }
                     }
                 }
@@ -1099,10 +1098,11 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                                 .help("write the argv as a list of strings: `run command [\"python\", \"-m\", \"job\"]`")),
                             // Later empty strings are argv entries like any
                             // other; the program is a file to start.
-                            Some(program) if program.value.is_empty() => self.push(
-                                Diagnostic::new(Code::FL002, f, program.span, "the program of `run command` is an empty string")
-                                    .help("write the program to start first, as in `run command [\"python\", \"-m\", \"job\"]`"),
-                            ),
+                            Some(program) if program.value.is_empty() => {
+                                self.problem(Problem::EmptyProgram {
+                                    at: loc(f, program.span),
+                                });
+                            }
                             Some(_) => {}
                         }
                     }
@@ -1578,7 +1578,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         s: &ast::Setting,
         want: NumberKind,
         expected: &str,
-        example: &str,
+        example: &'static str,
     ) -> Option<String> {
         let v = self.one(f, s, expected)?;
         let Value::Number(n) = v else {
@@ -1586,27 +1586,21 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             return None;
         };
         match literal::classify(&n.name) {
-            Err(msg) => {
-                self.push(
-                    Diagnostic::new(Code::FL002, f, n.span, msg)
-                        .help(format!("write it like `{} {example}`", s.name.name)),
-                );
+            Err(error) => {
+                self.problem(Problem::BadNumber {
+                    setting: s.name.name.clone(),
+                    example,
+                    error,
+                    at: loc(f, n.span),
+                });
                 None
             }
             Ok(kind) if kind == want => Some(n.name.clone()),
             Ok(NumberKind::Int) if want == NumberKind::Duration => {
-                self.push(
-                    Diagnostic::new(
-                        Code::FL002,
-                        f,
-                        n.span,
-                        format!("`{}` is a bare number where a duration is expected", n.name),
-                    )
-                    .help(format!(
-                        "give it a unit: `{}s`, `{}m` or `{}h`",
-                        n.name, n.name, n.name
-                    )),
-                );
+                self.problem(Problem::BareNumber {
+                    number: n.name.clone(),
+                    at: loc(f, n.span),
+                });
                 None
             }
             Ok(_) => {
@@ -1656,11 +1650,9 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
     /// can pull it (Airflow's operator fails to import, Argo's pod never starts).
     fn check_image(&mut self, f: FileId, image: &ast::Str) {
         if image.value.trim().is_empty() {
-            self.push(
-                Diagnostic::new(Code::FL002, f, image.span, "the image name is empty").help(
-                    "write the container image to run, as in `image \"ghcr.io/acme/job:1.0\"`",
-                ),
-            );
+            self.problem(Problem::EmptyImage {
+                at: loc(f, image.span),
+            });
         }
     }
 

@@ -77,7 +77,8 @@ pub struct EnvVar {
 pub struct Endpoint {
     pub name: String,
     pub kind: String,
-    /// Kind parameters as written (durations in seconds).
+    /// Kind parameters as written (durations in seconds; a string in its
+    /// template form: placeholders as written, literal braces doubled).
     pub params: BTreeMap<String, ParamValue>,
     /// `fields [..]` when declared.
     pub fields: Option<Vec<String>>,

@@ -113,6 +113,19 @@ pub fn finding(problem: Problem) -> Diagnostic {
         } => fl703_duplicate_name::stdlib_kind_reused(&name, stdlib, again),
         Problem::AllowWithoutReason { code, at } => fl706_allow_without_reason::finding(&code, at),
         Problem::UnknownCode { code, at } => fl707_unknown_code::finding(&code, at),
+        // FL002 (invalid-literal)
+        Problem::BadNumber {
+            setting,
+            example,
+            error,
+            at,
+        } => fl002_invalid_literal::bad_number(&setting, example, &error, at),
+        Problem::BareNumber { number, at } => fl002_invalid_literal::bare_number(&number, at),
+        Problem::BadSchedule { error, at } => fl002_invalid_literal::bad_schedule(&error, at),
+        Problem::BadTimezone { error, at } => fl002_invalid_literal::bad_timezone(&error, at),
+        Problem::EmptyImage { at } => fl002_invalid_literal::empty_image(at),
+        Problem::EmptyProgram { at } => fl002_invalid_literal::empty_program(at),
+        Problem::BadPlaceholder { error, at } => fl002_invalid_literal::bad_placeholder(&error, at),
     }
 }
 

@@ -561,7 +561,7 @@ impl Lower {
                         Span::new(body_start + at, body_start + at + len),
                         msg,
                     )
-                    .help("the escapes are `\\\"`, `\\\\`, `\\n`, `\\t` and `\\u{1F600}`"),
+                    .help("the escapes are `\\\"`, `\\\\`, `\\n`, `\\t`, `\\{`, `\\}` and `\\u{1F600}`"),
                 );
                 Str {
                     value: raw.to_string(),

@@ -26,6 +26,7 @@ mod hardening_render;
 mod ir_target;
 mod layering;
 mod output_safety;
+mod placeholders;
 mod proptest_ast;
 mod robustness;
 mod rules;

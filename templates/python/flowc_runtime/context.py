@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -67,6 +68,41 @@ def previous_tick(end: datetime, schedule: str, tz_name: str) -> datetime:
     return start.astimezone(UTC)
 
 
+# A template's tokens: a literal brace (doubled), or a placeholder with an optional format.
+_TEMPLATE = re.compile(r"\{\{|\}\}|\{interval\.(start|end|date)(?::([^{}:]*))?\}")
+
+# The directives a placeholder's format may hold (flowc refuses any other), rendered here rather
+# than by the C library so that every platform gives the same text.
+_DIRECTIVES: dict[str, Callable[[datetime], str]] = {
+    "Y": lambda t: f"{t.year:04d}",
+    "m": lambda t: f"{t.month:02d}",
+    "d": lambda t: f"{t.day:02d}",
+    "H": lambda t: f"{t.hour:02d}",
+    "M": lambda t: f"{t.minute:02d}",
+    "S": lambda t: f"{t.second:02d}",
+    "j": lambda t: f"{t.timetuple().tm_yday:03d}",
+    "u": lambda t: str(t.isoweekday()),
+    "V": lambda t: f"{t.isocalendar().week:02d}",
+    "G": lambda t: f"{t.isocalendar().year:04d}",
+    "%": lambda t: "%",
+}
+
+
+def strftime(moment: datetime, fmt: str) -> str:
+    """`moment` in the format `fmt`: the directives of `_DIRECTIVES` after `%`, other text as it is."""
+    out: list[str] = []
+    i = 0
+    while i < len(fmt):
+        directive = _DIRECTIVES.get(fmt[i + 1]) if fmt[i] == "%" and i + 1 < len(fmt) else None
+        if directive is not None:
+            out.append(directive(moment))
+            i += 2
+        else:
+            out.append(fmt[i])
+            i += 1
+    return "".join(out)
+
+
 @dataclass
 class Context:
     """What a transform sees: the attempt's identity and the pinned inputs."""
@@ -78,13 +114,23 @@ class Context:
     run_id: str
     attempt: int
     inputs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # The pipeline's time zone: formatted placeholders are rendered in it.
+    timezone: str = "UTC"
 
     @property
     def interval_key(self) -> str:
         return iso(self.interval_start)
 
     def render(self, template: str) -> str:
-        """Fill `{interval.start}`/`{interval.end}`; `{{` and `}}` are literal braces."""
+        """Fill the placeholders of a parameter, as flowc hands it over (its template form).
+
+        `{interval.start}` and `{interval.end}` are ISO 8601 in UTC; `{interval.date}` is the
+        start's `YYYY-MM-DD` and `{interval.start:FMT}` / `{interval.end:FMT}` the format FMT
+        (strftime directives), both in the pipeline's time zone. `{{` and `}}` are literal braces.
+        """
+        from zoneinfo import ZoneInfo
+
+        zone = ZoneInfo(self.timezone or "UTC")
 
         def sub(match: re.Match[str]) -> str:
             token = match.group(0)
@@ -92,11 +138,15 @@ class Context:
                 return "{"
             if token == "}}":
                 return "}"
-            if token == "{interval.start}":
-                return iso(self.interval_start)
-            return iso(self.interval_end)
+            which, fmt = match.group(1), match.group(2)
+            moment = self.interval_end if which == "end" else self.interval_start
+            if which == "date":
+                return strftime(moment.astimezone(zone), "%Y-%m-%d")
+            if fmt is None:
+                return iso(moment)
+            return strftime(moment.astimezone(zone), fmt)
 
-        return re.sub(r"\{\{|\}\}|\{interval\.start\}|\{interval\.end\}", sub, template)
+        return _TEMPLATE.sub(sub, template)
 
 
 def context_from_env(task: Task, env: dict[str, str] | None = None) -> Context:
@@ -111,6 +161,7 @@ def context_from_env(task: Task, env: dict[str, str] | None = None) -> Context:
     if not end_text:
         raise FlowError("FLOW_INTERVAL_END is not set")
     end = parse_time(end_text)
+    zone = env.get("FLOW_TIMEZONE") or task.timezone or "UTC"
     start_text = env.get("FLOW_INTERVAL_START")
     if start_text:
         start = parse_time(start_text)
@@ -118,7 +169,7 @@ def context_from_env(task: Task, env: dict[str, str] | None = None) -> Context:
         schedule = env.get("FLOW_SCHEDULE") or task.schedule
         if not schedule:
             raise FlowError("FLOW_INTERVAL_START is not set and there is no schedule to derive it from")
-        start = previous_tick(end, schedule, env.get("FLOW_TIMEZONE") or task.timezone)
+        start = previous_tick(end, schedule, zone)
     run_id = env.get("FLOW_RUN_ID")
     if not run_id:
         raise FlowError("FLOW_RUN_ID is not set")
@@ -126,7 +177,7 @@ def context_from_env(task: Task, env: dict[str, str] | None = None) -> Context:
         attempt = int(env.get("FLOW_ATTEMPT", "1"))
     except ValueError as err:
         raise FlowError(f"FLOW_ATTEMPT is not an integer: {env.get('FLOW_ATTEMPT')!r}") from err
-    return Context(pipeline, name, start, end, run_id, attempt)
+    return Context(pipeline, name, start, end, run_id, attempt, timezone=zone)
 
 
 def connection_url(name: str, env: dict[str, str] | None = None) -> str | None:
