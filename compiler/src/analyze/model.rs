@@ -151,6 +151,8 @@ pub struct EmitDef {
     pub loc: Loc,
     pub via: ViaDef,
     pub via_loc: Option<Loc>,
+    /// `via outbox [S] key K`: the effect's own key.
+    pub key: Option<KeyDef>,
     pub require: Option<(Guarantee, Loc)>,
 }
 

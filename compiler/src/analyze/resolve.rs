@@ -1370,6 +1370,10 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             },
             Some(ast::Via::IdempotencyKey(k, _)) => ViaDef::IdempotencyKey(self.key(f, k)?),
         };
+        let key = match &e.key {
+            Some(k) => Some(self.key(f, k)?),
+            None => None,
+        };
         let require = match &e.require {
             Some(r) => Some((self.guarantee_word(f, r)?, loc(f, r.span))),
             None => None,
@@ -1383,6 +1387,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             loc: loc(f, e.span),
             via,
             via_loc: e.via.as_ref().map(|v| loc(f, v.span())),
+            key,
             require,
         })
     }
