@@ -201,16 +201,31 @@ impl<'a> TaskFacts<'a> {
         }
     }
 
-    /// The commit mode in force: stated, else `after_write` for kinds with offsets.
+    /// The commit mode in force, for kinds with offsets: stated, else
+    /// `after_write` when the kind lists it (FL306), else the first mode the
+    /// kind lists (FL307), so `commits auto` loses; a kind that lists no
+    /// mode is taken as `auto` (offsets move on their own).
     pub fn effective_commit(&self, r: &super::model::ReadDef) -> Option<CommitMode> {
         let kind = self.program.kind_of(self.decl(r.decl));
         if !kind.offsets {
             return None;
         }
-        Some(
-            self.stated_commit(r)
-                .map_or(CommitMode::AfterWrite, |(c, _)| c),
-        )
+        if let Some((c, _)) = self.stated_commit(r) {
+            return Some(c);
+        }
+        if kind.commits.contains(&CommitMode::AfterWrite) {
+            return Some(CommitMode::AfterWrite);
+        }
+        Some(kind.first_commit.unwrap_or(CommitMode::Auto))
+    }
+
+    /// A read of a source with offsets that states no commit mode where the
+    /// kind does not offer `after_write` to default to (FL307).
+    pub fn no_commit_mode(&self, r: &super::model::ReadDef) -> bool {
+        let kind = self.program.kind_of(self.decl(r.decl));
+        kind.offsets
+            && self.stated_commit(r).is_none()
+            && !kind.commits.contains(&CommitMode::AfterWrite)
     }
 
     pub fn read_stable(&self, r: &super::model::ReadDef) -> bool {
@@ -357,10 +372,11 @@ impl<'a> TaskFacts<'a> {
         if parts.is_empty() {
             return false;
         }
-        // Unbound terms other than fields fill no column (RULES.md, FL107).
-        let (cols, _) = Self::key_columns(&parts);
+        // An unbound term other than a field fills no column, so the sink
+        // cannot enforce it: the key is not enforced (FL107, flowc 0.2).
+        let (cols, unbound) = Self::key_columns(&parts);
         let pk: BTreeSet<String> = pk.iter().cloned().collect();
-        cols == pk
+        !unbound && cols == pk
     }
 
     /// `write S transactional` with every read's offsets committed in the

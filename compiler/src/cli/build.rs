@@ -49,6 +49,7 @@ pub(super) fn generate_into(
     paths: &[PathBuf],
     out: &std::path::Path,
     mut generate: impl FnMut(&[crate::codegen::ir::Pipeline]) -> crate::codegen::target::Output,
+    warnings: fn(&[crate::codegen::ir::Pipeline]) -> Vec<crate::codegen::TargetProblem>,
 ) -> Result<Run, ExitCode> {
     use crate::codegen::{lower, places};
     let mut outcome = check_paths(paths).map_err(|e| usage_error(&e))?;
@@ -103,6 +104,9 @@ pub(super) fn generate_into(
         })
         .collect();
     places::claims_across_files(&mut generated);
+    for (places, pipelines) in &lowered {
+        extra.extend(places::problems_to_diagnostics(places, warnings(pipelines)));
+    }
     for (((places, result), (_, pipelines)), left) in
         generated.into_iter().zip(&lowered).zip(left_alone)
     {
@@ -153,9 +157,12 @@ pub(super) fn run(
             ArgoKindArg::Template => argo::ArgoKind::Template,
         },
     };
-    let result = generate_into(paths, out, |pipelines| {
-        (target.generate)(pipelines, &options)
-    });
+    let result = generate_into(
+        paths,
+        out,
+        |pipelines| (target.generate)(pipelines, &options),
+        target.warnings,
+    );
     let run = match result {
         Ok(run) => run,
         Err(code) => return code,

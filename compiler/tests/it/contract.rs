@@ -547,13 +547,21 @@ fn writers_case(tasks: &[Writer<'_>]) -> String {
 #[test]
 fn concurrent_writers_are_found_without_comparing_all_pairs() {
     // (tasks: name, mode on `dt`, after; FL207 expected)
-    let cases: [(&[Writer<'_>], bool); 6] = [
+    let cases: [(&[Writer<'_>], bool); 7] = [
         (&[("a", "append", ""), ("b", "append", "")], true),
         (&[("a", "append", ""), ("b", "append", "a")], false),
+        // Two conditional commits move each other's version (flowc 0.2).
         (
             &[
                 ("a", "conditional_commit", ""),
                 ("b", "conditional_commit", ""),
+            ],
+            true,
+        ),
+        (
+            &[
+                ("a", "conditional_commit", ""),
+                ("b", "conditional_commit", "a"),
             ],
             false,
         ),
