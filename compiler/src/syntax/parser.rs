@@ -792,7 +792,8 @@ impl Lower {
                                 Diagnostic::new(
                                     Code::FL001,
                                     self.file,
-                                    self.span_of(&k),
+                                    Self::first(&k, Rule::kw_key)
+                                        .map_or_else(|| self.span_of(&k), |w| self.span_of(&w)),
                                     "`key` after `via outbox` needs the key's terms",
                                 )
                                 .help("write the effect's key, e.g. `key input.id` or `key (input.id, interval.start)`, or remove `key` to use the key of the outbox's write"),
