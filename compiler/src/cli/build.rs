@@ -77,6 +77,12 @@ pub(super) fn generate_into(
         })
         .filter(|(_, pipelines)| !pipelines.is_empty())
         .collect();
+    // The target's warnings, with the `allow`s that cover them.
+    for (places, pipelines) in &lowered {
+        let mut found = places::problems_to_diagnostics(places, warnings(pipelines));
+        crate::rules::suppress::suppress_target(&outcome.program, &mut found);
+        extra.extend(found);
+    }
     // The model and the analysis are in the pipelines now: free them (on
     // the other core) before the output takes their memory.
     let model = (
@@ -104,9 +110,6 @@ pub(super) fn generate_into(
         })
         .collect();
     places::claims_across_files(&mut generated);
-    for (places, pipelines) in &lowered {
-        extra.extend(places::problems_to_diagnostics(places, warnings(pipelines)));
-    }
     for (((places, result), (_, pipelines)), left) in
         generated.into_iter().zip(&lowered).zip(left_alone)
     {

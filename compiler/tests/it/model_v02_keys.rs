@@ -619,3 +619,41 @@ fn fl807_fixtures_build_with_and_without_the_warning() {
         assert!(!String::from_utf8_lossy(&out.stdout).contains("FL807"));
     }
 }
+
+#[test]
+fn an_allow_of_fl807_is_applied_by_build_and_never_unused_in_check() {
+    let trigger = std::fs::read_to_string(
+        crate::common::repo_root().join("tests/fixtures/rules/FL807/trigger.flow"),
+    )
+    .expect("fixture");
+    let allowed = trigger.replace(
+        "    run    command [\"python\", \"-m\", \"orders.load\"]",
+        "    allow  FL807 because \"missed days are run by the on-call script\"\n    run    command [\"python\", \"-m\", \"orders.load\"]",
+    );
+    assert_ne!(allowed, trigger);
+    // `check` cannot know whether the build will find it: no FL705.
+    let r = Run::new(&allowed);
+    assert!(r.codes().is_empty(), "{:?}", r.codes());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let flow = dir.path().join("p.flow");
+    std::fs::write(&flow, &allowed).expect("write");
+    let out = assert_cmd::Command::cargo_bin("flowc")
+        .expect("binary builds")
+        .current_dir(dir.path())
+        .args(["build", "--target", "argo", "--out", "out", "p.flow"])
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("0 errors, 0 warnings"), "{stdout}");
+    // Near miss: without the allow the build warns.
+    std::fs::write(&flow, &trigger).expect("write");
+    let out = assert_cmd::Command::cargo_bin("flowc")
+        .expect("binary builds")
+        .current_dir(dir.path())
+        .args(["build", "--target", "argo", "--out", "out", "p.flow"])
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("1 warning"), "{stdout}");
+}
