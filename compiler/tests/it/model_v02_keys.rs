@@ -152,6 +152,25 @@ fn ledger_case(source: &str, key: &str) -> String {
 fn hash_of_input_is_not_unique_under_identity_none() {
     let r = Run::new(&ledger_case(EVENTS_NO_ID, "hash(input)"));
     assert!(r.has("FL104"), "{:?}", r.codes());
+    let d = r.diags["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .find(|d| d["code"] == "FL104")
+        .expect("FL104")
+        .clone();
+    assert!(
+        d["labels"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("`hash(input)` collapses them")),
+        "{d}"
+    );
+    assert!(
+        d["help"]
+            .as_str()
+            .is_some_and(|h| h.contains("declare the source's `identity`")),
+        "{d}"
+    );
     assert_eq!(r.output("t", 0)["clauses"]["key_unique"], false);
     // Near miss: a source that declares an identity.
     let r = Run::new(&ledger_case(ORDERS, "hash(input)"));
@@ -656,4 +675,40 @@ fn an_allow_of_fl807_is_applied_by_build_and_never_unused_in_check() {
         .expect("runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("1 warning"), "{stdout}");
+}
+
+#[test]
+fn fl207_across_files_counts_the_run_not_what_use_reaches() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let shared = "source a: files {\n  path \"a/{interval.start}/\"\n  immutable\n  identity id\n}\n\nsink out: postgres_table {\n  table \"t\"\n  primary_key id\n}\n";
+    let pipeline = |name: &str| {
+        format!("use \"shared.flow\"\n\npipeline {name} {{\n  schedule \"@daily\"\n  start 2026-01-01\n  timeout 30m\n\n  task t {{\n    read a pinned listing\n    key input.id\n    write out upsert\n    run command [\"x\"]\n  }}\n}}\n")
+    };
+    std::fs::write(dir.path().join("shared.flow"), shared).expect("write");
+    std::fs::write(dir.path().join("one.flow"), pipeline("one")).expect("write");
+    // `two.flow` also uses `one.flow`: its pipeline is not part of a run of `two.flow` alone.
+    std::fs::write(
+        dir.path().join("two.flow"),
+        format!("use \"one.flow\"\n{}", pipeline("two")),
+    )
+    .expect("write");
+    let check = |files: &[&str]| {
+        let out = assert_cmd::Command::cargo_bin("flowc")
+            .expect("binary builds")
+            .current_dir(dir.path())
+            .arg("check")
+            .args(files)
+            .output()
+            .expect("runs");
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let both = check(&["one.flow", "two.flow"]);
+    assert!(both.contains("FL207"), "{both}");
+    assert!(
+        both.contains("pipelines `one` and `two` both write `out`"),
+        "{both}"
+    );
+    // Near miss: `one`'s pipeline is only reached through `use`.
+    let alone = check(&["two.flow"]);
+    assert!(!alone.contains("FL207"), "{alone}");
 }
