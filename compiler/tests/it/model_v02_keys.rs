@@ -237,6 +237,15 @@ fn an_outbox_without_a_key_falls_back_to_the_write_then_the_interval() {
     assert_eq!(e["key"]["from"], "write");
     assert_eq!(e["key"]["terms"][0], "input.order_id");
     assert_eq!(e["guarantee"], "effectively_once");
+    // A partition replace: its partition term.
+    let r = Run::new(&outbox_case(
+        scheduled,
+        "write out replace partition day = interval.start",
+        "emit hook via outbox",
+    ));
+    let e = r.output("t", 1);
+    assert_eq!(e["key"]["from"], "partition", "{e}");
+    assert_eq!(e["key"]["terms"][0], "interval.start");
     // A keyless append: the interval and the position, run-scoped when manual.
     let r = Run::new(&outbox_case(
         manual,
