@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::analyze::guarantee::{Clauses, OutputReport};
+use crate::analyze::guarantee::{term_text, Clauses, OutputReport};
 use crate::analyze::model::Role;
 use crate::check::Outcome;
 use crate::vocab::{Guarantee, Mode, Tracking};
@@ -40,6 +40,7 @@ struct TaskJson<'a> {
 enum OutputJson<'a> {
     Effect {
         guarantee: &'static str,
+        key: Option<EffectKeyJson>,
         required: &'static str,
         role: &'static str,
         target: &'a str,
@@ -54,6 +55,13 @@ enum OutputJson<'a> {
         role: &'static str,
         target: &'a str,
     },
+}
+
+/// An effect's key: where it comes from and its terms as written.
+#[derive(Serialize)]
+struct EffectKeyJson {
+    from: &'static str,
+    terms: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -105,6 +113,10 @@ fn output_json(o: &OutputReport) -> OutputJson<'_> {
     match o.role {
         Role::Effect => OutputJson::Effect {
             guarantee: o.guarantee.word(),
+            key: o.effect_key.as_ref().map(|k| EffectKeyJson {
+                from: k.from.word(),
+                terms: k.parts.iter().map(|p| term_text(&p.term)).collect(),
+            }),
             required: o.required.word(),
             role: "effect",
             target: &o.target,

@@ -47,6 +47,40 @@ pub struct OutputReport {
     pub loc: Loc,
     /// One label per failing clause, at the declaration responsible.
     pub failing: Vec<(Loc, String)>,
+    /// For effects: the key that names each message (`None` for writes and
+    /// untracked effects).
+    pub effect_key: Option<EffectKey>,
+}
+
+/// Where an effect's key comes from (flowc 0.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EffectKeyFrom {
+    /// Written on the emit: `via idempotency_key K`, or `via outbox ... key K`.
+    Own,
+    /// The key of the write that holds the outbox (its own key, else the task's).
+    Write,
+    /// The partition term of the `replace partition` write that holds the outbox.
+    Partition,
+    /// None of these: the interval and the message's position in the output.
+    Position,
+}
+
+impl EffectKeyFrom {
+    pub fn word(self) -> &'static str {
+        match self {
+            EffectKeyFrom::Own => "own",
+            EffectKeyFrom::Write => "write",
+            EffectKeyFrom::Partition => "partition",
+            EffectKeyFrom::Position => "position",
+        }
+    }
+}
+
+/// An effect's key: where it comes from and its terms (none for `Position`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EffectKey {
+    pub from: EffectKeyFrom,
+    pub parts: Vec<KeyPartDef>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -167,16 +201,31 @@ impl<'a> TaskFacts<'a> {
         }
     }
 
-    /// The commit mode in force: stated, else `after_write` for kinds with offsets.
+    /// The commit mode in force, for kinds with offsets: stated, else
+    /// `after_write` when the kind lists it (FL306), else the first mode the
+    /// kind lists (FL307), so `commits auto` loses; a kind that lists no
+    /// mode is taken as `auto` (offsets move on their own).
     pub fn effective_commit(&self, r: &super::model::ReadDef) -> Option<CommitMode> {
         let kind = self.program.kind_of(self.decl(r.decl));
         if !kind.offsets {
             return None;
         }
-        Some(
-            self.stated_commit(r)
-                .map_or(CommitMode::AfterWrite, |(c, _)| c),
-        )
+        if let Some((c, _)) = self.stated_commit(r) {
+            return Some(c);
+        }
+        if kind.commits.contains(&CommitMode::AfterWrite) {
+            return Some(CommitMode::AfterWrite);
+        }
+        Some(kind.first_commit.unwrap_or(CommitMode::Auto))
+    }
+
+    /// A read of a source with offsets that states no commit mode where the
+    /// kind does not offer `after_write` to default to (FL307).
+    pub fn no_commit_mode(&self, r: &super::model::ReadDef) -> bool {
+        let kind = self.program.kind_of(self.decl(r.decl));
+        kind.offsets
+            && self.stated_commit(r).is_none()
+            && !kind.commits.contains(&CommitMode::AfterWrite)
     }
 
     pub fn read_stable(&self, r: &super::model::ReadDef) -> bool {
@@ -255,26 +304,32 @@ impl<'a> TaskFacts<'a> {
         }
     }
 
-    /// FL104's condition for a record-level key.
+    /// FL104's condition for a record-level key (flowc 0.2): the key is
+    /// unique when (iii) it has an `output.*` term or `hash(output)`, or (ii)
+    /// it has `hash(input)` and no read's source declares `identity none`,
+    /// or (i) every read declares an identity and the key's `input.*` terms
+    /// cover each. Interval terms exempt nothing: they are shared by every
+    /// record of the interval.
     pub fn key_not_unique(&self, parts: &[&KeyPartDef]) -> bool {
         if parts.is_empty() {
             return false;
         }
-        let exempt = parts.iter().any(|p| {
-            matches!(
-                p.term,
-                Term::InputHash
-                    | Term::OutputField { .. }
-                    | Term::OutputHash
-                    | Term::IntervalStart
-                    | Term::IntervalEnd
-            )
-        });
-        let only_input = parts
+        if parts
             .iter()
-            .all(|p| matches!(p.term, Term::InputField { .. }));
-        if exempt || !only_input {
+            .any(|p| matches!(p.term, Term::OutputField { .. } | Term::OutputHash))
+        {
             return false;
+        }
+        let identities: Vec<Option<Vec<String>>> = self
+            .task
+            .reads
+            .iter()
+            .map(|r| self.read_identity(r))
+            .collect();
+        if parts.iter().any(|p| p.term == Term::InputHash) {
+            return identities
+                .iter()
+                .any(|id| id.as_ref().is_some_and(Vec::is_empty));
         }
         let fields: BTreeSet<&str> = parts
             .iter()
@@ -283,7 +338,7 @@ impl<'a> TaskFacts<'a> {
                 _ => None,
             })
             .collect();
-        self.task.reads.iter().any(|r| match self.read_identity(r) {
+        identities.iter().any(|id| match id {
             None => true,
             Some(id) if id.is_empty() => true,
             Some(id) => !id.iter().all(|f| fields.contains(f.as_str())),
@@ -317,10 +372,11 @@ impl<'a> TaskFacts<'a> {
         if parts.is_empty() {
             return false;
         }
-        // Unbound terms other than fields fill no column (RULES.md, FL107).
-        let (cols, _) = Self::key_columns(&parts);
+        // An unbound term other than a field fills no column, so the sink
+        // cannot enforce it: the key is not enforced (FL107, flowc 0.2).
+        let (cols, unbound) = Self::key_columns(&parts);
         let pk: BTreeSet<String> = pk.iter().cloned().collect();
-        cols == pk
+        !unbound && cols == pk
     }
 
     /// `write S transactional` with every read's offsets committed in the
@@ -601,6 +657,7 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
         },
         loc: w.loc,
         failing,
+        effect_key: None,
     }
 }
 
@@ -617,6 +674,43 @@ pub fn outbox_write<'a>(f: &TaskFacts<'a>, e: &EmitDef) -> Option<&'a WriteDef> 
             .iter()
             .find(|w| w.decl == *decl && f.sink_transactional(w.decl)),
         None => f.task.writes.iter().find(|w| f.sink_transactional(w.decl)),
+    }
+}
+
+/// An effect's key (flowc 0.2): the key written on the emit, else for an
+/// outbox the key of the write that holds it (its own, else the task's),
+/// else that write's partition term, else the interval and the message's
+/// position. `None` for an untracked emit.
+pub fn effect_key<'a>(
+    f: &TaskFacts<'a>,
+    e: &'a EmitDef,
+) -> Option<(EffectKeyFrom, Vec<&'a KeyPartDef>)> {
+    match &e.via {
+        ViaDef::Untracked => None,
+        ViaDef::IdempotencyKey(k) => Some((EffectKeyFrom::Own, k.parts.iter().collect())),
+        ViaDef::Outbox(_) => {
+            if let Some(k) = &e.key {
+                return Some((EffectKeyFrom::Own, k.parts.iter().collect()));
+            }
+            let w = outbox_write(f, e);
+            if let Some(k) = w.and_then(|w| f.write_key(w)) {
+                return Some((EffectKeyFrom::Write, k.parts.iter().collect()));
+            }
+            if let Some(p) = w.and_then(|w| w.partition.as_ref()) {
+                return Some((EffectKeyFrom::Partition, vec![p]));
+            }
+            Some((EffectKeyFrom::Position, Vec::new()))
+        }
+    }
+}
+
+/// Whether an effect key stays the same across attempts and re-runs: every
+/// term stable; the interval-and-position fallback is the interval, so it is
+/// run-scoped in a manual pipeline.
+pub fn effect_key_stable(f: &TaskFacts<'_>, from: EffectKeyFrom, parts: &[&KeyPartDef]) -> bool {
+    match from {
+        EffectKeyFrom::Position => f.scheduled(),
+        _ => parts.iter().all(|p| f.term_stable(&p.term)),
     }
 }
 
@@ -693,6 +787,9 @@ pub fn emit_report(f: &TaskFacts<'_>, e: &EmitDef, writes: &[OutputReport]) -> O
             }
             Some(w) => {
                 via = Some(f.decl(w.decl).name.clone());
+                let (from, parts) =
+                    effect_key(f, e).unwrap_or((EffectKeyFrom::Position, Vec::new()));
+                let key_stable = effect_key_stable(f, from, &parts);
                 let idx = f
                     .task
                     .writes
@@ -705,7 +802,19 @@ pub fn emit_report(f: &TaskFacts<'_>, e: &EmitDef, writes: &[OutputReport]) -> O
                 } else {
                     Guarantee::AtLeastOnce
                 };
-                let g = cap.meet(wg);
+                let mut g = cap.meet(wg);
+                if !key_stable {
+                    // A new key on a retry or re-run is a new message.
+                    g = g.meet(Guarantee::AtLeastOnce);
+                    if from == EffectKeyFrom::Position {
+                        failing.push((
+                            e.loc,
+                            "the outbox rows are named by the interval, which is the trigger time of a manual run: a re-run sends every message again (key_stable)".to_string(),
+                        ));
+                    } else {
+                        failing.extend(f.unstable_key_labels(&parts));
+                    }
+                }
                 if !kind.idempotency_key {
                     failing.push((e.loc, format!("kind `{}` has no idempotency key: a relay that crashes after sending sends again", kind.name)));
                 }
@@ -718,10 +827,21 @@ pub fn emit_report(f: &TaskFacts<'_>, e: &EmitDef, writes: &[OutputReport]) -> O
                         failing.extend(r.failing.iter().cloned());
                     }
                 }
-                (Tracking::Outbox, g, Clauses::default())
+                (
+                    Tracking::Outbox,
+                    g,
+                    Clauses {
+                        key_stable: Some(key_stable),
+                        ..Clauses::default()
+                    },
+                )
             }
         },
     };
+    let effect_key = effect_key(f, e).map(|(from, parts)| EffectKey {
+        from,
+        parts: parts.into_iter().cloned().collect(),
+    });
     let (required, required_loc) = f.requirement(e.require);
     OutputReport {
         target: effect.name.clone(),
@@ -736,6 +856,7 @@ pub fn emit_report(f: &TaskFacts<'_>, e: &EmitDef, writes: &[OutputReport]) -> O
         clauses,
         loc: e.loc,
         failing,
+        effect_key,
     }
 }
 
@@ -775,6 +896,8 @@ fn task_report(program: &Program, p: &PipelineDef, t: &TaskDef) -> TaskReport {
 pub enum KeyUse<'a> {
     Write(&'a WriteDef, Vec<&'a KeyPartDef>),
     Idempotency(&'a EmitDef, &'a KeyDef),
+    /// `emit E via outbox ... key K`: the effect's own key.
+    Outbox(&'a EmitDef, &'a KeyDef),
     /// The task's `key`, used by no write.
     TaskKey(&'a KeyDef),
 }
@@ -798,8 +921,10 @@ pub fn key_uses<'a>(f: &TaskFacts<'a>) -> Vec<KeyUse<'a>> {
         out.push(KeyUse::Write(w, parts));
     }
     for e in &f.task.emits {
-        if let ViaDef::IdempotencyKey(k) = &e.via {
-            out.push(KeyUse::Idempotency(e, k));
+        match (&e.via, &e.key) {
+            (ViaDef::IdempotencyKey(k), _) => out.push(KeyUse::Idempotency(e, k)),
+            (ViaDef::Outbox(_), Some(k)) => out.push(KeyUse::Outbox(e, k)),
+            _ => {}
         }
     }
     if let (false, Some(k)) = (task_key_used, &f.task.key) {

@@ -54,6 +54,9 @@ pub struct KindDef {
     pub state: bool,
     pub offsets: bool,
     pub commits: BTreeSet<CommitMode>,
+    /// The first mode the `commits` line lists: what a read with no commit
+    /// mode is assumed to do when the kind does not list `after_write`.
+    pub first_commit: Option<CommitMode>,
     pub coordinator: Option<String>,
     /// `idempotency key`
     pub idempotency_key: bool,
@@ -153,6 +156,8 @@ pub struct EmitDef {
     pub loc: Loc,
     pub via: ViaDef,
     pub via_loc: Option<Loc>,
+    /// `via outbox [S] key K`: the effect's own key.
+    pub key: Option<KeyDef>,
     pub require: Option<(Guarantee, Loc)>,
 }
 

@@ -269,6 +269,7 @@ impl Resolver<'_> {
             state: false,
             offsets: false,
             commits: BTreeSet::new(),
+            first_commit: None,
             coordinator: None,
             idempotency_key: false,
             params: Vec::new(),
@@ -355,6 +356,7 @@ impl Resolver<'_> {
                     for w in self.word_list(f, line, &words) {
                         if let Some((_, m)) = CommitMode::ALL.iter().find(|(n, _)| *n == w) {
                             def.commits.insert(*m);
+                            def.first_commit.get_or_insert(*m);
                         }
                     }
                 }
@@ -818,7 +820,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 // written (FL002 says what is wrong; no FL503 on top); the
                 // file has an error, so the value reaches no output.
                 "timeout" => {
-                    def.timeout = Some((self.duration_arg(f, s).unwrap_or(u64::MAX), at));
+                    def.timeout = Some((self.lease_arg(f, s).unwrap_or(u64::MAX), at));
                 }
                 "image" => {
                     def.image = self.string_arg_raw(f, s).map(|st| {
@@ -1180,7 +1182,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             "internal_retries" => def.internal_retries = self.int_arg(f, s).map(|n| (n, at)),
             "retry_delay" => def.retry_delay = self.duration_arg(f, s),
             // As for the pipeline's: a bad value still counts as written.
-            "timeout" => def.timeout = Some((self.duration_arg(f, s).unwrap_or(u64::MAX), at)),
+            "timeout" => def.timeout = Some((self.lease_arg(f, s).unwrap_or(u64::MAX), at)),
             "nondeterministic" => {
                 if self.no_value(f, s) {
                     def.nondeterministic = Some(at);
@@ -1370,6 +1372,10 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             },
             Some(ast::Via::IdempotencyKey(k, _)) => ViaDef::IdempotencyKey(self.key(f, k)?),
         };
+        let key = match &e.key {
+            Some(k) => Some(self.key(f, k)?),
+            None => None,
+        };
         let require = match &e.require {
             Some(r) => Some((self.guarantee_word(f, r)?, loc(f, r.span))),
             None => None,
@@ -1383,6 +1389,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             loc: loc(f, e.span),
             via,
             via_loc: e.via.as_ref().map(|v| loc(f, v.span())),
+            key,
             require,
         })
     }
@@ -1618,6 +1625,25 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
     fn duration_arg(&mut self, f: FileId, s: &ast::Setting) -> Option<u64> {
         self.number(f, s, NumberKind::Duration, "a duration", "30m")
             .and_then(|t| literal::parse_duration(&t).ok())
+    }
+
+    /// A duration that is a lease (`timeout`): zero is FL002, since a lease
+    /// of no time lets no attempt run (flowc 0.2).
+    fn lease_arg(&mut self, f: FileId, s: &ast::Setting) -> Option<u64> {
+        let d = self.duration_arg(f, s)?;
+        if d == 0 {
+            self.push(
+                Diagnostic::new(
+                    Code::FL002,
+                    f,
+                    s.value_span(),
+                    format!("`{}` of zero: a lease must be positive", s.name.name),
+                )
+                .help("give the longest time an attempt may run, such as `30m`; leave `timeout` out for no lease"),
+            );
+            return None;
+        }
+        Some(d)
     }
 
     fn date_arg(&mut self, f: FileId, s: &ast::Setting) -> Option<String> {

@@ -49,6 +49,7 @@ pub(super) fn generate_into(
     paths: &[PathBuf],
     out: &std::path::Path,
     mut generate: impl FnMut(&[crate::codegen::ir::Pipeline]) -> crate::codegen::target::Output,
+    warnings: fn(&[crate::codegen::ir::Pipeline]) -> Vec<crate::codegen::TargetProblem>,
 ) -> Result<Run, ExitCode> {
     use crate::codegen::{lower, places};
     let mut outcome = check_paths(paths).map_err(|e| usage_error(&e))?;
@@ -76,6 +77,12 @@ pub(super) fn generate_into(
         })
         .filter(|(_, pipelines)| !pipelines.is_empty())
         .collect();
+    // The target's warnings, with the `allow`s that cover them.
+    for (places, pipelines) in &lowered {
+        let mut found = places::problems_to_diagnostics(places, warnings(pipelines));
+        crate::rules::suppress::suppress_target(&outcome.program, &mut found);
+        extra.extend(found);
+    }
     // The model and the analysis are in the pipelines now: free them (on
     // the other core) before the output takes their memory.
     let model = (
@@ -153,9 +160,12 @@ pub(super) fn run(
             ArgoKindArg::Template => argo::ArgoKind::Template,
         },
     };
-    let result = generate_into(paths, out, |pipelines| {
-        (target.generate)(pipelines, &options)
-    });
+    let result = generate_into(
+        paths,
+        out,
+        |pipelines| (target.generate)(pipelines, &options),
+        target.warnings,
+    );
     let run = match result {
         Ok(run) => run,
         Err(code) => return code,

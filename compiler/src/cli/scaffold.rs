@@ -6,7 +6,9 @@ use std::process::ExitCode;
 use super::build::{generate_into, plural};
 
 pub(super) fn run(paths: &[PathBuf], out: &std::path::Path) -> ExitCode {
-    let result = generate_into(paths, out, crate::codegen::target::python_scaffold);
+    let result = generate_into(paths, out, crate::codegen::target::python_scaffold, |_| {
+        Vec::new()
+    });
     match result {
         Ok(run) => {
             let kept_note = if run.kept.is_empty() {

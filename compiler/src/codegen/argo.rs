@@ -69,6 +69,43 @@ const DAG_TASK: &str = include_str!("../../../templates/argo/dag_task.yaml.hbs")
 const CONTAINER_TEMPLATE: &str =
     include_str!("../../../templates/argo/container_template.yaml.hbs");
 
+/// FL807 for each scheduled pipeline with a read whose declaration has an
+/// interval-scoped parameter string: Argo runs no missed interval. One
+/// warning per pipeline, at its first such read, naming every such source.
+pub fn warnings(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
+    let mut out = Vec::new();
+    for pipeline in pipelines.iter().filter(|p| p.schedule.is_some()) {
+        let mut first: Option<(&str, &str)> = None;
+        let mut sources: Vec<&str> = Vec::new();
+        for task in &pipeline.tasks {
+            for read in &task.reads {
+                let scoped = read.source.params.values().any(|v| {
+                    matches!(v, crate::vocab::ParamValue::String(s) if crate::rules::fl807_interval_scoped(s))
+                });
+                if scoped {
+                    first.get_or_insert((&task.name, &read.source.name));
+                    if !sources.contains(&read.source.name.as_str()) {
+                        sources.push(&read.source.name);
+                    }
+                }
+            }
+        }
+        let Some((task, source)) = first else {
+            continue;
+        };
+        let (message, help) = crate::rules::fl807_words(&pipeline.name, &sources);
+        out.push(TargetProblem {
+            code: Code::FL807,
+            pipeline: pipeline.name.clone(),
+            task: Some(task.to_owned()),
+            message,
+            help,
+            at: At::Read(source.to_owned()),
+        });
+    }
+    out
+}
+
 /// Renders every pipeline, or returns every problem found in any of them.
 pub fn generate(
     pipelines: &[Pipeline],

@@ -131,6 +131,9 @@ pub struct Emit {
     pub outbox: Option<String>,
     /// `via idempotency_key K`: the key; for `outbox`, the key of the outbox's write.
     pub key: Option<Vec<KeyPart>>,
+    /// `via outbox ... key K`: the key written on the emit (the runtime
+    /// derives the fallbacks itself).
+    pub effect_key: Option<Vec<KeyPart>>,
     /// The effect kind declares `idempotency key`.
     pub kind_has_idempotency_key: bool,
     pub guarantee: Guarantee,

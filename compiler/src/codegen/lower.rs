@@ -139,6 +139,7 @@ fn lower_task(
                 tracking,
                 outbox,
                 key: k,
+                effect_key: key(e.key.as_ref()),
                 kind_has_idempotency_key: program.kind_of(effect).idempotency_key,
                 guarantee: o.guarantee,
                 required: o.required,

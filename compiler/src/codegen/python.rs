@@ -642,6 +642,7 @@ fn view(pipeline: &Pipeline, task: &Task, module: &str, transform_path: &str) ->
     if let Some(emits) = task_json.get_mut("emits").and_then(Value::as_array_mut) {
         for emit in emits {
             normalize_terms(emit, "key");
+            normalize_terms(emit, "effect_key");
         }
     }
     let transform_module = format!("{module}_transform");

@@ -29,6 +29,9 @@ pub struct Target {
     /// The files for the pipelines of one `.flow` file, or why they cannot be
     /// generated unchanged.
     pub generate: fn(&[Pipeline], &TargetOptions) -> Output,
+    /// Warnings about what the target does differently, for the pipelines
+    /// of one `.flow` file; they stop nothing from being written.
+    pub warnings: fn(&[Pipeline]) -> Vec<TargetProblem>,
 }
 
 /// Every target, in the order `--help` lists them.
@@ -37,16 +40,19 @@ pub static TARGETS: &[Target] = &[
         name: "airflow",
         about: "Airflow 3 DAG files",
         generate: |pipelines, _| airflow::generate(pipelines),
+        warnings: |_| Vec::new(),
     },
     Target {
         name: "argo",
         about: "Argo Workflows YAML",
         generate: |pipelines, options| argo::generate(pipelines, options.argo_kind),
+        warnings: argo::warnings,
     },
     Target {
         name: "ir",
         about: "The IR every other target renders from, as JSON (for debugging)",
         generate: |pipelines, _| ir_files(pipelines),
+        warnings: |_| Vec::new(),
     },
 ];
 

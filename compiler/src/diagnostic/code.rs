@@ -63,7 +63,7 @@ macro_rules! catalog {
             FL206 fl206_needs_transaction "needs-transaction" Error
                 "`replace partition` or `append ledger` on a sink that is not transactional";
             FL207 fl207_concurrent_writers "concurrent-writers" Warning
-                "two unordered tasks of one pipeline write the same sink";
+                "two unordered tasks write the same sink: in one pipeline, or in two pipelines of one run";
             FL301 fl301_auto_commit_offsets "auto-commit-offsets" Error
                 "a read whose offsets are committed on a timer (`commit auto`)";
             FL302 fl302_offset_before_sink "offset-before-sink" Error
@@ -76,6 +76,8 @@ macro_rules! catalog {
                 "a pin that the source's kind does not offer";
             FL306 fl306_uncommitted_offsets "uncommitted-offsets" Warning
                 "a source with offsets read with neither a pin nor a commit mode";
+            FL307 fl307_no_commit_mode "no-commit-mode" Error
+                "a source with offsets read with no commit mode, on a kind that offers no `after_write` to default to";
             FL401 fl401_untracked_effect "untracked-effect" Error
                 "a bare `emit`: the effect is sent again on every attempt";
             FL402 fl402_unstable_idempotency_key "unstable-idempotency-key" Error
@@ -116,6 +118,8 @@ macro_rules! catalog {
                 "an output path that would leave `--out`";
             FL805 fl805_no_runtime "no-runtime" Error
                 "`scaffold` for a kind that has no runtime yet";
+            FL807 fl807_no_catchup_on_target "no-catchup-on-target" Warning
+                "`build --target argo` of a scheduled pipeline whose reads follow the interval: Argo runs no missed interval";
             FL900 fl900_guarantee_below_requirement "guarantee-below-requirement" Error
                 "an output's derived guarantee is below its requirement";
         }

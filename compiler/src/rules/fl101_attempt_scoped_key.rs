@@ -21,6 +21,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 KeyUse::Idempotency(..) => continue,
                 KeyUse::Write(w, parts) => (parts.clone(), w.loc, format!("`write {}`", t.facts.decl(w.decl).name)),
                 KeyUse::TaskKey(k) => (k.parts.iter().collect(), k.loc, "the task's key".to_string()),
+                KeyUse::Outbox(e, k) => (k.parts.iter().collect(), e.loc, format!("`emit {}`", t.facts.decl(e.decl).name)),
             };
             for p in parts.into_iter().filter(|p| attempt_scoped(&p.term)) {
                 out.push(

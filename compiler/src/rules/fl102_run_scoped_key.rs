@@ -19,7 +19,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             let parts: Vec<&KeyPartDef> = match &u {
                 KeyUse::Idempotency(..) => continue,
                 KeyUse::Write(_, parts) => parts.clone(),
-                KeyUse::TaskKey(k) => k.parts.iter().collect(),
+                KeyUse::TaskKey(k) | KeyUse::Outbox(_, k) => k.parts.iter().collect(),
             };
             for p in parts {
                 let interval = matches!(p.term, Term::IntervalStart | Term::IntervalEnd);

@@ -23,10 +23,14 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             }
             let key = f.write_key(w).map_or(w.loc, |k| k.loc);
             let fields: Vec<&str> = parts.iter().filter_map(|p| match &p.term { Term::InputField { field } => Some(field.as_str()), _ => None }).collect();
+            let hashed = parts.iter().any(|p| p.term == Term::InputHash);
             let mut d = Diagnostic::new(RULE.code, key.file, key.span, format!("key of `write {}` in task `{}` may not identify input records uniquely", f.decl(w.decl).name, t.task.name));
             for r in &t.task.reads {
                 let src = f.decl(r.decl);
                 match f.read_identity(r) {
+                    // `hash(input)` is unique except under `identity none` (flowc 0.2).
+                    Some(id) if hashed && id.is_empty() => d = d.label(src.name_loc.file, src.name_loc.span, format!("`{}` has `identity none`: identical records are distinct events, and `hash(input)` collapses them into one", src.name)),
+                    _ if hashed => {}
                     None => d = d.label(src.name_loc.file, src.name_loc.span, format!("`{}` declares no identity", src.name)),
                     Some(id) if id.is_empty() => d = d.label(src.name_loc.file, src.name_loc.span, format!("`{}` has `identity none`: the same record can arrive twice under different keys", src.name)),
                     Some(id) => {
@@ -38,7 +42,15 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                     }
                 }
             }
-            out.push(d.help("key on the fields of the input's declared `identity` (or declare it), or on `hash(input)` when records have no identifier"));
+            let interval = parts.iter().any(|p| matches!(p.term, Term::IntervalStart | Term::IntervalEnd));
+            let help = if hashed {
+                "declare the source's `identity` if identical records are the same record, or key on an `output.*` term that tells them apart"
+            } else if interval {
+                "an interval term is shared by every record of the interval: add the fields of the input's declared `identity` to the key (or declare it)"
+            } else {
+                "key on the fields of the input's declared `identity` (or declare it), or on `hash(input)` when records have no identifier"
+            };
+            out.push(d.help(help));
         }
     });
 }

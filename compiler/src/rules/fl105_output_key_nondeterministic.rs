@@ -19,7 +19,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         for u in key_uses(&t.facts) {
             match u {
                 KeyUse::Write(_, ps) => parts.extend(ps),
-                KeyUse::Idempotency(_, k) | KeyUse::TaskKey(k) => parts.extend(k.parts.iter()),
+                KeyUse::Idempotency(_, k) | KeyUse::Outbox(_, k) | KeyUse::TaskKey(k) => parts.extend(k.parts.iter()),
             }
         }
         for p in parts.into_iter().filter(|p| matches!(p.term, Term::OutputField { .. } | Term::OutputHash)) {

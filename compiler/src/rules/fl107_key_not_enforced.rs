@@ -2,8 +2,8 @@
 
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
-use crate::analyze::guarantee::TaskFacts;
-use crate::vocab::Mode;
+use crate::analyze::guarantee::{term_text, TaskFacts};
+use crate::vocab::{Mode, Term};
 use crate::diagnostic::Diagnostic;
 
 pub const RULE: Rule = Rule {
@@ -21,9 +21,18 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             }
             let sink = f.decl(w.decl);
             let key = f.write_key(w).map_or(w.loc, |k| k.loc);
-            let (cols, _) = TaskFacts::key_columns(&parts);
+            let (cols, unbound) = TaskFacts::key_columns(&parts);
             let cols_text = cols.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ");
+            // A term that is not a field names no column: bind it.
+            let loose: Vec<_> = parts.iter().filter(|p| p.column.is_none() && !matches!(p.term, Term::InputField { .. } | Term::OutputField { .. })).collect();
             let d = match &sink.primary_key {
+                Some(_) if unbound && !loose.is_empty() => {
+                    let p = loose[0];
+                    let text = term_text(&p.term);
+                    Diagnostic::new(RULE.code, p.loc.file, p.loc.span, format!("`upsert` into `{}` in task `{}`: key term `{text}` fills no column, so the sink cannot enforce it", sink.name, t.task.name))
+                        .label(key.file, key.span, "the key is used here")
+                        .help(format!("bind it to a column of the primary key, `COL = {text}`, or leave it out of the key"))
+                }
                 None => Diagnostic::new(RULE.code, key.file, key.span, format!("`upsert` into `{}` in task `{}`: the sink has no primary key to enforce the key", sink.name, t.task.name))
                     .label(sink.name_loc.file, sink.name_loc.span, format!("`{}` declares no `primary_key`", sink.name))
                     .help(format!("declare `primary_key` on `{}` with the key's columns", sink.name)),

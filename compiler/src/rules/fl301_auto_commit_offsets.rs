@@ -13,7 +13,8 @@ pub const RULE: Rule = Rule {
 fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     ctx.each_task(|t| {
         for r in &t.task.reads {
-            if t.facts.effective_commit(r) != Some(CommitMode::Auto) {
+            // An assumed `auto` (no commit mode written) is FL307's finding.
+            if t.facts.effective_commit(r) != Some(CommitMode::Auto) || t.facts.no_commit_mode(r) {
                 continue;
             }
             let src = t.facts.decl(r.decl);

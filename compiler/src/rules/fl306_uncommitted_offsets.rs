@@ -14,7 +14,8 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     ctx.each_task(|t| {
         for r in &t.task.reads {
             let src = t.facts.decl(r.decl);
-            if !t.facts.program.kind_of(src).offsets || t.facts.effective_pin(r).is_some() || t.facts.stated_commit(r).is_some() {
+            // Without `after_write` to default to, FL307 says it instead.
+            if !t.facts.program.kind_of(src).offsets || t.facts.effective_pin(r).is_some() || t.facts.stated_commit(r).is_some() || t.facts.no_commit_mode(r) {
                 continue;
             }
             // Suggest only what the kind offers.

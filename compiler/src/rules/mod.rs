@@ -25,6 +25,11 @@ macro_rules! declare_rules {
 
 pub mod suppress;
 
+/// FL807's words and its test of a parameter string, for `codegen::argo`.
+pub(crate) use fl807_no_catchup_on_target::{
+    interval_scoped as fl807_interval_scoped, words as fl807_words,
+};
+
 /// The finding of a problem the front end found, in its rule's words.
 pub fn finding(problem: Problem) -> Diagnostic {
     match problem {

@@ -8,10 +8,13 @@ use crate::analyze::Program;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::source::FileId;
 
-/// Mark findings covered by an `allow`, and report allows that cover nothing
-/// (FL705), except in `broken` files: the rules did not run there, so an
-/// allow's finding may yet come once the file's other errors are fixed.
-pub fn suppress(program: &Program, broken: &BTreeSet<FileId>, diags: &mut Vec<Diagnostic>) {
+/// Target warnings found by `build` after `check` (FL807): an `allow` of
+/// one is applied to the build's findings ([`suppress_target`]), so `check`
+/// never calls it unused.
+const BUILD_CODES: [Code; 1] = [Code::FL807];
+
+/// Every `allow` of the run, each task's before its pipeline's.
+fn allows_of(program: &Program) -> Vec<(&AllowDef, bool)> {
     let mut allows: Vec<(&AllowDef, bool)> = Vec::new();
     for p in &program.pipelines {
         for t in &p.tasks {
@@ -19,6 +22,14 @@ pub fn suppress(program: &Program, broken: &BTreeSet<FileId>, diags: &mut Vec<Di
         }
         allows.extend(p.allows.iter().map(|a| (a, false)));
     }
+    allows
+}
+
+/// Mark each finding covered by an `allow`. The first allow in `allows`
+/// that covers it takes it: a task's comes before its pipeline's, so the
+/// narrowest scope wins, and a wider one counts as used only through the
+/// findings no narrower one took.
+fn mark(allows: &mut [(&AllowDef, bool)], diags: &mut [Diagnostic]) {
     for d in diags.iter_mut() {
         if matches!(
             d.code,
@@ -26,7 +37,6 @@ pub fn suppress(program: &Program, broken: &BTreeSet<FileId>, diags: &mut Vec<Di
         ) {
             continue;
         }
-        // Task allows come before pipeline allows: the narrowest scope wins.
         if let Some((a, used)) = allows
             .iter_mut()
             .find(|(a, _)| a.code == d.code && a.loc.file == d.file && a.scope.contains(d.span))
@@ -35,9 +45,25 @@ pub fn suppress(program: &Program, broken: &BTreeSet<FileId>, diags: &mut Vec<Di
             *used = true;
         }
     }
+}
+
+/// Mark findings covered by an `allow`, and report allows that cover nothing
+/// (FL705), except in `broken` files: the rules did not run there, so an
+/// allow's finding may yet come once the file's other errors are fixed.
+/// An allow of a code only `build` finds is never FL705 here.
+pub fn suppress(program: &Program, broken: &BTreeSet<FileId>, diags: &mut Vec<Diagnostic>) {
+    let mut allows = allows_of(program);
+    mark(&mut allows, diags);
     for (a, used) in allows {
-        if !used && !broken.contains(&a.loc.file) {
+        if !used && !broken.contains(&a.loc.file) && !BUILD_CODES.contains(&a.code) {
             diags.push(super::fl705_unused_allow::finding(a));
         }
     }
+}
+
+/// Mark the target warnings of a build that an `allow` covers.
+pub fn suppress_target(program: &Program, diags: &mut [Diagnostic]) {
+    let mut allows = allows_of(program);
+    allows.retain(|(a, _)| BUILD_CODES.contains(&a.code));
+    mark(&mut allows, diags);
 }

@@ -325,6 +325,8 @@ impl Via {
 pub struct Emit {
     pub effect: Ident,
     pub via: Option<Via>,
+    /// `via outbox [S] key K`: the effect's own key.
+    pub key: Option<KeyExpr>,
     pub require: Option<Ident>,
     pub span: Span,
 }

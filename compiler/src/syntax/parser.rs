@@ -761,6 +761,7 @@ impl Lower {
         let span = self.span_of(&pair);
         let mut effect = None;
         let mut via = None;
+        let mut key = None;
         let mut require = None;
         for p in pair.into_inner() {
             match p.as_rule() {
@@ -784,6 +785,21 @@ impl Lower {
                             .help("rename the sink, or leave the name out to use the task's first transactional write"),
                         );
                     }
+                    if let Some(k) = Self::first(&inner, Rule::outbox_key) {
+                        match Self::first(&k, Rule::key_expr) {
+                            Some(expr) => key = Some(self.key_expr(&expr)),
+                            None => self.diags.push(
+                                Diagnostic::new(
+                                    Code::FL001,
+                                    self.file,
+                                    Self::first(&k, Rule::kw_key)
+                                        .map_or_else(|| self.span_of(&k), |w| self.span_of(&w)),
+                                    "`key` after `via outbox` needs the key's terms",
+                                )
+                                .help("write the effect's key, e.g. `key input.id` or `key (input.id, interval.start)`, or remove `key` to use the key of the outbox's write"),
+                            ),
+                        }
+                    }
                     via = Some(if inner.as_rule() == Rule::outbox_via {
                         Via::Outbox(
                             Self::first(&inner, Rule::clause_free_name).map(|n| self.ident(&n)),
@@ -803,6 +819,7 @@ impl Lower {
         Some(Emit {
             effect: effect?,
             via,
+            key,
             require,
             span,
         })
@@ -983,7 +1000,7 @@ fn rule_words(rule: Rule) -> Option<&'static str> {
         Rule::optional_mark => "`?`",
         Rule::after_stmt | Rule::kw_after => "`after`",
         Rule::read_stmt | Rule::kw_read => "`read`",
-        Rule::key_stmt | Rule::kw_key | Rule::key_clause => "`key`",
+        Rule::key_stmt | Rule::kw_key | Rule::key_clause | Rule::outbox_key => "`key`",
         Rule::write_stmt | Rule::kw_write => "`write`",
         Rule::emit_stmt | Rule::kw_emit => "`emit`",
         Rule::run_stmt | Rule::kw_run => "`run`",

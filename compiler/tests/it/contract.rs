@@ -217,14 +217,16 @@ fn key_case(term: &str, scheduled: bool, nondeterministic: bool) -> String {
 
 #[test]
 fn every_key_term() {
-    // (term, stable in a scheduled deterministic task, code it triggers)
+    // (term, effectively_once in a scheduled deterministic task, code it
+    // triggers). An interval term is stable, but every record of the
+    // interval shares it, so the key is not unique (FL104 besides FL106).
     let cases: [(&str, bool, Option<&str>); 12] = [
         ("input.id", true, None),
         ("hash(input)", true, None),
         ("output.id", true, None),
         ("hash(output)", true, None),
-        ("interval.start", true, Some("FL106")),
-        ("interval.end", true, Some("FL106")),
+        ("interval.start", false, Some("FL104")),
+        ("interval.end", false, Some("FL106")),
         ("run.id", false, Some("FL102")),
         ("attempt.id", false, Some("FL101")),
         ("attempt.number", false, Some("FL101")),
@@ -545,13 +547,21 @@ fn writers_case(tasks: &[Writer<'_>]) -> String {
 #[test]
 fn concurrent_writers_are_found_without_comparing_all_pairs() {
     // (tasks: name, mode on `dt`, after; FL207 expected)
-    let cases: [(&[Writer<'_>], bool); 6] = [
+    let cases: [(&[Writer<'_>], bool); 7] = [
         (&[("a", "append", ""), ("b", "append", "")], true),
         (&[("a", "append", ""), ("b", "append", "a")], false),
+        // Two conditional commits move each other's version (flowc 0.2).
         (
             &[
                 ("a", "conditional_commit", ""),
                 ("b", "conditional_commit", ""),
+            ],
+            true,
+        ),
+        (
+            &[
+                ("a", "conditional_commit", ""),
+                ("b", "conditional_commit", "a"),
             ],
             false,
         ),

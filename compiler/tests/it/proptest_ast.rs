@@ -291,12 +291,16 @@ fn task_stmt() -> impl Strategy<Value = TaskStmt> {
     let emit = (
         name(),
         prop::option::of(via),
+        prop::option::of(key_expr()),
         prop::option::of(word(&["at_least_once", "effectively_once"])),
     )
-        .prop_map(|(effect, via, require)| {
+        .prop_map(|(effect, via, key, require)| {
+            // Only an outbox effect carries its own key.
+            let key = key.filter(|_| matches!(via, Some(Via::Outbox(..))));
             TaskStmt::Emit(Box::new(Emit {
                 effect,
                 via,
+                key,
                 require,
                 span: S,
             }))
@@ -711,6 +715,7 @@ fn program() -> impl Strategy<Value = File> {
                         stmts.push(TaskStmt::Emit(Box::new(Emit {
                             effect: ident(&effect_names[emit]),
                             via,
+                            key: None,
                             require: None,
                             span: S,
                         })));
@@ -1068,6 +1073,11 @@ impl<'a> Printer<'a> {
                         if let Some(n) = n {
                             self.sp();
                             self.ident(n);
+                        }
+                        if let Some(k) = &e.key {
+                            self.w(" key");
+                            self.sp();
+                            self.key_expr(k);
                         }
                     }
                     Some(Via::IdempotencyKey(k, _)) => {

@@ -92,6 +92,7 @@ class Emit:
     key: tuple[Term, ...] | None = None
     idempotency_key: bool = False
     guarantee: Guarantee = "none"
+    effect_key: tuple[Term, ...] | None = None
 
 
 @dataclass(frozen=True)
