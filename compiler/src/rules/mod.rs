@@ -54,6 +54,101 @@ pub fn finding(problem: Problem) -> Diagnostic {
         Problem::StatementTwice { what, at, first } => {
             fl007_duplicate_setting::statement_twice(what, at, first)
         }
+        Problem::UnknownCapability {
+            name,
+            kind,
+            near,
+            caps,
+            at,
+        } => fl003_unknown_property::unknown_capability(&name, &kind, near.as_deref(), caps, at),
+        Problem::UnknownProperty {
+            name,
+            role,
+            decl,
+            kind,
+            params,
+            near,
+            at,
+            kind_loc,
+        } => fl003_unknown_property::unknown_property(
+            &name,
+            (role, &decl),
+            &kind,
+            &params,
+            near.as_deref(),
+            at,
+            kind_loc,
+        ),
+        Problem::NotARoleProperty {
+            name,
+            role,
+            props,
+            at,
+        } => fl003_unknown_property::not_a_role_property(&name, role, props, at),
+        Problem::CommitWithoutOffsets { kind, decl, at } => {
+            fl003_unknown_property::commit_without_offsets(&kind, &decl, at)
+        }
+        Problem::CommitClauseWithoutOffsets { source, kind, at } => {
+            fl003_unknown_property::commit_clause_without_offsets(&source, &kind, at)
+        }
+        Problem::CommitNotOffered {
+            kind,
+            mode,
+            offered,
+            at,
+            kind_loc,
+        } => fl003_unknown_property::commit_not_offered(&kind, mode, &offered, at, kind_loc),
+        Problem::UnknownPipelineSetting {
+            name,
+            near,
+            settings,
+            task_setting,
+            at,
+        } => fl003_unknown_property::unknown_pipeline_setting(
+            &name,
+            near.as_deref(),
+            settings,
+            task_setting,
+            at,
+        ),
+        Problem::UnknownTaskStatement {
+            name,
+            task,
+            near,
+            at,
+        } => fl003_unknown_property::unknown_task_statement(&name, &task, near.as_deref(), at),
+        Problem::TakesNoValue { name, found, at } => {
+            fl006_wrong_type::takes_no_value(&name, found, at)
+        }
+        Problem::UnknownParamType { name, near, at } => {
+            fl006_wrong_type::unknown_param_type(&name, near.as_deref(), at)
+        }
+        Problem::EmptyCommand { at } => fl006_wrong_type::empty_command(at),
+        Problem::NeedsValue {
+            setting,
+            expected,
+            at,
+        } => fl006_wrong_type::needs_value(&setting, &expected, at),
+        Problem::TakesOneValue {
+            setting,
+            expected,
+            at,
+        } => fl006_wrong_type::takes_one_value(&setting, &expected, at),
+        Problem::WrongType {
+            setting,
+            expected,
+            found,
+            example,
+            at,
+        } => fl006_wrong_type::wrong_type(&setting, &expected, found, &example, at),
+        Problem::NotAValue {
+            value,
+            setting,
+            words,
+            one_of,
+            near,
+            at,
+        } => fl006_wrong_type::not_a_value(&value, &setting, &words, one_of, near.as_deref(), at),
         Problem::MissingParameter {
             role,
             decl,
