@@ -55,6 +55,43 @@ pub enum Problem {
         stdlib: Loc,
         again: Loc,
     },
+    /// FL001: `pinned name` at `at`, where `name` is no pin; `near` is the
+    /// closest pin.
+    NotAPin {
+        name: String,
+        near: Option<String>,
+        at: Loc,
+    },
+    /// FL001: `commit name` at `at`, where `name` is no commit mode; `near`
+    /// is the closest mode.
+    NotACommitMode {
+        name: String,
+        near: Option<String>,
+        at: Loc,
+    },
+    /// FL001: the write mode `name` at `at` is none; `near` is the closest
+    /// mode, or `replace` or `ledger` for the two-word ones.
+    NotAWriteMode {
+        name: String,
+        near: Option<String>,
+        at: Loc,
+    },
+    /// FL001: `require name` at `at`, where `name` is no guarantee; `near`
+    /// is the closest guarantee.
+    NotAGuarantee {
+        name: String,
+        near: Option<String>,
+        at: Loc,
+    },
+    /// FL001: the key term `text` at `at` is none of `terms`; `guess` is
+    /// what it most likely meant, `bare` the word when it is one bare word.
+    NotAKeyTerm {
+        text: String,
+        guess: Option<String>,
+        bare: Option<String>,
+        terms: &'static [&'static str],
+        at: Loc,
+    },
     /// FL003: the line `name` (at `at`) of kind `kind` is none of the
     /// capability lines `caps`; `near` is the closest line that is.
     UnknownCapability {
@@ -289,6 +326,11 @@ impl Problem {
     pub fn code(&self) -> Code {
         match self {
             Problem::Found(d) => d.code,
+            Problem::NotAPin { .. }
+            | Problem::NotACommitMode { .. }
+            | Problem::NotAWriteMode { .. }
+            | Problem::NotAGuarantee { .. }
+            | Problem::NotAKeyTerm { .. } => Code::FL001,
             Problem::UnknownCapability { .. }
             | Problem::UnknownProperty { .. }
             | Problem::NotARoleProperty { .. }

@@ -15,7 +15,7 @@ use super::problem::{Clause, Namespace, Problem};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::source::FileId;
 use crate::span::Span;
-use crate::suggest::{closest, did_you_mean};
+use crate::suggest::closest;
 use crate::syntax::ast::{self, Value};
 use crate::vocab::{CommitMode, Guarantee, Mode, OnAmbiguous, ParamType, ParamValue, Pin, Term};
 
@@ -1159,8 +1159,11 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                         rd.pin = Some(Some(*pin));
                         rd.pin_loc = Some(loc(f, id.span));
                     } else {
-                        self.push(Diagnostic::new(Code::FL001, f, id.span, format!("`{}` is not a pin{}", id.name, did_you_mean(&id.name, Pin::ALL.map(|(w, _)| w))))
-                            .help("the pins are `version`, `snapshot`, `listing` and `offsets`; write `unpinned` for none"));
+                        self.problem(Problem::NotAPin {
+                            name: id.name.clone(),
+                            near: closest(&id.name, Pin::ALL.map(|(w, _)| w)).map(str::to_string),
+                            at: loc(f, id.span),
+                        });
                     }
                 }
             }
@@ -1177,8 +1180,11 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 rd.commit = Some(*m);
                 rd.commit_loc = Some(loc(f, c.span));
             } else {
-                self.push(Diagnostic::new(Code::FL001, f, c.span, format!("`{}` is not a commit mode{}", c.name, did_you_mean(&c.name, CommitMode::ALL.map(|(w, _)| w))))
-                    .help("the commit modes are `auto`, `before_write`, `after_write` and `in_transaction`"));
+                self.problem(Problem::NotACommitMode {
+                    name: c.name.clone(),
+                    near: closest(&c.name, CommitMode::ALL.map(|(w, _)| w)).map(str::to_string),
+                    at: loc(f, c.span),
+                });
             }
         }
         let decl = decl?;
@@ -1230,13 +1236,11 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 } else {
                     let mut all = words.to_vec();
                     all.extend(["replace", "ledger"]);
-                    let hint = closest(&id.name, all).map(|s| match s {
-                        "replace" => "; did you mean `replace partition COL = TERM`?".to_string(),
-                        "ledger" => "; did you mean `append ledger`?".to_string(),
-                        s => format!("; did you mean `{s}`?"),
+                    self.problem(Problem::NotAWriteMode {
+                        name: id.name.clone(),
+                        near: closest(&id.name, all).map(str::to_string),
+                        at: loc(f, id.span),
                     });
-                    self.push(Diagnostic::new(Code::FL001, f, id.span, format!("`{}` is not a write mode{}", id.name, hint.unwrap_or_default()))
-                        .help("the modes are `upsert`, `replace partition COL = TERM`, `append`, `append ledger`, `check_then_append`, `conditional_commit`, `overwrite` and `transactional`"));
                     return None;
                 }
             }
@@ -1398,44 +1402,14 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                         })
                 }
             };
-            let hint = guess
-                .map(|g| format!("; did you mean `{g}`?"))
-                .unwrap_or_default();
             let bare = (names.len() == 1 && t.call.is_none()).then(|| names[0]);
-            self.push(
-                Diagnostic::new(
-                    Code::FL001,
-                    f,
-                    t.span,
-                    format!("`{text}` is not a key term{hint}"),
-                )
-                .help(if let Some(side @ ("input" | "output")) = bare {
-                    format!(
-                        "key on one field, `{side}.FIELD`, or on the whole record, `hash({side})`"
-                    )
-                } else if let Some(call @ ("now" | "uuid" | "random" | "hash")) = bare {
-                    let arg = if call == "hash" { "input" } else { "" };
-                    format!("`{call}` is called: write `{call}({arg})`")
-                } else if let Some(word @ ("interval" | "run" | "attempt")) = bare {
-                    let terms: Vec<String> = TERMS
-                        .iter()
-                        .filter(|t| t.starts_with(&format!("{word}.")))
-                        .map(|t| format!("`{t}`"))
-                        .collect();
-                    format!("name the part: {}", terms.join(" or "))
-                } else if bare.is_some() {
-                    format!("name where the value comes from: `input.{text}` or `output.{text}`")
-                } else {
-                    format!(
-                        "a key term is one of {}",
-                        TERMS[..12]
-                            .iter()
-                            .map(|w| format!("`{w}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                }),
-            );
+            self.problem(Problem::NotAKeyTerm {
+                text,
+                guess,
+                bare: bare.map(str::to_string),
+                terms: &TERMS,
+                at: loc(f, t.span),
+            });
         }
         term
     }
@@ -1695,8 +1669,11 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         if let Some((_, g)) = Guarantee::ALL.iter().find(|(w, _)| *w == id.name) {
             return Some(*g);
         }
-        self.push(Diagnostic::new(Code::FL001, f, id.span, format!("`{}` is not a guarantee{}", id.name, did_you_mean(&id.name, Guarantee::ALL.map(|(w, _)| w))))
-            .help("the guarantees are `exactly_once`, `effectively_once`, `at_least_once`, `at_most_once` and `none`"));
+        self.problem(Problem::NotAGuarantee {
+            name: id.name.clone(),
+            near: closest(&id.name, Guarantee::ALL.map(|(w, _)| w)).map(str::to_string),
+            at: loc(f, id.span),
+        });
         None
     }
 

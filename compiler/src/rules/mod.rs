@@ -54,6 +54,27 @@ pub fn finding(problem: Problem) -> Diagnostic {
         Problem::StatementTwice { what, at, first } => {
             fl007_duplicate_setting::statement_twice(what, at, first)
         }
+        Problem::NotAPin { name, near, at } => {
+            fl001_syntax_error::not_a_pin(&name, near.as_deref(), at)
+        }
+        Problem::NotACommitMode { name, near, at } => {
+            fl001_syntax_error::not_a_commit_mode(&name, near.as_deref(), at)
+        }
+        Problem::NotAWriteMode { name, near, at } => {
+            fl001_syntax_error::not_a_write_mode(&name, near.as_deref(), at)
+        }
+        Problem::NotAGuarantee { name, near, at } => {
+            fl001_syntax_error::not_a_guarantee(&name, near.as_deref(), at)
+        }
+        Problem::NotAKeyTerm {
+            text,
+            guess,
+            bare,
+            terms,
+            at,
+        } => {
+            fl001_syntax_error::not_a_key_term(&text, guess.as_deref(), bare.as_deref(), terms, at)
+        }
         Problem::UnknownCapability {
             name,
             kind,
