@@ -3,8 +3,9 @@
 //! holds each code's name, default severity, summary and explain page).
 //! Codes FL001–FL009, FL702, FL703, FL706 and FL707 are
 //! found while resolving names (`analyze::resolve`), which reports typed
-//! problems that [`finding`] words through the rule's file; `FL8xx` by the
-//! code generators; the rest by the `check` functions here.
+//! problems that [`finding`] words through the rule's file (FL001 also by
+//! the parser, which words its own findings); `FL8xx` by the code
+//! generators; the rest by the `check` functions here.
 
 /// Declares one `mod` per rule of the catalog (`diagnostic::code`) and the
 /// registry of their checks, in code order.
