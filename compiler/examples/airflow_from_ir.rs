@@ -1,6 +1,9 @@
 //! Render Airflow DAGs from IR JSON files written by hand (or by
 //! `flowc build --target ir`, then edited): `scripts/e2e/airflow` renders a
-//! 5,000-task DAG that keeps every edge, which no `.flow` file lowers to.
+//! 5,000-task DAG that keeps every edge, which no `.flow` file lowers to
+//! (lowering leaves out every edge a longer path implies), so the check of a
+//! large DAG's load time feeds the Airflow generator the IR directly. The
+//! `flowc` binary reads only `.flow` files; this is the one way in from IR.
 //!
 //! Usage: `cargo run -p flowc --example airflow_from_ir -- OUT_DIR FILE.json...`
 //! where each file holds one `ir::Pipeline` or a list of them.

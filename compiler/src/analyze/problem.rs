@@ -5,7 +5,7 @@
 use super::literal::{LiteralError, PlaceholderError};
 use super::model::{Loc, Role};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::vocab::ParamType;
+use crate::vocab::{CommitMode, ParamType};
 
 /// The namespace two declarations of one name clash in (FL703).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +55,158 @@ pub enum Problem {
         name: String,
         stdlib: Loc,
         again: Loc,
+    },
+    /// FL001: `pinned name` at `at`, where `name` is no pin; `near` is the
+    /// closest pin.
+    NotAPin {
+        name: String,
+        near: Option<String>,
+        at: Loc,
+    },
+    /// FL001: `commit name` at `at`, where `name` is no commit mode; `near`
+    /// is the closest mode.
+    NotACommitMode {
+        name: String,
+        near: Option<String>,
+        at: Loc,
+    },
+    /// FL001: the write mode `name` at `at` is none; `near` is the closest
+    /// mode, or `replace` or `ledger` for the two-word ones.
+    NotAWriteMode {
+        name: String,
+        near: Option<String>,
+        at: Loc,
+    },
+    /// FL001: `require name` at `at`, where `name` is no guarantee; `near`
+    /// is the closest guarantee.
+    NotAGuarantee {
+        name: String,
+        near: Option<String>,
+        at: Loc,
+    },
+    /// FL001: the key term `text` at `at` is none of `terms`; `guess` is
+    /// what it most likely meant, `bare` the word when it is one bare word.
+    NotAKeyTerm {
+        text: String,
+        guess: Option<String>,
+        bare: Option<String>,
+        terms: &'static [&'static str],
+        at: Loc,
+    },
+    /// FL003: the line `name` (at `at`) of kind `kind` is none of the
+    /// capability lines `caps`; `near` is the closest line that is.
+    UnknownCapability {
+        name: String,
+        kind: String,
+        near: Option<String>,
+        caps: &'static [&'static str],
+        at: Loc,
+    },
+    /// FL003: the `role` `decl` sets at `at` the property `name`, which its
+    /// kind `kind` (declared at `kind_loc`, with the parameters `params`)
+    /// does not declare; `near` is the closest name that is.
+    UnknownProperty {
+        name: String,
+        role: Role,
+        decl: String,
+        kind: String,
+        params: Vec<String>,
+        near: Option<String>,
+        at: Loc,
+        kind_loc: Loc,
+    },
+    /// FL003: a declaration of a kind used by analysis sets at `at` the
+    /// property `name`, which a `role` does not take; it takes `props`.
+    NotARoleProperty {
+        name: String,
+        role: Role,
+        props: &'static [&'static str],
+        at: Loc,
+    },
+    /// FL003: the source `decl` has a `commit` line at `at`, and its kind
+    /// `kind` has no offsets.
+    CommitWithoutOffsets { kind: String, decl: String, at: Loc },
+    /// FL003: `read source` has a `commit` clause at `at`, and the source's
+    /// kind `kind` has no offsets.
+    CommitClauseWithoutOffsets {
+        source: String,
+        kind: String,
+        at: Loc,
+    },
+    /// FL003: `commit mode` at `at`, which the kind `kind` (declared at
+    /// `kind_loc`, offering `offered`) does not offer.
+    CommitNotOffered {
+        kind: String,
+        mode: CommitMode,
+        offered: Vec<CommitMode>,
+        at: Loc,
+        kind_loc: Loc,
+    },
+    /// FL003: the pipeline setting `name` at `at` is none of `settings`;
+    /// `task_setting` when it is a task's, `near` the closest setting.
+    UnknownPipelineSetting {
+        name: String,
+        near: Option<String>,
+        settings: &'static [&'static str],
+        task_setting: bool,
+        at: Loc,
+    },
+    /// FL003: the statement `name` at `at` of the task `task` is no task
+    /// statement or setting; `near` is the closest that is.
+    UnknownTaskStatement {
+        name: String,
+        task: String,
+        near: Option<String>,
+        at: Loc,
+    },
+    /// FL006: `name` takes no value, and is given `found` at `at`.
+    TakesNoValue {
+        name: String,
+        found: &'static str,
+        at: Loc,
+    },
+    /// FL006: the parameter type `name` at `at` is no type; `near` is the
+    /// closest that is.
+    UnknownParamType {
+        name: String,
+        near: Option<String>,
+        at: Loc,
+    },
+    /// FL006: `run command` at `at` has an empty argv.
+    EmptyCommand { at: Loc },
+    /// FL006: the setting `setting` (named at `at`) has no value; it takes
+    /// `expected`.
+    NeedsValue {
+        setting: String,
+        expected: String,
+        at: Loc,
+    },
+    /// FL006: the setting `setting` has extra values at `at`; it takes one,
+    /// `expected`.
+    TakesOneValue {
+        setting: String,
+        expected: String,
+        at: Loc,
+    },
+    /// FL006: the setting `setting` has at `at` a value described as
+    /// `found`; it takes `expected`, written like `example`.
+    WrongType {
+        setting: String,
+        expected: String,
+        found: &'static str,
+        example: String,
+        at: Loc,
+    },
+    /// FL006: the word `value` at `at` is none of the `words` the setting
+    /// `setting` takes (`one_of` when it takes one, not a list); `near` is
+    /// the closest that is.
+    NotAValue {
+        value: String,
+        setting: String,
+        words: Vec<String>,
+        one_of: bool,
+        near: Option<String>,
+        at: Loc,
     },
     /// FL004: the `role` `decl` (named at `at`) does not set the required
     /// parameter `param` (of type `ty`) of its kind `kind`, declared at
@@ -199,7 +351,27 @@ impl Problem {
     pub fn code(&self) -> Code {
         match self {
             Problem::Found(d) => d.code,
+            Problem::NotAPin { .. }
+            | Problem::NotACommitMode { .. }
+            | Problem::NotAWriteMode { .. }
+            | Problem::NotAGuarantee { .. }
+            | Problem::NotAKeyTerm { .. } => Code::FL001,
+            Problem::UnknownCapability { .. }
+            | Problem::UnknownProperty { .. }
+            | Problem::NotARoleProperty { .. }
+            | Problem::CommitWithoutOffsets { .. }
+            | Problem::CommitClauseWithoutOffsets { .. }
+            | Problem::CommitNotOffered { .. }
+            | Problem::UnknownPipelineSetting { .. }
+            | Problem::UnknownTaskStatement { .. } => Code::FL003,
             Problem::MissingParameter { .. } => Code::FL004,
+            Problem::TakesNoValue { .. }
+            | Problem::UnknownParamType { .. }
+            | Problem::EmptyCommand { .. }
+            | Problem::NeedsValue { .. }
+            | Problem::TakesOneValue { .. }
+            | Problem::WrongType { .. }
+            | Problem::NotAValue { .. } => Code::FL006,
             Problem::KindLacksRole { .. } | Problem::RoleMismatch { .. } => Code::FL009,
             Problem::UnknownKind { .. }
             | Problem::UnknownDecl { .. }

@@ -15,7 +15,7 @@ use super::problem::{Clause, Namespace, Problem};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::source::FileId;
 use crate::span::Span;
-use crate::suggest::{closest, did_you_mean};
+use crate::suggest::closest;
 use crate::syntax::ast::{self, Value};
 use crate::vocab::{CommitMode, Guarantee, Mode, OnAmbiguous, ParamType, ParamValue, Pin, Term};
 
@@ -280,22 +280,13 @@ impl Resolver<'_> {
             if !CAPS.contains(&name) {
                 let mut all: Vec<&str> = CAPS.to_vec();
                 all.push("param");
-                self.push(
-                    Diagnostic::new(
-                        Code::FL003,
-                        f,
-                        line.name.span,
-                        format!(
-                            "unknown capability `{name}` in kind `{}`{}",
-                            k.name.name,
-                            did_you_mean(name, all.iter().copied())
-                        ),
-                    )
-                    .help(format!(
-                        "a kind's lines are {} and `param NAME: TYPE`",
-                        CAPS.map(|c| format!("`{c}`")).join(", ")
-                    )),
-                );
+                self.problem(Problem::UnknownCapability {
+                    name: name.to_string(),
+                    kind: k.name.name.clone(),
+                    near: closest(name, all.iter().copied()).map(str::to_string),
+                    caps: &CAPS,
+                    at: loc(f, line.name.span),
+                });
                 continue;
             }
             if !seen.first(self.diags, f, line) {
@@ -304,15 +295,11 @@ impl Resolver<'_> {
             match name {
                 "transactional" | "versioned" | "offsets" | "fenced" | "atomic" | "state" => {
                     if let Some(v) = line.args.first() {
-                        self.push(
-                            Diagnostic::new(
-                                Code::FL006,
-                                f,
-                                v.span(),
-                                format!("`{name}` takes no value, found {}", v.describe()),
-                            )
-                            .help(format!("write `{name}` alone on its line")),
-                        );
+                        self.problem(Problem::TakesNoValue {
+                            name: name.to_string(),
+                            found: v.describe(),
+                            at: loc(f, v.span()),
+                        });
                     }
                     match name {
                         "transactional" => def.transactional = true,
@@ -376,10 +363,11 @@ impl Resolver<'_> {
             param_seen.insert(&p.name.name, p.span);
             let Some((_, ty)) = ParamType::ALL.iter().find(|(w, _)| *w == p.ty.name) else {
                 let words = ParamType::ALL.map(|(w, _)| w);
-                self.push(
-                    Diagnostic::new(Code::FL006, f, p.ty.span, format!("unknown parameter type `{}`{}", p.ty.name, did_you_mean(&p.ty.name, words)))
-                        .help("the types are `string`, `int`, `bool`, `duration` and `key`, with `?` for optional"),
-                );
+                self.problem(Problem::UnknownParamType {
+                    name: p.ty.name.clone(),
+                    near: closest(&p.ty.name, words).map(str::to_string),
+                    at: loc(f, p.ty.span),
+                });
                 continue;
             };
             def.params.push(ParamDef {
@@ -492,35 +480,16 @@ impl Resolver<'_> {
             if !analysis && param.is_none() {
                 let mut names: Vec<&str> = kind.params.iter().map(|q| q.name.as_str()).collect();
                 names.extend(role_props(d.role));
-                let declared: Vec<String> = kind
-                    .params
-                    .iter()
-                    .map(|q| format!("`{}`", q.name))
-                    .collect();
-                self.push(
-                    Diagnostic::new(
-                        Code::FL003,
-                        f,
-                        p.name.span,
-                        format!(
-                            "unknown property `{name}` for {} `{}` of kind `{}`{}",
-                            d.role.word(),
-                            d.name.name,
-                            kind.name,
-                            did_you_mean(name, names.iter().copied())
-                        ),
-                    )
-                    .label(
-                        kind.loc.file,
-                        kind.loc.span,
-                        format!("kind `{}` declared here", kind.name),
-                    )
-                    .help(if declared.is_empty() {
-                        format!("kind `{}` declares no parameters", kind.name)
-                    } else {
-                        format!("kind `{}` declares {}", kind.name, declared.join(", "))
-                    }),
-                );
+                self.problem(Problem::UnknownProperty {
+                    name: name.to_string(),
+                    role: d.role,
+                    decl: d.name.name.clone(),
+                    kind: kind.name.clone(),
+                    params: kind.params.iter().map(|q| q.name.clone()).collect(),
+                    near: closest(name, names.iter().copied()).map(str::to_string),
+                    at: loc(f, p.name.span),
+                    kind_loc: kind.loc,
+                });
                 continue;
             }
             // `immutable` and `mutable` are one setting.
@@ -529,27 +498,12 @@ impl Resolver<'_> {
                 continue;
             }
             if analysis && !role_props(d.role).contains(&name) {
-                self.push(
-                    Diagnostic::new(
-                        Code::FL003,
-                        f,
-                        p.name.span,
-                        format!("`{name}` is not a property of {}s", d.role.word()),
-                    )
-                    .help(if role_props(d.role).is_empty() {
-                        format!("{}s take only their kind's parameters", d.role.word())
-                    } else {
-                        format!(
-                            "{}s take {}",
-                            d.role.word(),
-                            role_props(d.role)
-                                .iter()
-                                .map(|w| format!("`{w}`"))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        )
-                    }),
-                );
+                self.problem(Problem::NotARoleProperty {
+                    name: name.to_string(),
+                    role: d.role,
+                    props: role_props(d.role),
+                    at: loc(f, p.name.span),
+                });
                 continue;
             }
             let at = loc(f, p.span);
@@ -589,7 +543,7 @@ impl Resolver<'_> {
                                 .map(|(_, m)| *m);
                             def.commit_loc = Some(at);
                             if let Some(m) = def.commit.filter(|m| !kind.commits.contains(m)) {
-                                self.push(commit_not_offered(
+                                self.problem(commit_not_offered(
                                     f,
                                     p.args.first().map_or(p.span, ast::Value::span),
                                     &kind,
@@ -597,10 +551,11 @@ impl Resolver<'_> {
                                 ));
                             }
                         } else {
-                            self.push(
-                                Diagnostic::new(Code::FL003, f, p.name.span, format!("kind `{}` has no offsets, so `commit` does not apply to `{}`", kind.name, d.name.name))
-                                    .help("remove the line; `commit` is for kinds with offsets, such as `kafka_topic`"),
-                            );
+                            self.problem(Problem::CommitWithoutOffsets {
+                                kind: kind.name.clone(),
+                                decl: d.name.name.clone(),
+                                at: loc(f, p.name.span),
+                            });
                         }
                     }
                 }
@@ -749,26 +704,13 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         for s in &p.settings {
             let name = s.name.name.as_str();
             if !SETTINGS.contains(&name) {
-                let hint = if TASK_SETTINGS.contains(&name) {
-                    format!("`{name}` is a task setting; move it into a task")
-                } else {
-                    format!(
-                        "the pipeline settings are {}; a pipeline also holds `allow CODE because \"...\"` lines and `task` blocks",
-                        SETTINGS.map(|w| format!("`{w}`")).join(", ")
-                    )
-                };
-                self.push(
-                    Diagnostic::new(
-                        Code::FL003,
-                        f,
-                        s.name.span,
-                        format!(
-                            "unknown pipeline setting `{name}`{}",
-                            did_you_mean(name, SETTINGS)
-                        ),
-                    )
-                    .help(hint),
-                );
+                self.problem(Problem::UnknownPipelineSetting {
+                    name: name.to_string(),
+                    near: closest(name, SETTINGS).map(str::to_string),
+                    settings: &SETTINGS,
+                    task_setting: TASK_SETTINGS.contains(&name),
+                    at: loc(f, s.name.span),
+                });
                 continue;
             }
             if !seen.first(self.diags, f, s) {
@@ -1096,8 +1038,9 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                             self.check_image(f, image);
                         }
                         match r.command.first() {
-                            None => self.push(Diagnostic::new(Code::FL006, f, r.command_span, "`run command` needs at least the program to start")
-                                .help("write the argv as a list of strings: `run command [\"python\", \"-m\", \"job\"]`")),
+                            None => self.problem(Problem::EmptyCommand {
+                                at: loc(f, r.command_span),
+                            }),
                             // Later empty strings are argv entries like any
                             // other; the program is a file to start.
                             Some(program) if program.value.is_empty() => {
@@ -1150,27 +1093,12 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             words.extend([
                 "after", "read", "key", "write", "emit", "run", "env", "allow",
             ]);
-            let hint = if matches!(
-                name,
-                "schedule" | "start" | "timezone" | "catchup" | "image"
-            ) {
-                format!("`{name}` is a pipeline setting; move it to the pipeline")
-            } else {
-                "the task statements are `after`, `read`, `key`, `write`, `emit`, `run`, `env`, `allow`, and the settings `retries`, `internal_retries`, `retry_delay`, `timeout`, `nondeterministic`, `on_ambiguous`, `require`".to_string()
-            };
-            self.push(
-                Diagnostic::new(
-                    Code::FL003,
-                    f,
-                    s.name.span,
-                    format!(
-                        "unknown task statement `{name}` in task `{}`{}",
-                        def.name,
-                        did_you_mean(name, words)
-                    ),
-                )
-                .help(hint),
-            );
+            self.problem(Problem::UnknownTaskStatement {
+                name: name.to_string(),
+                task: def.name.clone(),
+                near: closest(name, words).map(str::to_string),
+                at: loc(f, s.name.span),
+            });
             return;
         }
         if !seen.first(self.diags, f, s) {
@@ -1233,8 +1161,11 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                         rd.pin = Some(Some(*pin));
                         rd.pin_loc = Some(loc(f, id.span));
                     } else {
-                        self.push(Diagnostic::new(Code::FL001, f, id.span, format!("`{}` is not a pin{}", id.name, did_you_mean(&id.name, Pin::ALL.map(|(w, _)| w))))
-                            .help("the pins are `version`, `snapshot`, `listing` and `offsets`; write `unpinned` for none"));
+                        self.problem(Problem::NotAPin {
+                            name: id.name.clone(),
+                            near: closest(&id.name, Pin::ALL.map(|(w, _)| w)).map(str::to_string),
+                            at: loc(f, id.span),
+                        });
                     }
                 }
             }
@@ -1251,8 +1182,11 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 rd.commit = Some(*m);
                 rd.commit_loc = Some(loc(f, c.span));
             } else {
-                self.push(Diagnostic::new(Code::FL001, f, c.span, format!("`{}` is not a commit mode{}", c.name, did_you_mean(&c.name, CommitMode::ALL.map(|(w, _)| w))))
-                    .help("the commit modes are `auto`, `before_write`, `after_write` and `in_transaction`"));
+                self.problem(Problem::NotACommitMode {
+                    name: c.name.clone(),
+                    near: closest(&c.name, CommitMode::ALL.map(|(w, _)| w)).map(str::to_string),
+                    at: loc(f, c.span),
+                });
             }
         }
         let decl = decl?;
@@ -1263,25 +1197,18 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             let kind = &self.names().kinds[self.names().decls[decl].kind_idx];
             if kind.offsets && !kind.commits.contains(&m) {
                 let d = commit_not_offered(f, at.span, kind, m);
-                self.push(d);
+                self.problem(d);
             }
         }
         if let Some(at) = rd.commit_loc {
             let d = &self.names().decls[decl];
             if !self.names().kinds[d.kind_idx].offsets {
                 let kind = d.kind.clone();
-                self.push(
-                    Diagnostic::new(
-                        Code::FL003,
-                        f,
-                        at.span,
-                        format!(
-                            "`commit` applies to kinds with offsets; `{}` is of kind `{kind}`",
-                            r.source.name
-                        ),
-                    )
-                    .help("remove the `commit` clause"),
-                );
+                self.problem(Problem::CommitClauseWithoutOffsets {
+                    source: r.source.name.clone(),
+                    kind,
+                    at: loc(f, at.span),
+                });
                 rd.commit = None;
             }
         }
@@ -1311,13 +1238,11 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 } else {
                     let mut all = words.to_vec();
                     all.extend(["replace", "ledger"]);
-                    let hint = closest(&id.name, all).map(|s| match s {
-                        "replace" => "; did you mean `replace partition COL = TERM`?".to_string(),
-                        "ledger" => "; did you mean `append ledger`?".to_string(),
-                        s => format!("; did you mean `{s}`?"),
+                    self.problem(Problem::NotAWriteMode {
+                        name: id.name.clone(),
+                        near: closest(&id.name, all).map(str::to_string),
+                        at: loc(f, id.span),
                     });
-                    self.push(Diagnostic::new(Code::FL001, f, id.span, format!("`{}` is not a write mode{}", id.name, hint.unwrap_or_default()))
-                        .help("the modes are `upsert`, `replace partition COL = TERM`, `append`, `append ledger`, `check_then_append`, `conditional_commit`, `overwrite` and `transactional`"));
                     return None;
                 }
             }
@@ -1484,44 +1409,14 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                         })
                 }
             };
-            let hint = guess
-                .map(|g| format!("; did you mean `{g}`?"))
-                .unwrap_or_default();
             let bare = (names.len() == 1 && t.call.is_none()).then(|| names[0]);
-            self.push(
-                Diagnostic::new(
-                    Code::FL001,
-                    f,
-                    t.span,
-                    format!("`{text}` is not a key term{hint}"),
-                )
-                .help(if let Some(side @ ("input" | "output")) = bare {
-                    format!(
-                        "key on one field, `{side}.FIELD`, or on the whole record, `hash({side})`"
-                    )
-                } else if let Some(call @ ("now" | "uuid" | "random" | "hash")) = bare {
-                    let arg = if call == "hash" { "input" } else { "" };
-                    format!("`{call}` is called: write `{call}({arg})`")
-                } else if let Some(word @ ("interval" | "run" | "attempt")) = bare {
-                    let terms: Vec<String> = TERMS
-                        .iter()
-                        .filter(|t| t.starts_with(&format!("{word}.")))
-                        .map(|t| format!("`{t}`"))
-                        .collect();
-                    format!("name the part: {}", terms.join(" or "))
-                } else if bare.is_some() {
-                    format!("name where the value comes from: `input.{text}` or `output.{text}`")
-                } else {
-                    format!(
-                        "a key term is one of {}",
-                        TERMS[..12]
-                            .iter()
-                            .map(|w| format!("`{w}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                }),
-            );
+            self.problem(Problem::NotAKeyTerm {
+                text,
+                guess,
+                bare: bare.map(str::to_string),
+                terms: &TERMS,
+                at: loc(f, t.span),
+            });
         }
         term
     }
@@ -1532,28 +1427,20 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         match s.args.as_slice() {
             [v] => Some(v),
             [] => {
-                self.push(
-                    Diagnostic::new(
-                        Code::FL006,
-                        f,
-                        s.name.span,
-                        format!("`{}` needs a value: {expected}", s.name.name),
-                    )
-                    .help(format!("write `{} VALUE` with {expected}", s.name.name)),
-                );
+                self.problem(Problem::NeedsValue {
+                    setting: s.name.name.clone(),
+                    expected: expected.to_string(),
+                    at: loc(f, s.name.span),
+                });
                 None
             }
             [_, rest @ ..] => {
                 let span = rest[0].span().to(rest[rest.len() - 1].span());
-                self.push(
-                    Diagnostic::new(
-                        Code::FL006,
-                        f,
-                        span,
-                        format!("`{}` takes one value, {expected}", s.name.name),
-                    )
-                    .help("remove the extra values, or put each statement on its own line"),
-                );
+                self.problem(Problem::TakesOneValue {
+                    setting: s.name.name.clone(),
+                    expected: expected.to_string(),
+                    at: loc(f, span),
+                });
                 None
             }
         }
@@ -1567,15 +1454,13 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         expected: &str,
         example: &str,
     ) {
-        self.push(
-            Diagnostic::new(
-                Code::FL006,
-                f,
-                v.span(),
-                format!("`{}` takes {expected}, found {}", s.name.name, v.describe()),
-            )
-            .help(format!("write it like `{} {example}`", s.name.name)),
-        );
+        self.problem(Problem::WrongType {
+            setting: s.name.name.clone(),
+            expected: expected.to_string(),
+            found: v.describe(),
+            example: example.to_string(),
+            at: loc(f, v.span()),
+        });
     }
 
     /// A number token checked for FL002 and then for the expected kind.
@@ -1696,20 +1581,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         match v {
             Value::Ident(i) if words.contains(&i.name.as_str()) => Some(i.name.clone()),
             Value::Ident(i) => {
-                self.push(
-                    Diagnostic::new(
-                        Code::FL006,
-                        f,
-                        i.span,
-                        format!(
-                            "`{}` is not a value of `{}`{}",
-                            i.name,
-                            s.name.name,
-                            did_you_mean(&i.name, words.iter().copied())
-                        ),
-                    )
-                    .help(format!("`{}` takes one of {list}", s.name.name)),
-                );
+                self.problem(not_a_value(f, s, i, words, true));
                 None
             }
             _ => {
@@ -1738,28 +1610,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         for v in items {
             match v {
                 Value::Ident(i) if words.contains(&i.name.as_str()) => out.push(i.name.clone()),
-                Value::Ident(i) => self.push(
-                    Diagnostic::new(
-                        Code::FL006,
-                        f,
-                        i.span,
-                        format!(
-                            "`{}` is not a value of `{}`{}",
-                            i.name,
-                            s.name.name,
-                            did_you_mean(&i.name, words.iter().copied())
-                        ),
-                    )
-                    .help(format!(
-                        "`{}` takes {}",
-                        s.name.name,
-                        words
-                            .iter()
-                            .map(|w| format!("`{w}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )),
-                ),
+                Value::Ident(i) => self.problem(not_a_value(f, s, i, words, false)),
                 other => {
                     self.wrong_type(f, s, other, "names", words.first().copied().unwrap_or(""));
                 }
@@ -1836,22 +1687,21 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         if let Some((_, g)) = Guarantee::ALL.iter().find(|(w, _)| *w == id.name) {
             return Some(*g);
         }
-        self.push(Diagnostic::new(Code::FL001, f, id.span, format!("`{}` is not a guarantee{}", id.name, did_you_mean(&id.name, Guarantee::ALL.map(|(w, _)| w))))
-            .help("the guarantees are `exactly_once`, `effectively_once`, `at_least_once`, `at_most_once` and `none`"));
+        self.problem(Problem::NotAGuarantee {
+            name: id.name.clone(),
+            near: closest(&id.name, Guarantee::ALL.map(|(w, _)| w)).map(str::to_string),
+            at: loc(f, id.span),
+        });
         None
     }
 
     fn no_value(&mut self, f: FileId, s: &ast::Setting) -> bool {
         if let Some(v) = s.args.first() {
-            self.push(
-                Diagnostic::new(
-                    Code::FL006,
-                    f,
-                    v.span(),
-                    format!("`{}` takes no value, found {}", s.name.name, v.describe()),
-                )
-                .help(format!("write `{}` alone on its line", s.name.name)),
-            );
+            self.problem(Problem::TakesNoValue {
+                name: s.name.name.clone(),
+                found: v.describe(),
+                at: loc(f, v.span()),
+            });
             return false;
         }
         true
@@ -1950,28 +1800,33 @@ impl Seen {
 }
 
 /// FL003: a commit mode the kind does not list in `commits`.
-fn commit_not_offered(f: FileId, span: Span, kind: &KindDef, mode: CommitMode) -> Diagnostic {
-    let offered: Vec<String> = kind
-        .commits
-        .iter()
-        .map(|m| format!("`{}`", m.word()))
-        .collect();
-    Diagnostic::new(
-        Code::FL003,
-        f,
-        span,
-        format!(
-            "kind `{}` does not offer `commit {}`",
-            kind.name,
-            mode.word()
-        ),
-    )
-    .label(kind.loc.file, kind.loc.span, format!("kind `{}` declared here", kind.name))
-    .help(if offered.is_empty() {
-        format!("kind `{}` lists no `commits`; add the mode to its `commits` line if the connector can do it", kind.name)
-    } else {
-        format!("kind `{}` commits {}", kind.name, offered.join(", "))
-    })
+fn commit_not_offered(f: FileId, span: Span, kind: &KindDef, mode: CommitMode) -> Problem {
+    Problem::CommitNotOffered {
+        kind: kind.name.clone(),
+        mode,
+        offered: kind.commits.iter().copied().collect(),
+        at: loc(f, span),
+        kind_loc: kind.loc,
+    }
+}
+
+/// FL006: the word `i` of the setting `s`, none of `words`; `one_of` when
+/// `s` takes one of them.
+fn not_a_value(
+    f: FileId,
+    s: &ast::Setting,
+    i: &ast::Ident,
+    words: &[&str],
+    one_of: bool,
+) -> Problem {
+    Problem::NotAValue {
+        value: i.name.clone(),
+        setting: s.name.name.clone(),
+        words: words.iter().map(|w| (*w).to_string()).collect(),
+        one_of,
+        near: closest(&i.name, words.iter().copied()).map(str::to_string),
+        at: loc(f, i.span),
+    }
 }
 
 /// The first of a statement's repeatable clauses; every later one is FL007.

@@ -1,11 +1,197 @@
 //! FL003 `unknown-property`: a property, parameter or setting that the kind or block does not declare.
 //!
-//! Found while resolving names and literals (`analyze::resolve`).
+//! Found while resolving names and literals (`analyze::resolve`), which
+//! reports a typed `Problem`; its words are here.
 
 use super::Rule;
-use crate::diagnostic::Code;
+use crate::analyze::model::{Loc, Role};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::suggest::mean;
+use crate::vocab::CommitMode;
 
 pub const RULE: Rule = Rule {
     code: Code::FL003,
     check: None,
 };
+
+/// Each word in backticks, joined by `, `.
+fn ticked(words: &[&str]) -> String {
+    words
+        .iter()
+        .map(|w| format!("`{w}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A line `name` (at `at`) of kind `kind` that is no capability; `caps` are
+/// the capability lines, `near` the closest line that is.
+pub fn unknown_capability(
+    name: &str,
+    kind: &str,
+    near: Option<&str>,
+    caps: &[&str],
+    at: Loc,
+) -> Diagnostic {
+    Diagnostic::new(
+        Code::FL003,
+        at.file,
+        at.span,
+        format!("unknown capability `{name}` in kind `{kind}`{}", mean(near)),
+    )
+    .help(format!(
+        "a kind's lines are {} and `param NAME: TYPE`",
+        ticked(caps)
+    ))
+}
+
+/// The property `name` (at `at`) of the declaration `decl` (its role and
+/// name), which its kind `kind` (declared at `kind_loc`, with the parameters
+/// `params`) does not declare; `near` is the closest name that is.
+pub fn unknown_property(
+    name: &str,
+    (role, decl): (Role, &str),
+    kind: &str,
+    params: &[String],
+    near: Option<&str>,
+    at: Loc,
+    kind_loc: Loc,
+) -> Diagnostic {
+    let declared: Vec<String> = params.iter().map(|q| format!("`{q}`")).collect();
+    Diagnostic::new(
+        Code::FL003,
+        at.file,
+        at.span,
+        format!(
+            "unknown property `{name}` for {} `{decl}` of kind `{kind}`{}",
+            role.word(),
+            mean(near)
+        ),
+    )
+    .label(
+        kind_loc.file,
+        kind_loc.span,
+        format!("kind `{kind}` declared here"),
+    )
+    .help(if declared.is_empty() {
+        format!("kind `{kind}` declares no parameters")
+    } else {
+        format!("kind `{kind}` declares {}", declared.join(", "))
+    })
+}
+
+/// The property `name` (at `at`) of a kind used by analysis, which a `role`
+/// does not take; `props` are those it takes.
+pub fn not_a_role_property(name: &str, role: Role, props: &[&str], at: Loc) -> Diagnostic {
+    Diagnostic::new(
+        Code::FL003,
+        at.file,
+        at.span,
+        format!("`{name}` is not a property of {}s", role.word()),
+    )
+    .help(if props.is_empty() {
+        format!("{}s take only their kind's parameters", role.word())
+    } else {
+        format!("{}s take {}", role.word(), ticked(props))
+    })
+}
+
+/// A `commit` line (at `at`) of the source `decl`, whose kind `kind` has no
+/// offsets.
+pub fn commit_without_offsets(kind: &str, decl: &str, at: Loc) -> Diagnostic {
+    Diagnostic::new(
+        Code::FL003,
+        at.file,
+        at.span,
+        format!("kind `{kind}` has no offsets, so `commit` does not apply to `{decl}`"),
+    )
+    .help("remove the line; `commit` is for kinds with offsets, such as `kafka_topic`")
+}
+
+/// A `commit` clause (at `at`) of `read source`, whose kind `kind` has no
+/// offsets.
+pub fn commit_clause_without_offsets(source: &str, kind: &str, at: Loc) -> Diagnostic {
+    Diagnostic::new(
+        Code::FL003,
+        at.file,
+        at.span,
+        format!("`commit` applies to kinds with offsets; `{source}` is of kind `{kind}`"),
+    )
+    .help("remove the `commit` clause")
+}
+
+/// `commit mode` (at `at`), which the kind `kind` (declared at `kind_loc`,
+/// offering `offered`) does not offer.
+pub fn commit_not_offered(
+    kind: &str,
+    mode: CommitMode,
+    offered: &[CommitMode],
+    at: Loc,
+    kind_loc: Loc,
+) -> Diagnostic {
+    let offered: Vec<String> = offered.iter().map(|m| format!("`{}`", m.word())).collect();
+    Diagnostic::new(
+        Code::FL003,
+        at.file,
+        at.span,
+        format!("kind `{kind}` does not offer `commit {}`", mode.word()),
+    )
+    .label(
+        kind_loc.file,
+        kind_loc.span,
+        format!("kind `{kind}` declared here"),
+    )
+    .help(if offered.is_empty() {
+        format!("kind `{kind}` lists no `commits`; add the mode to its `commits` line if the connector can do it")
+    } else {
+        format!("kind `{kind}` commits {}", offered.join(", "))
+    })
+}
+
+/// The pipeline setting `name` (at `at`), which is none of `settings`;
+/// `task_setting` when it is a task's, `near` the closest setting.
+pub fn unknown_pipeline_setting(
+    name: &str,
+    near: Option<&str>,
+    settings: &[&str],
+    task_setting: bool,
+    at: Loc,
+) -> Diagnostic {
+    let hint = if task_setting {
+        format!("`{name}` is a task setting; move it into a task")
+    } else {
+        format!(
+            "the pipeline settings are {}; a pipeline also holds `allow CODE because \"...\"` lines and `task` blocks",
+            ticked(settings)
+        )
+    };
+    Diagnostic::new(
+        Code::FL003,
+        at.file,
+        at.span,
+        format!("unknown pipeline setting `{name}`{}", mean(near)),
+    )
+    .help(hint)
+}
+
+/// The statement `name` (at `at`) of the task `task`, which is no task
+/// statement or setting; `near` is the closest that is.
+pub fn unknown_task_statement(name: &str, task: &str, near: Option<&str>, at: Loc) -> Diagnostic {
+    let hint = if matches!(
+        name,
+        "schedule" | "start" | "timezone" | "catchup" | "image"
+    ) {
+        format!("`{name}` is a pipeline setting; move it to the pipeline")
+    } else {
+        "the task statements are `after`, `read`, `key`, `write`, `emit`, `run`, `env`, `allow`, and the settings `retries`, `internal_retries`, `retry_delay`, `timeout`, `nondeterministic`, `on_ambiguous`, `require`".to_string()
+    };
+    Diagnostic::new(
+        Code::FL003,
+        at.file,
+        at.span,
+        format!(
+            "unknown task statement `{name}` in task `{task}`{}",
+            mean(near)
+        ),
+    )
+    .help(hint)
+}

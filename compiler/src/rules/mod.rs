@@ -3,8 +3,9 @@
 //! holds each code's name, default severity, summary and explain page).
 //! Codes FL001–FL009, FL702, FL703, FL706 and FL707 are
 //! found while resolving names (`analyze::resolve`), which reports typed
-//! problems that [`finding`] words through the rule's file; `FL8xx` by the
-//! code generators; the rest by the `check` functions here.
+//! problems that [`finding`] words through the rule's file (FL001 also by
+//! the parser, which words its own findings); `FL8xx` by the code
+//! generators; the rest by the `check` functions here.
 
 /// Declares one `mod` per rule of the catalog (`diagnostic::code`) and the
 /// registry of their checks, in code order.
@@ -59,6 +60,122 @@ pub fn finding(problem: Problem) -> Diagnostic {
         Problem::StatementTwice { what, at, first } => {
             fl007_duplicate_setting::statement_twice(what, at, first)
         }
+        Problem::NotAPin { name, near, at } => {
+            fl001_syntax_error::not_a_pin(&name, near.as_deref(), at)
+        }
+        Problem::NotACommitMode { name, near, at } => {
+            fl001_syntax_error::not_a_commit_mode(&name, near.as_deref(), at)
+        }
+        Problem::NotAWriteMode { name, near, at } => {
+            fl001_syntax_error::not_a_write_mode(&name, near.as_deref(), at)
+        }
+        Problem::NotAGuarantee { name, near, at } => {
+            fl001_syntax_error::not_a_guarantee(&name, near.as_deref(), at)
+        }
+        Problem::NotAKeyTerm {
+            text,
+            guess,
+            bare,
+            terms,
+            at,
+        } => {
+            fl001_syntax_error::not_a_key_term(&text, guess.as_deref(), bare.as_deref(), terms, at)
+        }
+        Problem::UnknownCapability {
+            name,
+            kind,
+            near,
+            caps,
+            at,
+        } => fl003_unknown_property::unknown_capability(&name, &kind, near.as_deref(), caps, at),
+        Problem::UnknownProperty {
+            name,
+            role,
+            decl,
+            kind,
+            params,
+            near,
+            at,
+            kind_loc,
+        } => fl003_unknown_property::unknown_property(
+            &name,
+            (role, &decl),
+            &kind,
+            &params,
+            near.as_deref(),
+            at,
+            kind_loc,
+        ),
+        Problem::NotARoleProperty {
+            name,
+            role,
+            props,
+            at,
+        } => fl003_unknown_property::not_a_role_property(&name, role, props, at),
+        Problem::CommitWithoutOffsets { kind, decl, at } => {
+            fl003_unknown_property::commit_without_offsets(&kind, &decl, at)
+        }
+        Problem::CommitClauseWithoutOffsets { source, kind, at } => {
+            fl003_unknown_property::commit_clause_without_offsets(&source, &kind, at)
+        }
+        Problem::CommitNotOffered {
+            kind,
+            mode,
+            offered,
+            at,
+            kind_loc,
+        } => fl003_unknown_property::commit_not_offered(&kind, mode, &offered, at, kind_loc),
+        Problem::UnknownPipelineSetting {
+            name,
+            near,
+            settings,
+            task_setting,
+            at,
+        } => fl003_unknown_property::unknown_pipeline_setting(
+            &name,
+            near.as_deref(),
+            settings,
+            task_setting,
+            at,
+        ),
+        Problem::UnknownTaskStatement {
+            name,
+            task,
+            near,
+            at,
+        } => fl003_unknown_property::unknown_task_statement(&name, &task, near.as_deref(), at),
+        Problem::TakesNoValue { name, found, at } => {
+            fl006_wrong_type::takes_no_value(&name, found, at)
+        }
+        Problem::UnknownParamType { name, near, at } => {
+            fl006_wrong_type::unknown_param_type(&name, near.as_deref(), at)
+        }
+        Problem::EmptyCommand { at } => fl006_wrong_type::empty_command(at),
+        Problem::NeedsValue {
+            setting,
+            expected,
+            at,
+        } => fl006_wrong_type::needs_value(&setting, &expected, at),
+        Problem::TakesOneValue {
+            setting,
+            expected,
+            at,
+        } => fl006_wrong_type::takes_one_value(&setting, &expected, at),
+        Problem::WrongType {
+            setting,
+            expected,
+            found,
+            example,
+            at,
+        } => fl006_wrong_type::wrong_type(&setting, &expected, found, &example, at),
+        Problem::NotAValue {
+            value,
+            setting,
+            words,
+            one_of,
+            near,
+            at,
+        } => fl006_wrong_type::not_a_value(&value, &setting, &words, one_of, near.as_deref(), at),
         Problem::MissingParameter {
             role,
             decl,

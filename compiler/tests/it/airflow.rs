@@ -5,26 +5,10 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use flowc::codegen::ir::{EnvVar, Pipeline, Schedule, Task};
+use crate::common::ir::{date, schedule};
+use flowc::codegen::ir::{EnvVar, Pipeline, Task};
 use flowc::codegen::{airflow, GeneratedFile};
 use flowc::vocab::OnAmbiguous;
-
-/// A schedule as the front end lowers it: a preset with its five fields.
-fn schedule(text: &str) -> Schedule {
-    let cron = match text {
-        "@hourly" => "0 * * * *",
-        "@daily" => "0 0 * * *",
-        other => other,
-    };
-    Schedule {
-        text: text.into(),
-        cron: cron.into(),
-    }
-}
-
-fn date(text: &str) -> jiff::civil::Date {
-    text.parse().expect("a date")
-}
 
 fn task(name: &str, upstream: &[&str], command: &[&str]) -> Task {
     Task {

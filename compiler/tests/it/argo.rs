@@ -5,30 +5,14 @@
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
+use crate::common::ir::{date, schedule};
 use flowc::codegen::argo::{generate, ArgoKind};
-use flowc::codegen::ir::{Endpoint, EnvVar, KeyPart, Pipeline, Schedule, Task, Write};
+use flowc::codegen::ir::{Endpoint, EnvVar, KeyPart, Pipeline, Task, Write};
 use flowc::codegen::TargetProblem;
 use flowc::vocab::{Guarantee, Mode, OnAmbiguous, Term};
 use serde_json::{json, Value};
 
 // ---------------------------------------------------------------- builders
-
-/// A schedule as the front end lowers it: a preset with its five fields.
-fn schedule(text: &str) -> Schedule {
-    let cron = match text {
-        "@hourly" => "0 * * * *",
-        "@daily" => "0 0 * * *",
-        other => other,
-    };
-    Schedule {
-        text: text.into(),
-        cron: cron.into(),
-    }
-}
-
-fn date(text: &str) -> jiff::civil::Date {
-    text.parse().expect("a date")
-}
 
 fn sink(name: &str) -> Endpoint {
     Endpoint {

@@ -75,6 +75,12 @@ fn trigger_snapshots() {
             common::human(&o),
             common::json(&o)
         );
-        insta::assert_snapshot!(format!("{}_{}", r.as_str(), r.name()), snap);
+        // Each rule's snapshot sits beside its fixtures (the path is from
+        // this file's folder, `compiler/tests/it`).
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path(format!("../../../{FIXTURES}/{}", r.as_str()));
+        settings.bind(|| {
+            insta::assert_snapshot!(format!("{}_{}", r.as_str(), r.name()), snap);
+        });
     }
 }

@@ -9,6 +9,8 @@ use std::sync::Once;
 use flowc::check::Outcome;
 use flowc::diagnostic::{self, Summary};
 
+pub mod ir;
+
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
