@@ -1040,3 +1040,31 @@ pub fn key_uses<'a>(f: &TaskFacts<'a>) -> Vec<KeyUse<'a>> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::has_interval_placeholder;
+
+    #[test]
+    fn an_interval_placeholder_makes_a_string_interval_scoped() {
+        for s in [
+            "out/dt={interval.start}/",
+            "{interval.end}",
+            "t_{interval.date}",
+            "p/{interval.start:%Y}/",
+            "naïve/{interval.start}",
+        ] {
+            assert!(has_interval_placeholder(s), "{s}");
+        }
+        for s in [
+            "out/",
+            "{{interval.start}}",
+            "{run.id}",
+            "{interval",
+            "interval.start",
+            "{x}{",
+        ] {
+            assert!(!has_interval_placeholder(s), "{s}");
+        }
+    }
+}
