@@ -39,6 +39,7 @@ struct TaskJson<'a> {
 #[serde(untagged)]
 enum OutputJson<'a> {
     Effect {
+        clauses: EffectClausesJson,
         guarantee: &'static str,
         key: Option<EffectKeyJson>,
         required: &'static str,
@@ -67,25 +68,40 @@ struct EffectKeyJson {
 #[derive(Serialize)]
 struct ClausesJson {
     deterministic: Option<bool>,
+    every_interval_runs: Option<bool>,
     idempotent: Option<bool>,
     input_stable: Option<bool>,
     key_stable: Option<bool>,
     key_unique: Option<bool>,
     lease: Option<bool>,
     no_loss: Option<bool>,
+    no_regression: Option<bool>,
     shared_coordinator: Option<bool>,
     versioned: Option<bool>,
+}
+
+/// An effect's clauses: the ones that apply to effects (`null` where one
+/// does not apply to its tracking, such as `key_stable` of a bare `emit`).
+#[derive(Serialize)]
+struct EffectClausesJson {
+    deterministic: Option<bool>,
+    every_interval_runs: Option<bool>,
+    input_stable: Option<bool>,
+    key_stable: Option<bool>,
+    no_loss: Option<bool>,
 }
 
 fn clauses_json(c: &Clauses) -> ClausesJson {
     ClausesJson {
         deterministic: c.deterministic,
+        every_interval_runs: c.every_interval_runs,
         idempotent: c.idempotent,
         input_stable: c.input_stable,
         key_stable: c.key_stable,
         key_unique: c.key_unique,
         lease: c.lease,
         no_loss: c.no_loss,
+        no_regression: c.no_regression,
         shared_coordinator: c.shared_coordinator,
         versioned: c.versioned,
     }
@@ -100,6 +116,8 @@ pub fn failing_clauses(c: &Clauses) -> Vec<&'static str> {
         ("key_unique", c.key_unique),
         ("idempotent", c.idempotent),
         ("no_loss", c.no_loss),
+        ("no_regression", c.no_regression),
+        ("every_interval_runs", c.every_interval_runs),
         ("shared_coordinator", c.shared_coordinator),
         ("versioned", c.versioned),
     ]
@@ -112,6 +130,13 @@ pub fn failing_clauses(c: &Clauses) -> Vec<&'static str> {
 fn output_json(o: &OutputReport) -> OutputJson<'_> {
     match o.role {
         Role::Effect => OutputJson::Effect {
+            clauses: EffectClausesJson {
+                deterministic: o.clauses.deterministic,
+                every_interval_runs: o.clauses.every_interval_runs,
+                input_stable: o.clauses.input_stable,
+                key_stable: o.clauses.key_stable,
+                no_loss: o.clauses.no_loss,
+            },
             guarantee: o.guarantee.word(),
             key: o.effect_key.as_ref().map(|k| EffectKeyJson {
                 from: k.from.word(),

@@ -20,7 +20,15 @@ pub struct Clauses {
     pub key_stable: Option<bool>,
     pub key_unique: Option<bool>,
     pub idempotent: Option<bool>,
+    /// The conjunction of the three loss causes: offsets committed before
+    /// the write, `no_regression` and `every_interval_runs`.
     pub no_loss: Option<bool>,
+    /// A late attempt or a re-run of an older interval cannot replace what a
+    /// newer interval wrote.
+    pub no_regression: Option<bool>,
+    /// The scheduler runs every interval (no interval-scoped read is skipped
+    /// by `catchup false`).
+    pub every_interval_runs: Option<bool>,
     pub lease: Option<bool>,
     pub shared_coordinator: Option<bool>,
     pub versioned: Option<bool>,
@@ -241,13 +249,77 @@ impl<'a> TaskFacts<'a> {
         self.task.reads.iter().all(|r| self.read_stable(r))
     }
 
-    pub fn no_loss(&self) -> bool {
+    /// The offsets cause of loss does not hold: no read commits its
+    /// offsets `auto` or `before_write`.
+    pub fn offsets_kept(&self) -> bool {
         self.task.reads.iter().all(|r| {
             !matches!(
                 self.effective_commit(r),
                 Some(CommitMode::Auto | CommitMode::BeforeWrite)
             )
         })
+    }
+
+    /// Whether a declaration is interval-scoped: a parameter string holds
+    /// an `{interval...}` placeholder. See [`interval_scoped`].
+    pub fn interval_scoped(&self, decl: usize) -> bool {
+        interval_scoped(self.decl(decl))
+    }
+
+    /// The reads whose declaration is interval-scoped, when the scheduler
+    /// may skip intervals (a scheduled pipeline with `catchup false`): the
+    /// input of a skipped interval is never read (FL111).
+    pub fn skipped_reads(&self) -> Vec<&'a super::model::ReadDef> {
+        if !self.scheduled() || self.pipeline.catchup {
+            return Vec::new();
+        }
+        self.task
+            .reads
+            .iter()
+            .filter(|r| self.interval_scoped(r.decl))
+            .collect()
+    }
+
+    /// The skipped-interval cause of loss does not hold.
+    pub fn every_interval_runs(&self) -> bool {
+        self.skipped_reads().is_empty()
+    }
+
+    /// The causes of loss that come from the task's reads and so apply to
+    /// every output of the task, effects included.
+    pub fn task_loses(&self) -> bool {
+        !self.offsets_kept() || !self.every_interval_runs()
+    }
+
+    /// Whether the task reads the sink that `w` writes.
+    pub fn reads_own_sink(&self, w: &WriteDef) -> bool {
+        self.task.reads.iter().any(|r| r.decl == w.decl)
+    }
+
+    /// `replace partition` by a term taken from the data (`input.F`,
+    /// `output.F`, bound or not): a run can replace a partition that
+    /// another interval wrote (FL110).
+    pub fn partition_from_data(w: &WriteDef) -> bool {
+        w.mode == Mode::ReplacePartition
+            && w.partition.as_ref().is_some_and(|p| {
+                matches!(p.term, Term::InputField { .. } | Term::OutputField { .. })
+            })
+    }
+
+    /// `no_regression` of one write: a late attempt, or a re-run of an
+    /// older interval, cannot replace output that a newer interval wrote.
+    /// A mode the kind does not offer has no runtime to regress with
+    /// (FL205, and it duplicates): the clause holds.
+    pub fn no_regression(&self, w: &WriteDef) -> bool {
+        if !self.mode_supported(w) {
+            return true;
+        }
+        match w.mode {
+            Mode::Overwrite => self.interval_scoped(w.decl),
+            Mode::Upsert => self.sink_fenced(w.decl),
+            Mode::ReplacePartition => !Self::partition_from_data(w),
+            _ => true,
+        }
     }
 
     pub fn lease(&self) -> bool {
@@ -386,16 +458,13 @@ impl<'a> TaskFacts<'a> {
             return false;
         }
         let sink = self.decl(w.decl);
-        let Some(coord) = &sink.coordinator else {
-            return false;
-        };
         self.task.reads.iter().all(|r| {
             let d = self.decl(r.decl);
             let kind = self.program.kind_of(d);
             kind.offsets
                 && kind.commits.contains(&CommitMode::InTransaction)
                 && self.effective_commit(r) == Some(CommitMode::InTransaction)
-                && d.coordinator.as_ref() == Some(coord)
+                && same_coordinator(d, sink)
         })
     }
 
@@ -406,6 +475,16 @@ impl<'a> TaskFacts<'a> {
 
     pub fn sink_transactional(&self, decl: usize) -> bool {
         self.program.kind_of(self.decl(decl)).transactional
+    }
+
+    /// Each commit of one table is atomic: `transactional` or `atomic`.
+    pub fn sink_atomic(&self, decl: usize) -> bool {
+        let kind = self.program.kind_of(self.decl(decl));
+        kind.transactional || kind.atomic
+    }
+
+    pub fn sink_fenced(&self, decl: usize) -> bool {
+        self.program.kind_of(self.decl(decl)).fenced
     }
 
     pub fn sink_versioned(&self, decl: usize) -> bool {
@@ -458,6 +537,45 @@ impl<'a> TaskFacts<'a> {
             .collect()
     }
 
+    /// Labels for the skipped-interval cause, at the `catchup` line.
+    fn skipped_labels(&self) -> Vec<(Loc, String)> {
+        let at = self.pipeline.catchup_loc.unwrap_or(self.pipeline.name_loc);
+        self.skipped_reads()
+            .iter()
+            .map(|r| {
+                (
+                    at,
+                    format!(
+                        "`catchup false`: the input of `{}` in an interval the scheduler skips is never read (every_interval_runs)",
+                        self.decl(r.decl).name
+                    ),
+                )
+            })
+            .collect()
+    }
+
+    /// Labels for every cause of loss that comes from the task's reads.
+    fn task_loss_labels(&self) -> Vec<(Loc, String)> {
+        let mut out = self.loss_labels();
+        out.extend(self.skipped_labels());
+        out
+    }
+
+    /// The label of a failing `no_regression`, at the write's mode.
+    fn regression_label(&self, w: &WriteDef) -> (Loc, String) {
+        let sink = &self.decl(w.decl).name;
+        let why = match w.mode {
+            Mode::Overwrite => format!("`overwrite` replaces all of `{sink}`, which is not interval-scoped: a late attempt or a re-run of an older interval replaces newer output (no_regression)"),
+            Mode::Upsert => format!("kind `{}` is not `fenced`: a late attempt or a re-run of an older interval puts older values back in `{sink}` (no_regression)", self.decl(w.decl).kind),
+            _ => format!("the partition is taken from the data: a run can replace a partition of `{sink}` that another interval wrote (no_regression)"),
+        };
+        let at = match (&w.partition, w.mode) {
+            (Some(p), Mode::ReplacePartition) => p.loc,
+            _ => w.mode_loc,
+        };
+        (at, why)
+    }
+
     fn nondeterministic_label(&self) -> Vec<(Loc, String)> {
         self.task
             .nondeterministic
@@ -480,6 +598,36 @@ impl<'a> TaskFacts<'a> {
                 )
             })
             .collect()
+    }
+}
+
+/// Whether a declaration is interval-scoped: one of its string parameters
+/// holds an `{interval...}` placeholder. The one place that decides it: an
+/// interval-scoped sink owns its interval's output (`overwrite`), and an
+/// interval-scoped read loses the input of a skipped interval.
+///
+/// Placeholders are found on the parameters' template form, so a brace
+/// written `\{` never counts (`literal::has_interval_placeholder`).
+pub fn interval_scoped(d: &DeclDef) -> bool {
+    super::literal::has_interval_placeholder(d)
+}
+
+/// Two declarations share a coordinator: their kinds name one system and
+/// the declarations one cluster of it. A kind with no `coordinator` line
+/// shares with nothing.
+pub fn same_coordinator(a: &DeclDef, b: &DeclDef) -> bool {
+    a.coordinator.is_some() && a.coordinator == b.coordinator && a.cluster == b.cluster
+}
+
+/// The verdict of an output whose guarantee, loss aside, is `g`, when its
+/// task loses: loss and duplicates give `none`, loss only `at_most_once`.
+fn with_loss(g: Guarantee, loss: bool) -> Guarantee {
+    if !loss {
+        return g;
+    }
+    match g {
+        Guarantee::AtLeastOnce | Guarantee::None => Guarantee::None,
+        _ => Guarantee::AtMostOnce,
     }
 }
 
@@ -515,6 +663,7 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
     let sink = f.decl(w.decl);
     let supported = f.mode_supported(w);
     let transactional_sink = f.sink_transactional(w.decl);
+    let atomic_sink = f.sink_atomic(w.decl);
     let versioned = f.sink_versioned(w.decl);
     let parts = f.dedup_parts(w);
     let record_level = matches!(w.mode, Mode::Upsert | Mode::AppendLedger);
@@ -524,7 +673,10 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
     );
     let input_stable = f.input_stable();
     let deterministic = f.deterministic();
-    let no_loss = f.no_loss();
+    let offsets_kept = f.offsets_kept();
+    let no_regression = f.no_regression(w);
+    let every_interval_runs = f.every_interval_runs();
+    let no_loss = offsets_kept && no_regression && every_interval_runs;
     let lease = f.lease();
 
     let key_stable = if keyed {
@@ -540,8 +692,12 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
     let idempotent = supported
         && match w.mode {
             Mode::Upsert => f.upsert_enforced(w),
-            Mode::ReplacePartition | Mode::AppendLedger => transactional_sink,
+            Mode::ReplacePartition => atomic_sink,
+            Mode::AppendLedger => transactional_sink,
             Mode::ConditionalCommit => versioned,
+            // A retry replaces, it does not add; unless the task reads what
+            // it replaces, so that the new content accumulates the old.
+            Mode::Overwrite => !f.reads_own_sink(w),
             _ => false,
         };
     let exactly = supported
@@ -562,6 +718,10 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
     let mut failing = Vec::new();
     if loss {
         failing.extend(f.loss_labels());
+        if !no_regression {
+            failing.push(f.regression_label(w));
+        }
+        failing.extend(f.skipped_labels());
     }
     if duplicates {
         if !idempotent && !(w.mode == Mode::Transactional) {
@@ -569,7 +729,9 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
                 match w.mode {
                     Mode::Upsert if parts.is_empty() => "`upsert` without a key deduplicates nothing (idempotent)".to_string(),
                     Mode::Upsert => format!("the key is not `{}`'s primary key, so the upsert does not deduplicate (idempotent)", sink.name),
-                    Mode::ReplacePartition | Mode::AppendLedger => format!("`{}` is not transactional, so the write and its dedup are not atomic (idempotent)", sink.name),
+                    Mode::ReplacePartition => format!("`{}` is neither transactional nor atomic, so the delete and the insert do not commit together (idempotent)", sink.name),
+                    Mode::AppendLedger => format!("`{}` is not transactional, so the write and its dedup are not atomic (idempotent)", sink.name),
+                    Mode::Overwrite => format!("task `{}` also reads `{}`: a retry writes the old content again with the new (idempotent)", f.task.name, sink.name),
                     Mode::ConditionalCommit => format!("`{}` is not versioned: there is no version to commit against (idempotent)", sink.name),
                     m => format!("`{}` applies every attempt again (idempotent)", m.source()),
                 }
@@ -651,6 +813,8 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
             key_unique,
             idempotent: Some(idempotent || exactly),
             no_loss: Some(no_loss),
+            no_regression: Some(no_regression),
+            every_interval_runs: Some(every_interval_runs),
             lease: Some(lease),
             shared_coordinator: shared,
             versioned: (w.mode == Mode::ConditionalCommit).then_some(versioned),
@@ -783,7 +947,15 @@ pub fn emit_report(f: &TaskFacts<'_>, e: &EmitDef, writes: &[OutputReport]) -> O
                     e.via_loc.unwrap_or(e.loc),
                     "no transactional write in this task holds the outbox".to_string(),
                 ));
-                (Tracking::Outbox, Guarantee::AtLeastOnce, Clauses::default())
+                (
+                    Tracking::Outbox,
+                    Guarantee::AtLeastOnce,
+                    Clauses {
+                        input_stable: Some(input_stable),
+                        deterministic: Some(deterministic),
+                        ..Clauses::default()
+                    },
+                )
             }
             Some(w) => {
                 via = Some(f.decl(w.decl).name.clone());
@@ -832,6 +1004,8 @@ pub fn emit_report(f: &TaskFacts<'_>, e: &EmitDef, writes: &[OutputReport]) -> O
                     g,
                     Clauses {
                         key_stable: Some(key_stable),
+                        input_stable: Some(input_stable),
+                        deterministic: Some(deterministic),
                         ..Clauses::default()
                     },
                 )
@@ -842,6 +1016,9 @@ pub fn emit_report(f: &TaskFacts<'_>, e: &EmitDef, writes: &[OutputReport]) -> O
         from,
         parts: parts.into_iter().cloned().collect(),
     });
+    // The offsets and skipped-interval causes come from the task's reads,
+    // so they reach effects too.
+    let (guarantee, clauses) = effect_loss(f, guarantee, clauses, &mut failing);
     let (required, required_loc) = f.requirement(e.require);
     OutputReport {
         target: effect.name.clone(),
@@ -858,6 +1035,31 @@ pub fn emit_report(f: &TaskFacts<'_>, e: &EmitDef, writes: &[OutputReport]) -> O
         failing,
         effect_key,
     }
+}
+
+/// An effect's guarantee and clauses once the task's own causes of loss
+/// (offsets, skipped intervals) are counted, with their labels.
+fn effect_loss(
+    f: &TaskFacts<'_>,
+    guarantee: Guarantee,
+    clauses: Clauses,
+    failing: &mut Vec<(Loc, String)>,
+) -> (Guarantee, Clauses) {
+    let loss = f.task_loses();
+    if loss {
+        // An outbox may already show them, through its write's labels.
+        for l in f.task_loss_labels() {
+            if !failing.contains(&l) {
+                failing.push(l);
+            }
+        }
+    }
+    let clauses = Clauses {
+        no_loss: Some(!loss),
+        every_interval_runs: Some(f.every_interval_runs()),
+        ..clauses
+    };
+    (with_loss(guarantee, loss), clauses)
 }
 
 fn task_report(program: &Program, p: &PipelineDef, t: &TaskDef) -> TaskReport {

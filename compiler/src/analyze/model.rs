@@ -88,8 +88,11 @@ pub struct DeclDef {
     pub commit_loc: Option<Loc>,
     pub primary_key: Option<Vec<String>>,
     pub primary_key_loc: Option<Loc>,
-    /// The kind's coordinator after any `coordinator` override.
+    /// The kind's coordinator system (the kind's `coordinator` line).
     pub coordinator: Option<String>,
+    /// The cluster of that system the declaration is on: its own
+    /// `coordinator "CLUSTER"` line, else `"default"`.
+    pub cluster: String,
     /// Kind parameters; a `string` one in its template form (placeholders
     /// as written, literal braces doubled: `literal::template`).
     pub params: BTreeMap<String, ParamValue>,
@@ -200,7 +203,10 @@ pub struct PipelineDef {
     pub schedule_loc: Option<Loc>,
     pub start: Option<String>,
     pub timezone: String,
+    /// `catchup`: `true` unless the pipeline says `catchup false`.
     pub catchup: bool,
+    /// Where `catchup` is written.
+    pub catchup_loc: Option<Loc>,
     pub retries: Option<(u32, Loc)>,
     pub retry_delay: Option<u64>,
     pub timeout: Option<(u64, Loc)>,

@@ -467,6 +467,7 @@ impl Resolver<'_> {
             primary_key: None,
             primary_key_loc: None,
             coordinator: kind.coordinator.clone(),
+            cluster: "default".into(),
             params: BTreeMap::new(),
         };
         let mut seen = Seen::default();
@@ -561,7 +562,7 @@ impl Resolver<'_> {
                 }
                 "coordinator" => {
                     if let Some(s) = self.string_arg(f, p) {
-                        def.coordinator = Some(s);
+                        def.cluster = s;
                     }
                 }
                 _ => {
@@ -691,7 +692,8 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             schedule_loc: None,
             start: None,
             timezone: "UTC".into(),
-            catchup: false,
+            catchup: true,
+            catchup_loc: None,
             retries: None,
             retry_delay: None,
             timeout: None,
@@ -754,6 +756,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 "catchup" => {
                     if let Some(b) = self.bool_arg(f, s) {
                         def.catchup = b;
+                        def.catchup_loc = Some(at);
                     }
                 }
                 "retries" => def.retries = self.int_arg(f, s).map(|n| (n, at)),

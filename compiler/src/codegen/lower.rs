@@ -79,7 +79,9 @@ fn pipeline(
             .as_deref()
             .and_then(|d| crate::analyze::literal::parse_date(d).ok()),
         timezone: p.timezone.clone(),
-        catchup: p.catchup,
+        // `catchup` has no meaning without a schedule (its default, `true`,
+        // is for scheduled pipelines).
+        catchup: p.catchup && p.schedule.is_some(),
         image: p.image.clone(),
         tasks,
     }

@@ -50,6 +50,12 @@ macro_rules! catalog {
                 "an `upsert` or `append ledger` with no key";
             FL109 fl109_unbound_partition "unbound-partition" Error
                 "`replace partition TERM` where TERM is not a field and names no column";
+            FL110 fl110_partition_not_interval "partition-not-interval" Warning
+                "`replace partition` by a term taken from the data: a run can replace another interval's partition";
+            FL111 fl111_skipped_intervals "skipped-intervals" Warning
+                "`catchup false` in a scheduled pipeline with interval-scoped reads: skipped intervals are never read";
+            FL112 fl112_unfenced_upsert "unfenced-upsert" Warning
+                "an `upsert` on a kind that is not `fenced`: an older interval can put older values back";
             FL201 fl201_check_then_append "check-then-append" Error
                 "`check_then_append`: the check and the append are separate steps";
             FL202 fl202_append_without_dedup "append-without-dedup" Warning
@@ -57,11 +63,11 @@ macro_rules! catalog {
             FL203 fl203_ledger_of_attempts "ledger-of-attempts" Error
                 "an `append ledger` keyed on the attempt: it records attempts, not records";
             FL204 fl204_unconditional_overwrite "unconditional-overwrite" Warning
-                "`overwrite` on a versioned sink: the last writer wins";
+                "`overwrite` of a sink that is not interval-scoped: a late attempt or an older interval replaces newer output";
             FL205 fl205_mode_unsupported "mode-unsupported" Error
                 "a write mode that the sink's kind does not offer";
             FL206 fl206_needs_transaction "needs-transaction" Error
-                "`replace partition` or `append ledger` on a sink that is not transactional";
+                "`replace partition` on a sink neither transactional nor atomic, or `append ledger` on one not transactional";
             FL207 fl207_concurrent_writers "concurrent-writers" Warning
                 "two unordered tasks write the same sink: in one pipeline, or in two pipelines of one run";
             FL301 fl301_auto_commit_offsets "auto-commit-offsets" Error

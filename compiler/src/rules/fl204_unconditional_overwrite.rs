@@ -1,9 +1,10 @@
-//! FL204 `unconditional-overwrite`: `overwrite` on a versioned sink: the last writer wins.
+//! FL204 `unconditional-overwrite`: `overwrite` of a sink that is not interval-scoped: a late attempt or an older interval's re-run replaces newer output.
 
 use super::{Ctx, Rule};
+use crate::analyze::model::{DeclDef, KindDef};
 use crate::diagnostic::Code;
-use crate::vocab::Mode;
 use crate::diagnostic::Diagnostic;
+use crate::vocab::{Mode, ParamType};
 
 pub const RULE: Rule = Rule {
     code: Code::FL204,
@@ -13,15 +14,44 @@ pub const RULE: Rule = Rule {
 fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     ctx.each_task(|t| {
         for w in t.task.writes.iter().filter(|w| w.mode == Mode::Overwrite) {
-            let sink = t.facts.decl(w.decl);
-            if !(t.facts.sink_versioned(w.decl)) {
+            // FL205 covers a kind without `overwrite`.
+            if !t.facts.mode_supported(w) || t.facts.interval_scoped(w.decl) {
                 continue;
             }
+            let sink = t.facts.decl(w.decl);
+            let kind = ctx.program.kind_of(sink);
             out.push(
-                Diagnostic::new(RULE.code, w.mode_loc.file, w.mode_loc.span, format!("`overwrite` of versioned `{sink}` in task `{task}`: a late attempt can replace newer output", sink = sink.name, task = t.task.name))
-                    .label(sink.name_loc.file, sink.name_loc.span, format!("`{}` declared here", sink.name))
-                    .help("use `conditional_commit`, which commits only against the version recorded at the interval's first attempt"),
+                Diagnostic::new(RULE.code, w.mode_loc.file, w.mode_loc.span, format!("`overwrite` of `{sink}` in task `{task}` replaces all of it: a late attempt, or a re-run of an older interval, replaces newer output", sink = sink.name, task = t.task.name))
+                    .label(sink.name_loc.file, sink.name_loc.span, format!("`{}` is not interval-scoped: no parameter holds an `{{interval...}}` placeholder", sink.name))
+                    .help(help(sink, kind)),
             );
         }
     });
+}
+
+/// The cures the sink's kind offers, in order: an interval-scoped
+/// parameter, `replace partition` by an interval term, `conditional_commit`.
+fn help(sink: &DeclDef, kind: &KindDef) -> String {
+    let mut ways = Vec::new();
+    if let Some(p) = kind.params.iter().find(|p| p.ty == ParamType::String && sink.params.contains_key(&p.name)) {
+        ways.push(format!("put the interval in `{}`'s `{}` (such as `{{interval.start}}`), so that each interval owns its own output", sink.name, p.name));
+    }
+    if kind.writes.contains(Mode::ReplacePartition.capability()) {
+        ways.push("use `replace partition day = interval.start`, which replaces only the interval's rows".to_string());
+    }
+    if kind.writes.contains(Mode::ConditionalCommit.capability()) {
+        ways.push("use `conditional_commit`, which commits only against the version recorded at the interval's first attempt".to_string());
+    }
+    if ways.is_empty() {
+        return format!("write to a sink that an interval can own; kind `{}` offers no way to scope `overwrite`", kind.name);
+    }
+    let n = ways.len();
+    let mut text = String::new();
+    for (i, w) in ways.into_iter().enumerate() {
+        if i > 0 {
+            text.push_str(if i + 1 == n { "; or " } else { "; " });
+        }
+        text.push_str(&w);
+    }
+    text
 }

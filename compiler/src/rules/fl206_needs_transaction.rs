@@ -1,4 +1,4 @@
-//! FL206 `needs-transaction`: `replace partition` or `append ledger` on a sink that is not transactional.
+//! FL206 `needs-transaction`: `replace partition` on a sink that is neither transactional nor atomic, or `append ledger` on one that is not transactional.
 
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
@@ -13,14 +13,28 @@ pub const RULE: Rule = Rule {
 fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     ctx.each_task(|t| {
         for w in &t.task.writes {
-            if !matches!(w.mode, Mode::ReplacePartition | Mode::AppendLedger) || !t.facts.mode_supported(w) || t.facts.sink_transactional(w.decl) {
+            if !t.facts.mode_supported(w) {
                 continue;
             }
             let sink = t.facts.decl(w.decl);
+            // `replace partition` deletes and inserts in one commit of one
+            // table; a ledger commits its rows with the ledger's in one
+            // transaction across tables.
+            let (lacks, help) = match w.mode {
+                Mode::ReplacePartition if !t.facts.sink_atomic(w.decl) => (
+                    "is neither transactional nor atomic",
+                    "write to a sink whose kind is `transactional` or `atomic`, or use `upsert` on a primary key",
+                ),
+                Mode::AppendLedger if !t.facts.sink_transactional(w.decl) => (
+                    "is not transactional",
+                    "write to a sink whose kind is `transactional` (an `atomic` table commits one table at a time), or use `upsert` on a primary key",
+                ),
+                _ => continue,
+            };
             out.push(
-                Diagnostic::new(RULE.code, w.mode_loc.file, w.mode_loc.span, format!("`{}` needs a transaction, and `{}` (kind `{}`) is not transactional", w.mode.source(), sink.name, sink.kind))
+                Diagnostic::new(RULE.code, w.mode_loc.file, w.mode_loc.span, format!("`{}` needs a transaction, and `{}` (kind `{}`) {lacks}", w.mode.source(), sink.name, sink.kind))
                     .label(sink.name_loc.file, sink.name_loc.span, format!("`{}` declared here", sink.name))
-                    .help("write to a sink whose kind is `transactional`, or use `upsert` on a primary key"),
+                    .help(help),
             );
         }
     });

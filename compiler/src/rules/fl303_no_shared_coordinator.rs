@@ -33,10 +33,17 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                     Some(format!("kind `{}` of `{}` does not offer `commit in_transaction`", kind.name, src.name))
                 } else if f.effective_commit(r) != Some(CommitMode::InTransaction) {
                     Some(format!("`{}` does not commit `in_transaction`", src.name))
-                } else if src.coordinator.is_none() && sink.coordinator.is_none() {
-                    Some(format!("neither `{}` nor `{}` names a coordinator, so nothing says they share one", src.name, sink.name))
-                } else if src.coordinator != sink.coordinator || sink.coordinator.is_none() {
-                    Some(format!("`{}` has coordinator {} but `{}` has {}", src.name, coord(src.coordinator.as_deref()), sink.name, coord(sink.coordinator.as_deref())))
+                } else if src.coordinator.is_none() || sink.coordinator.is_none() {
+                    let without: Vec<String> = [(src, kind), (sink, f.program.kind_of(sink))]
+                        .iter()
+                        .filter(|(d, _)| d.coordinator.is_none())
+                        .map(|(d, k)| format!("`{}` (kind `{}`)", d.name, k.name))
+                        .collect();
+                    Some(format!("{} has no `coordinator`, so it shares a transaction with nothing", without.join(" and ")))
+                } else if src.coordinator != sink.coordinator {
+                    Some(format!("`{}` is on system {} but `{}` on {}: two systems commit apart", src.name, coord(src.coordinator.as_deref()), sink.name, coord(sink.coordinator.as_deref())))
+                } else if src.cluster != sink.cluster {
+                    Some(format!("`{}` is on {} cluster \"{}\" but `{}` on \"{}\": two clusters commit apart", src.name, coord(src.coordinator.as_deref()), src.cluster, sink.name, sink.cluster))
                 } else {
                     None
                 };
@@ -44,7 +51,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                     d = d.label(r.loc.file, r.loc.span, why);
                 }
             }
-            out.push(d.help("read only sources with offsets, `commit in_transaction`, under the sink's coordinator; otherwise use an idempotent mode"));
+            out.push(d.help("read only sources with offsets, `commit in_transaction`, on the sink's own system and cluster; otherwise use an idempotent mode"));
         }
         if has_transactional {
             return;

@@ -26,6 +26,21 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 None => Diagnostic::new(RULE.code, at.file, at.span, format!("`emit {effect} via outbox` in task `{}`: the task has no transactional write to hold the outbox", t.task.name))
                     .help("the outbox row must commit with a write; write to a `transactional` sink (such as `postgres_table`) in this task, or use `via idempotency_key`"),
             };
+            // An atomic table commits one table: the outbox is another.
+            let mut atomic_only: Vec<usize> = t
+                .task
+                .writes
+                .iter()
+                .map(|w| w.decl)
+                .filter(|&decl| named.is_none_or(|(n, _)| n == decl))
+                .filter(|&decl| t.facts.sink_atomic(decl) && !t.facts.sink_transactional(decl))
+                .collect();
+            atomic_only.dedup();
+            let mut d = d;
+            for decl in atomic_only {
+                let sink = t.facts.decl(decl);
+                d = d.label(sink.name_loc.file, sink.name_loc.span, format!("`{}` (kind `{}`) is atomic, not transactional: each commit covers one table, and the outbox is another", sink.name, sink.kind));
+            }
             out.push(d);
         }
     });

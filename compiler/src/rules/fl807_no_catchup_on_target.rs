@@ -18,22 +18,7 @@ pub const RULE: Rule = Rule {
 /// with or without a format). A doubled `{{` is a literal brace and starts
 /// none.
 pub(crate) fn interval_scoped(value: &str) -> bool {
-    let mut i = 0;
-    while i < value.len() {
-        let rest = &value[i..];
-        if rest.starts_with("{{") {
-            i += 2;
-            continue;
-        }
-        if let Some(inner) = rest.strip_prefix('{') {
-            let name = inner.trim_start();
-            if name.starts_with("interval.") || name.starts_with("interval:") || name.starts_with("interval}") {
-                return true;
-            }
-        }
-        i += rest.chars().next().map_or(1, char::len_utf8);
-    }
-    false
+    crate::analyze::literal::template_has_interval_placeholder(value)
 }
 
 /// The message and help of FL807 for pipeline `pipeline`, whose reads of

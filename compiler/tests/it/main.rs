@@ -26,6 +26,7 @@ mod hardening_render;
 mod ir_target;
 mod layering;
 mod model_v02_keys;
+mod model_v02_loss;
 mod output_safety;
 mod placeholders;
 mod proptest_ast;
