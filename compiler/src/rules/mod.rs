@@ -79,6 +79,14 @@ pub fn finding(problem: Problem) -> Diagnostic {
             at,
             declared,
         } => fl009_role_mismatch::role_mismatch(stmt, &name, role, &kind, at, declared),
+        Problem::StateNotStore {
+            name,
+            role,
+            kind,
+            at,
+            declared,
+            stores,
+        } => fl009_role_mismatch::state_not_store(&name, role, &kind, at, declared, &stores),
         Problem::UnknownKind { name, near, at } => {
             fl702_unknown_name::unknown_kind(&name, near.as_deref(), at)
         }
