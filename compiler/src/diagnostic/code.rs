@@ -116,6 +116,8 @@ macro_rules! catalog {
                 "an output path that would leave `--out`";
             FL805 fl805_no_runtime "no-runtime" Error
                 "`scaffold` for a kind that has no runtime yet";
+            FL806 fl806_no_durable_state "no-durable-state" Error
+                "a pipeline that keeps state in a local file while a task runs in a container";
             FL900 fl900_guarantee_below_requirement "guarantee-below-requirement" Error
                 "an output's derived guarantee is below its requirement";
         }

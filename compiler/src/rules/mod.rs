@@ -25,6 +25,9 @@ macro_rules! declare_rules {
 
 pub mod suppress;
 
+/// FL806's words, for the check at `flowc build` (`codegen::state`).
+pub use fl806_no_durable_state::words as no_durable_state_words;
+
 /// The finding of a problem the front end found, in its rule's words.
 pub fn finding(problem: Problem) -> Diagnostic {
     match problem {

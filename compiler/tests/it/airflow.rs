@@ -86,6 +86,8 @@ fn scheduled_with_image() -> Pipeline {
         start: Some(date("2026-01-01")),
         timezone: "Europe/Paris".into(),
         catchup: true,
+        state: flowc::codegen::ir::StateStore::default(),
+        needs_state: false,
         image: Some(image.into()),
         tasks: vec![load, rollup, report],
     }
@@ -107,6 +109,8 @@ fn manual_without_image() -> Pipeline {
         start: None,
         timezone: "UTC".into(),
         catchup: false,
+        state: flowc::codegen::ir::StateStore::default(),
+        needs_state: false,
         image: None,
         tasks: vec![extract, load],
     }
@@ -139,6 +143,8 @@ fn keyword_names() -> Pipeline {
         start: Some(date("2026-03-29")),
         timezone: "America/New_York".into(),
         catchup: false,
+        state: flowc::codegen::ir::StateStore::default(),
+        needs_state: false,
         image: None,
         tasks,
     }
@@ -179,6 +185,8 @@ fn nasty_strings() -> Pipeline {
         start: Some(date("2026-02-28")),
         timezone: "Asia/Tokyo".into(),
         catchup: false,
+        state: flowc::codegen::ir::StateStore::default(),
+        needs_state: false,
         image: None,
         tasks: vec![local, pod],
     }
@@ -537,6 +545,8 @@ fn five_thousand_tasks_render_and_parse_quickly() {
         start: Some(date("2026-01-01")),
         timezone: "UTC".into(),
         catchup: false,
+        state: flowc::codegen::ir::StateStore::default(),
+        needs_state: false,
         image: None,
         tasks,
     };
