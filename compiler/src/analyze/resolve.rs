@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::literal::{self, NumberKind};
 use super::model::{
     AllowDef, DeclDef, EmitDef, KeyDef, KeyPartDef, KindDef, Loc, ParamDef, PipelineDef, Program,
-    Ready, ReadDef, Role, RunDef, TaskDef, ViaDef, WriteDef, WRITE_CAPS,
+    ReadDef, Ready, Role, RunDef, TaskDef, ViaDef, WriteDef, WRITE_CAPS,
 };
 use super::problem::{Clause, Namespace, Problem};
 use crate::diagnostic::{Code, Diagnostic};
@@ -1536,36 +1536,36 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
     /// name is FL702; a source, an effect, or a sink whose kind has no
     /// `state` line is FL009. The sink counts as used either way.
     fn state_setting(&mut self, f: FileId, s: &ast::Setting) -> Option<usize> {
-        let v = self.one(f, s, "the name of a sink")?;
-        let Value::Ident(name) = v else {
-            self.wrong_type(f, s, v, "the name of a sink", "warehouse");
+        let value = self.one(f, s, "the name of a sink")?;
+        let Value::Ident(name) = value else {
+            self.wrong_type(f, s, value, "the name of a sink", "warehouse");
             return None;
         };
-        let i = self.lookup_decl(f, name, "sink")?;
+        let index = self.lookup_decl(f, name, "sink")?;
         let names = self.names();
-        let d = &names.decls[i];
-        let kind = &names.kinds[d.kind_idx];
-        if d.role == Role::Sink && kind.state {
-            return Some(i);
+        let decl = &names.decls[index];
+        let kind = &names.kinds[decl.kind_idx];
+        if decl.role == Role::Sink && kind.state {
+            return Some(index);
         }
         let mut stores: Vec<String> = names
             .decl_scope
             .get(&f)
             .into_iter()
             .flatten()
-            .filter(|(_, &j)| {
-                let o = &names.decls[j];
-                o.role == Role::Sink && names.kinds[o.kind_idx].state
+            .filter(|(_, &other)| {
+                let other = &names.decls[other];
+                other.role == Role::Sink && names.kinds[other.kind_idx].state
             })
             .map(|(n, _)| n.clone())
             .collect();
         stores.sort();
         let problem = Problem::StateNotStore {
             name: name.name.clone(),
-            role: d.role,
+            role: decl.role,
             kind: kind.name.clone(),
             at: loc(f, name.span),
-            declared: d.name_loc,
+            declared: decl.name_loc,
             stores,
         };
         self.problem(problem);
@@ -2051,9 +2051,17 @@ fn ready_bad_marker(f: FileId, span: Span) -> Diagnostic {
 }
 
 /// FL003: `ready marker` or `ready nonempty` on a source whose kind lists no files.
-fn ready_not_listed(f: FileId, s: &ast::Setting, kind: &KindDef, decl: &str, ready: &Ready) -> Diagnostic {
+fn ready_not_listed(
+    f: FileId,
+    s: &ast::Setting,
+    kind: &KindDef,
+    decl: &str,
+    ready: &Ready,
+) -> Diagnostic {
     let span = s.args.first().map_or(s.span, |first| {
-        first.span().to(s.args.last().map_or(first.span(), Value::span))
+        first
+            .span()
+            .to(s.args.last().map_or(first.span(), Value::span))
     });
     Diagnostic::new(
         Code::FL003,

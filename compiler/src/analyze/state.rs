@@ -4,7 +4,7 @@
 //!
 //! The store is the pipeline's `state NAME` (a sink whose kind has `state`),
 //! else the first sink the pipeline writes, in the order of its `write`
-//! statements, whose kind has `state`, else a local SQLite file, which only
+//! statements, whose kind has `state`, else a local database file, which only
 //! tasks running as local processes on one machine share.
 
 use super::guarantee::TaskFacts;
@@ -17,7 +17,7 @@ pub enum Store {
     /// In the system of a sink (index into `Program::decls`): the one
     /// `state` names (`named`), else the first written one that can hold it.
     Sink { decl: usize, named: bool },
-    /// In a SQLite file in the task's working folder.
+    /// In a local database file in the task's working folder.
     Local,
 }
 

@@ -37,7 +37,7 @@ pub struct Pipeline {
     pub tasks: Vec<Task>,
 }
 
-/// Where a pipeline's state lives: a sink's system, or a local SQLite file.
+/// Where a pipeline's state lives: a sink's system, or a local database file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StateStore {
     /// The sink's kind (`postgres_table`), or `local`.
@@ -59,7 +59,7 @@ impl Default for StateStore {
     }
 }
 
-/// The `kind` of a [`StateStore`] kept in a local SQLite file.
+/// The `kind` of a [`StateStore`] kept in a local database file.
 pub const LOCAL_STATE: &str = "local";
 
 /// A pipeline's schedule, checked by the front end.

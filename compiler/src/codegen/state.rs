@@ -1,6 +1,6 @@
 //! FL806 at `flowc build`: a pipeline that needs state (a pin, a
 //! `conditional_commit` or `append ledger` write, an outbox) whose store is
-//! the local SQLite file, while a task runs in a container. Each attempt of
+//! the local database file, while a task runs in a container. Each attempt of
 //! a container task may start in a fresh container, so a retry would not
 //! see what the first attempt recorded.
 
