@@ -25,6 +25,7 @@ mod hardening_input;
 mod hardening_render;
 mod ir_target;
 mod layering;
+mod model_v02_state;
 mod output_safety;
 mod proptest_ast;
 mod robustness;
