@@ -9,9 +9,9 @@ use assert_cmd::Command;
 
 use crate::common;
 
-/// Declarations every case shares: a `files` source, a PostgreSQL source,
-/// PostgreSQL sinks (whose kind has `state`), a SQLite sink (whose kind
-/// has not) and an effect.
+/// Declarations every case shares: a `files` source, a `postgres_table`
+/// source and sinks (whose kind has `state`), a `sqlite_table` sink (whose
+/// kind has not) and an effect.
 const DECLS: &str = r#"
 source raw: files {
   path      "lake/raw/{interval.start}/"
@@ -135,7 +135,8 @@ fn a_named_postgres_sink_is_the_store() {
         serde_json::json!({"store": "postgres_table", "via": "archive"})
     );
     assert!(
-        human_report(&text).contains("  state: postgres_table of sink `archive` (named by `state`)\n"),
+        human_report(&text)
+            .contains("  state: postgres_table of sink `archive` (named by `state`)\n"),
         "{}",
         human_report(&text)
     );
@@ -151,8 +152,9 @@ fn without_state_the_first_written_sink_that_can_hold_it_is_the_store() {
         state_json(&text),
         serde_json::json!({"store": "postgres_table", "via": "archive"})
     );
-    assert!(human_report(&text)
-        .contains("  state: postgres_table of sink `archive` (the first written sink that can hold it)\n"));
+    assert!(human_report(&text).contains(
+        "  state: postgres_table of sink `archive` (the first written sink that can hold it)\n"
+    ));
 }
 
 #[test]
@@ -212,10 +214,7 @@ fn a_sink_used_only_by_state_is_used() {
     // task names) are unused.
     let without = pipeline("", "raw", UPSERT_WAREHOUSE);
     let found = findings(&without, "FL704");
-    assert!(
-        found.iter().any(|f| f.contains("`archive`")),
-        "{found:?}"
-    );
+    assert!(found.iter().any(|f| f.contains("`archive`")), "{found:?}");
 }
 
 // ---- FL806 ------------------------------------------------------------------------
@@ -348,8 +347,10 @@ fn scaffolded(text: &str) -> String {
 
 #[test]
 fn the_scaffold_hands_the_state_store_and_readiness_to_the_runtime() {
-    let text = pipeline("  state     archive", "raw pinned listing", UPSERT_LITE)
-        .replace("  identity  order_id\n}\n\nsource billing", "  identity  order_id\n  ready     marker \"_SUCCESS\"\n}\n\nsource billing");
+    let text = pipeline("  state     archive", "raw pinned listing", UPSERT_LITE).replace(
+        "  identity  order_id\n}\n\nsource billing",
+        "  identity  order_id\n  ready     marker \"_SUCCESS\"\n}\n\nsource billing",
+    );
     let module = scaffolded(&text);
     assert!(
         module.contains("    state=StateStore(kind=\"postgres_table\", endpoint=Endpoint(\"archive\", \"postgres_table\", params={\"primary_key\": (\"order_id\",), \"table\": \"core.archive\"}, fields=None)),\n"),
@@ -359,7 +360,10 @@ fn the_scaffold_hands_the_state_store_and_readiness_to_the_runtime() {
         module.contains("            ready=\"marker\",\n            ready_marker=\"_SUCCESS\",\n"),
         "{module}"
     );
-    assert!(module.contains("import Emit, Endpoint, Read, StateStore, Task"), "{module}");
+    assert!(
+        module.contains("import Emit, Endpoint, Read, StateStore, Task"),
+        "{module}"
+    );
     // The local store, and the default of a `files` source.
     let module = scaffolded(&pipeline("", "raw pinned listing", UPSERT_LITE));
     assert!(
@@ -391,13 +395,16 @@ fn the_ir_carries_the_state_store_and_readiness() {
     assert_eq!(ir["needs_state"], false, "an unpinned read keeps nothing");
     // A PostgreSQL source is always ready by default.
     assert_eq!(ir["tasks"][0]["reads"][0]["ready"], "always");
-    assert_eq!(ir["tasks"][0]["reads"][0]["ready_marker"], serde_json::Value::Null);
+    assert_eq!(
+        ir["tasks"][0]["reads"][0]["ready_marker"],
+        serde_json::Value::Null
+    );
 }
 
 // ---- ready ------------------------------------------------------------------------
 
 /// The pipeline reading `raw` (a `files` source) and `billing` (a
-/// PostgreSQL source), with `ready_raw` and `ready_billing` as their extra
+/// `postgres_table` source), with `ready_raw` and `ready_billing` as their extra
 /// lines.
 fn with_ready(on_raw: &str, on_billing: &str) -> String {
     pipeline("", "raw\n    read   billing", UPSERT_WAREHOUSE)
@@ -421,7 +428,11 @@ fn ready_forms_accepted_where_they_apply() {
         ("  ready always", "  ready always"),
     ] {
         let text = with_ready(raw, billing);
-        assert!(codes(&text).is_empty(), "{raw} / {billing}: {:?}", codes(&text));
+        assert!(
+            codes(&text).is_empty(),
+            "{raw} / {billing}: {:?}",
+            codes(&text)
+        );
     }
 }
 
@@ -465,7 +476,10 @@ fn ready_on_a_sink_or_an_effect_is_fl003() {
     );
     let found = findings(&text, "FL003");
     assert_eq!(found.len(), 1, "{found:?}");
-    assert!(found[0].contains("`ready` is not a property of sinks"), "{found:?}");
+    assert!(
+        found[0].contains("`ready` is not a property of sinks"),
+        "{found:?}"
+    );
     let text = pipeline("", "raw", UPSERT_WAREHOUSE).replacen(
         "  url  \"https://hooks.example.com/orders\"\n",
         "  url  \"https://hooks.example.com/orders\"\n  ready always\n",
@@ -473,7 +487,10 @@ fn ready_on_a_sink_or_an_effect_is_fl003() {
     );
     let found = findings(&text, "FL003");
     assert_eq!(found.len(), 1, "{found:?}");
-    assert!(found[0].contains("`ready` is not a property of effects"), "{found:?}");
+    assert!(
+        found[0].contains("`ready` is not a property of effects"),
+        "{found:?}"
+    );
 }
 
 #[test]
@@ -487,7 +504,10 @@ fn state_and_ready_survive_fmt() {
     let (code, out, err) = flowc(dir.path(), &["fmt", "p.flow"]);
     assert_eq!(code, 0, "{out}{err}");
     let formatted = std::fs::read_to_string(dir.path().join("p.flow")).expect("p.flow");
-    assert!(formatted.contains("  ready     marker \"_SUCCESS\"\n"), "{formatted}");
+    assert!(
+        formatted.contains("  ready     marker \"_SUCCESS\"\n"),
+        "{formatted}"
+    );
     assert!(formatted.contains("  state     archive\n"), "{formatted}");
     assert!(codes(&formatted).is_empty(), "{:?}", codes(&formatted));
 }
