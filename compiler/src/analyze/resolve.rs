@@ -1161,7 +1161,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             ]);
             let hint = if matches!(
                 name,
-                "schedule" | "start" | "timezone" | "catchup" | "image"
+                "schedule" | "start" | "timezone" | "catchup" | "image" | "state"
             ) {
                 format!("`{name}` is a pipeline setting; move it to the pipeline")
             } else {

@@ -511,3 +511,17 @@ fn state_and_ready_survive_fmt() {
     assert!(formatted.contains("  state     archive\n"), "{formatted}");
     assert!(codes(&formatted).is_empty(), "{:?}", codes(&formatted));
 }
+
+#[test]
+fn state_in_a_task_is_fl003_pointing_at_the_pipeline() {
+    let text = pipeline("", "raw", "    write  warehouse upsert\n    state  archive");
+    let found = findings(&text, "FL003");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].contains("`state` is a pipeline setting; move it to the pipeline"),
+        "{found:?}"
+    );
+    // Near miss: the same line in the pipeline.
+    let text = pipeline("  state     archive", "raw", UPSERT_WAREHOUSE);
+    assert!(codes(&text).is_empty(), "{:?}", codes(&text));
+}
