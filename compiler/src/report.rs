@@ -23,7 +23,45 @@ struct ReportJson<'a> {
 struct PipelineJson<'a> {
     file: &'a str,
     name: &'a str,
+    state: StateJson<'a>,
     tasks: Vec<TaskJson<'a>>,
+}
+
+/// Where a pipeline's state lives: `{"store": "postgres_table", "via":
+/// "warehouse"}`, or `{"store": "local"}`.
+#[derive(Serialize)]
+struct StateJson<'a> {
+    store: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    via: Option<&'a str>,
+}
+
+/// The pipeline's state store, the sink that reaches it, and whether
+/// `state` names it.
+fn state_of<'a>(
+    outcome: &'a Outcome,
+    p: &crate::analyze::model::PipelineDef,
+) -> (StateJson<'a>, bool) {
+    use crate::analyze::state::{store, Store};
+    match store(&outcome.program, p) {
+        Store::Local => (
+            StateJson {
+                store: "local",
+                via: None,
+            },
+            false,
+        ),
+        Store::Sink { decl, named } => {
+            let d = &outcome.program.decls[decl];
+            (
+                StateJson {
+                    store: &outcome.program.kind_of(d).name,
+                    via: Some(&d.name),
+                },
+                named,
+            )
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -181,6 +219,7 @@ pub fn json(outcome: &Outcome) -> String {
             PipelineJson {
                 file: outcome.sources.path(p.loc.file),
                 name: &p.name,
+                state: state_of(outcome, p).0,
                 tasks: pr
                     .tasks
                     .iter()
@@ -295,6 +334,17 @@ pub fn table(outcome: &Outcome) -> String {
                 t.achieved.map_or("n/a (no outputs)", Guarantee::word)
             );
         }
+        let _ = match state_of(outcome, p) {
+            (StateJson { via: None, .. }, _) => writeln!(
+                out,
+                "  state: a local SQLite file (durable only for tasks that run as local processes on one machine)"
+            ),
+            (StateJson { store, via: Some(via) }, named) => writeln!(
+                out,
+                "  state: {store} of sink `{via}`{}",
+                if named { " (named by `state`)" } else { " (the first written sink that can hold it)" }
+            ),
+        };
         // Every `allow` with its reason (LANGUAGE.md: the reason shows in reports).
         let allows = p.allows.iter().map(|a| (None, a)).chain(
             p.tasks

@@ -8,6 +8,7 @@ pub mod literal;
 pub mod model;
 pub mod problem;
 pub mod resolve;
+pub mod state;
 
 pub use guarantee::{Analysis, OutputReport, PipelineReport, TaskReport};
 pub use model::Program;

@@ -93,9 +93,33 @@ pub struct DeclDef {
     /// The cluster of that system the declaration is on: its own
     /// `coordinator "CLUSTER"` line, else `"default"`.
     pub cluster: String,
+    /// `ready ...` as written on a source, and where.
+    pub ready: Option<(Ready, Loc)>,
     /// Kind parameters; a `string` one in its template form (placeholders
     /// as written, literal braces doubled: `literal::template`).
     pub params: BTreeMap<String, ParamValue>,
+}
+
+/// When an interval's input is complete (a source's `ready`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ready {
+    /// `ready marker "NAME"`: a file of that name is in the interval's folder.
+    Marker(String),
+    /// `ready nonempty`: the folder exists and holds at least one data file.
+    Nonempty,
+    /// `ready always`: an empty input is legitimate.
+    Always,
+}
+
+impl Ready {
+    /// The word after `ready`.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Ready::Marker(_) => "marker",
+            Ready::Nonempty => "nonempty",
+            Ready::Always => "always",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -212,6 +236,9 @@ pub struct PipelineDef {
     pub timeout: Option<(u64, Loc)>,
     pub image: Option<String>,
     pub require: Option<(Guarantee, Loc)>,
+    /// `state NAME`: the sink (index into decls) that keeps the pipeline's
+    /// state, and where the setting is.
+    pub state: Option<(usize, Loc)>,
     pub allows: Vec<AllowDef>,
     pub tasks: Vec<Box<TaskDef>>,
 }

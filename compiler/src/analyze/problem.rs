@@ -249,6 +249,18 @@ pub enum Problem {
         at: Loc,
         declared: Loc,
     },
+    /// FL009: `state` names at `at` the `role` `name` of kind `kind`,
+    /// declared at `declared`, which cannot keep the pipeline's state (a
+    /// source, an effect, or a sink whose kind has no `state` line);
+    /// `stores` are the sinks in scope that can, by name.
+    StateNotStore {
+        name: String,
+        role: Role,
+        kind: String,
+        at: Loc,
+        declared: Loc,
+        stores: Vec<String>,
+    },
     /// FL702: a statement at `at` names the `what` (source, sink, effect)
     /// `name`, which is not in scope; `near` is the closest name that is.
     UnknownDecl {
@@ -372,7 +384,9 @@ impl Problem {
             | Problem::TakesOneValue { .. }
             | Problem::WrongType { .. }
             | Problem::NotAValue { .. } => Code::FL006,
-            Problem::KindLacksRole { .. } | Problem::RoleMismatch { .. } => Code::FL009,
+            Problem::KindLacksRole { .. }
+            | Problem::RoleMismatch { .. }
+            | Problem::StateNotStore { .. } => Code::FL009,
             Problem::UnknownKind { .. }
             | Problem::UnknownDecl { .. }
             | Problem::UnknownTask { .. } => Code::FL702,

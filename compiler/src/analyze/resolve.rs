@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::literal::{self, NumberKind};
 use super::model::{
     AllowDef, DeclDef, EmitDef, KeyDef, KeyPartDef, KindDef, Loc, ParamDef, PipelineDef, Program,
-    ReadDef, Role, RunDef, TaskDef, ViaDef, WriteDef, WRITE_CAPS,
+    ReadDef, Ready, Role, RunDef, TaskDef, ViaDef, WriteDef, WRITE_CAPS,
 };
 use super::problem::{Clause, Namespace, Problem};
 use crate::diagnostic::{Code, Diagnostic};
@@ -468,6 +468,7 @@ impl Resolver<'_> {
             primary_key_loc: None,
             coordinator: kind.coordinator.clone(),
             cluster: "default".into(),
+            ready: None,
             params: BTreeMap::new(),
         };
         let mut seen = Seen::default();
@@ -475,7 +476,14 @@ impl Resolver<'_> {
             let name = p.name.name.as_str();
             let analysis = matches!(
                 name,
-                "immutable" | "mutable" | "pin" | "identity" | "fields" | "commit" | "coordinator"
+                "immutable"
+                    | "mutable"
+                    | "pin"
+                    | "identity"
+                    | "fields"
+                    | "commit"
+                    | "coordinator"
+                    | "ready"
             );
             let param = kind.params.iter().find(|q| q.name == name);
             if !analysis && param.is_none() {
@@ -565,6 +573,7 @@ impl Resolver<'_> {
                         def.cluster = s;
                     }
                 }
+                "ready" => def.ready = self.ready(f, p, &kind, &d.name.name).map(|r| (r, at)),
                 _ => {
                     let Some(param) = param else { continue };
                     if let Some(v) = self.param_value(f, p, param) {
@@ -699,6 +708,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             timeout: None,
             image: None,
             require: None,
+            state: None,
             allows: Vec::new(),
             tasks: Vec::with_capacity(p.tasks.len()),
         };
@@ -773,6 +783,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                         st.value
                     });
                 }
+                "state" => def.state = self.state_setting(f, s).map(|i| (i, at)),
                 _ => def.require = self.guarantee_arg(f, s).map(|g| (g, at)),
             }
         }
@@ -1424,6 +1435,72 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         term
     }
 
+    // ---- state and readiness (flowc 0.2) --------------------------------------------
+
+    /// `state NAME`: the sink that keeps the pipeline's state. An unknown
+    /// name is FL702; a source, an effect, or a sink whose kind has no
+    /// `state` line is FL009. The sink counts as used either way.
+    fn state_setting(&mut self, f: FileId, s: &ast::Setting) -> Option<usize> {
+        let value = self.one(f, s, "the name of a sink")?;
+        let Value::Ident(name) = value else {
+            self.wrong_type(f, s, value, "the name of a sink", "warehouse");
+            return None;
+        };
+        let index = self.lookup_decl(f, name, "sink")?;
+        let names = self.names();
+        let decl = &names.decls[index];
+        let kind = &names.kinds[decl.kind_idx];
+        if decl.role == Role::Sink && kind.state {
+            return Some(index);
+        }
+        let mut stores: Vec<String> = names
+            .decl_scope
+            .get(&f)
+            .into_iter()
+            .flatten()
+            .filter(|(_, &other)| {
+                let other = &names.decls[other];
+                other.role == Role::Sink && names.kinds[other.kind_idx].state
+            })
+            .map(|(n, _)| n.clone())
+            .collect();
+        stores.sort();
+        let problem = Problem::StateNotStore {
+            name: name.name.clone(),
+            role: decl.role,
+            kind: kind.name.clone(),
+            at: loc(f, name.span),
+            declared: decl.name_loc,
+            stores,
+        };
+        self.problem(problem);
+        None
+    }
+
+    /// A source's `ready marker "NAME"`, `ready nonempty` or `ready always`.
+    fn ready(&mut self, f: FileId, p: &ast::Setting, kind: &KindDef, decl: &str) -> Option<Ready> {
+        let ready = match p.args.as_slice() {
+            [Value::Ident(w)] if w.name == "always" => return Some(Ready::Always),
+            [Value::Ident(w)] if w.name == "nonempty" => Ready::Nonempty,
+            [Value::Ident(w), Value::Str(name)] if w.name == "marker" => {
+                if name.value.is_empty() || name.value.contains(['/', '\\']) {
+                    self.push(ready_bad_marker(f, name.span));
+                    return None;
+                }
+                Ready::Marker(name.value.clone())
+            }
+            _ => {
+                self.push(ready_wrong_value(f, p));
+                return None;
+            }
+        };
+        if !kind.pins.contains(&Pin::Listing) {
+            self.push(ready_not_listed(f, p, kind, decl, &ready));
+            return None;
+        }
+        Some(ready)
+    }
+
     // ---- value helpers ------------------------------------------------------------
 
     fn one<'v>(&mut self, f: FileId, s: &'v ast::Setting, expected: &str) -> Option<&'v Value> {
@@ -1728,7 +1805,7 @@ const CAPS: [&str; 12] = [
 ];
 
 /// Settings of a pipeline.
-const SETTINGS: [&str; 9] = [
+const SETTINGS: [&str; 10] = [
     "schedule",
     "start",
     "timezone",
@@ -1738,6 +1815,7 @@ const SETTINGS: [&str; 9] = [
     "timeout",
     "image",
     "require",
+    "state",
 ];
 
 /// Settings of a task (besides its statements).
@@ -1761,6 +1839,7 @@ fn role_props(role: Role) -> &'static [&'static str] {
             "fields",
             "commit",
             "coordinator",
+            "ready",
         ],
         Role::Sink => &["fields", "coordinator"],
         Role::Effect => &[],
@@ -1800,6 +1879,73 @@ impl Seen {
             .insert(key.to_string(), (s.span, s.name.name.clone()));
         true
     }
+}
+
+/// FL006: `ready` with a value other than `marker "NAME"`, `nonempty` or `always`.
+fn ready_wrong_value(f: FileId, s: &ast::Setting) -> Diagnostic {
+    let (span, found) = match s.args.as_slice() {
+        [] => (s.name.span, "nothing".to_string()),
+        [Value::Ident(w)] if w.name == "marker" => (
+            w.span,
+            "`marker` without the marker's file name".to_string(),
+        ),
+        [first, .., last] => (first.span().to(last.span()), describe_args(&s.args)),
+        [one] => (one.span(), describe_args(&s.args)),
+    };
+    Diagnostic::new(
+        Code::FL006,
+        f,
+        span,
+        format!("`ready` takes `marker \"NAME\"`, `nonempty` or `always`, found {found}"),
+    )
+    .help("write `ready marker \"_SUCCESS\"` (a file that marks the folder complete), `ready nonempty` or `ready always`")
+}
+
+/// What a setting's values are, for a message.
+fn describe_args(args: &[Value]) -> String {
+    match args {
+        [Value::Ident(w)] => format!("`{}`", w.name),
+        [one] => one.describe().to_string(),
+        _ => format!("{} values", args.len()),
+    }
+}
+
+/// FL002: a `ready marker` whose name is empty or holds a path separator.
+fn ready_bad_marker(f: FileId, span: Span) -> Diagnostic {
+    Diagnostic::new(
+        Code::FL002,
+        f,
+        span,
+        "a ready marker is the name of one file in the interval's folder",
+    )
+    .help("write a file name without `/`, as in `ready marker \"_SUCCESS\"`")
+}
+
+/// FL003: `ready marker` or `ready nonempty` on a source whose kind lists no files.
+fn ready_not_listed(
+    f: FileId,
+    s: &ast::Setting,
+    kind: &KindDef,
+    decl: &str,
+    ready: &Ready,
+) -> Diagnostic {
+    let span = s.args.first().map_or(s.span, |first| {
+        first
+            .span()
+            .to(s.args.last().map_or(first.span(), Value::span))
+    });
+    Diagnostic::new(
+        Code::FL003,
+        f,
+        span,
+        format!(
+            "`ready {}` does not apply to source `{decl}`: kind `{}` does not list an interval's files (`pins listing`)",
+            ready.word(),
+            kind.name
+        ),
+    )
+    .label(kind.loc.file, kind.loc.span, format!("kind `{}` declared here", kind.name))
+    .help("write `ready always`, or remove the line: a source of this kind is always ready")
 }
 
 /// FL003: a commit mode the kind does not list in `commits`.

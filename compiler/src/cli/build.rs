@@ -163,7 +163,18 @@ pub(super) fn run(
     let result = generate_into(
         paths,
         out,
-        |pipelines| (target.generate)(pipelines, &options),
+        |pipelines| {
+            // FL806 concerns every target: state a retry cannot reach.
+            let stateless = crate::codegen::state::problems(pipelines);
+            match (target.generate)(pipelines, &options) {
+                Ok(_) if !stateless.is_empty() => Err(stateless),
+                Err(mut problems) => {
+                    problems.extend(stateless);
+                    Err(problems)
+                }
+                ok => ok,
+            }
+        },
         target.warnings,
     );
     let run = match result {

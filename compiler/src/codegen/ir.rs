@@ -26,9 +26,41 @@ pub struct Pipeline {
     pub catchup: bool,
     /// The pipeline's default image.
     pub image: Option<String>,
+    /// Where the runtime keeps the pipeline's state (flowc 0.2).
+    #[serde(default)]
+    pub state: StateStore,
+    /// Whether the runtime keeps any state: a pinned read, a
+    /// `conditional_commit` or `append ledger` write, or an outbox.
+    #[serde(default)]
+    pub needs_state: bool,
     /// Tasks in a deterministic topological order.
     pub tasks: Vec<Task>,
 }
+
+/// Where a pipeline's state lives: a sink's system, or a local database file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StateStore {
+    /// The sink's kind (`postgres_table`), or `local`.
+    pub kind: String,
+    /// The sink whose connection reaches the store; `None` for `local`.
+    pub endpoint: Option<Arc<Endpoint>>,
+    /// Whether the pipeline names the sink (`state NAME`) rather than it
+    /// being the first written sink that can hold state.
+    pub named: bool,
+}
+
+impl Default for StateStore {
+    fn default() -> Self {
+        StateStore {
+            kind: LOCAL_STATE.to_owned(),
+            endpoint: None,
+            named: false,
+        }
+    }
+}
+
+/// The `kind` of a [`StateStore`] kept in a local database file.
+pub const LOCAL_STATE: &str = "local";
 
 /// A pipeline's schedule, checked by the front end.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,6 +129,19 @@ pub struct Read {
     pub commit: Option<String>,
     /// `identity` fields; `Some(vec![])` for `identity none`, `None` when undeclared.
     pub identity: Option<Vec<String>>,
+    /// When the interval's input is complete: `marker`, `nonempty` or
+    /// `always` (the source's `ready`, else its kind's default). IR
+    /// written before flowc 0.2 has none and reads as `always`, what those
+    /// versions did.
+    #[serde(default = "ready_always")]
+    pub ready: String,
+    /// The marker's file name for `ready marker`.
+    #[serde(default)]
+    pub ready_marker: Option<String>,
+}
+
+fn ready_always() -> String {
+    "always".to_owned()
 }
 
 /// A key term with the column it fills (`COL = TERM`, or the field's own name).

@@ -83,7 +83,25 @@ fn pipeline(
         // is for scheduled pipelines).
         catchup: p.catchup && p.schedule.is_some(),
         image: p.image.clone(),
+        state: state_store(program, p),
+        needs_state: crate::analyze::state::needs_state(program, p),
         tasks,
+    }
+}
+
+/// Where the pipeline's state lives, with the sink that reaches it.
+fn state_store(program: &Program, p: &PipelineDef) -> ir::StateStore {
+    use crate::analyze::state::{store, Store};
+    match store(program, p) {
+        Store::Local => ir::StateStore::default(),
+        Store::Sink { decl, named } => {
+            let d = &program.decls[decl];
+            ir::StateStore {
+                kind: program.kind_of(d).name.clone(),
+                endpoint: Some(Endpoints::default().of(program, d)),
+                named,
+            }
+        }
     }
 }
 
@@ -183,12 +201,18 @@ fn lower_task(
             .iter()
             .map(|r| {
                 let d = facts.decl(r.decl);
+                let ready = crate::analyze::state::ready(program, d);
                 ir::Read {
                     source: endpoints.of(program, d),
                     immutable: d.immutable,
                     pin: facts.effective_pin(r),
                     commit: facts.effective_commit(r).map(|c| c.word().to_string()),
                     identity: facts.read_identity(r),
+                    ready: ready.word().to_owned(),
+                    ready_marker: match ready {
+                        crate::analyze::model::Ready::Marker(m) => Some(m),
+                        _ => None,
+                    },
                 }
             })
             .collect(),

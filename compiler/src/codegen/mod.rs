@@ -9,6 +9,7 @@ pub mod places;
 pub mod python;
 mod python_names;
 pub mod quote;
+pub mod state;
 pub mod target;
 
 use crate::diagnostic::Code;

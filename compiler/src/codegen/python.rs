@@ -653,6 +653,7 @@ fn view(pipeline: &Pipeline, task: &Task, module: &str, transform_path: &str) ->
         "source_file": pipeline.source_file,
         "schedule": pipeline.schedule.as_ref().map(|s| &s.text),
         "timezone": pipeline.timezone,
+        "state": pipeline.state,
         "task": task_json,
         "transform_module": transform_module,
         "transform_file": transform_path,

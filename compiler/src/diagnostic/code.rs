@@ -124,6 +124,8 @@ macro_rules! catalog {
                 "an output path that would leave `--out`";
             FL805 fl805_no_runtime "no-runtime" Error
                 "`scaffold` for a kind that has no runtime yet";
+            FL806 fl806_no_durable_state "no-durable-state" Error
+                "a pipeline that keeps state in a local file while a task runs in a container";
             FL807 fl807_no_catchup_on_target "no-catchup-on-target" Warning
                 "`build --target argo` of a scheduled pipeline whose reads follow the interval: Argo runs no missed interval";
             FL900 fl900_guarantee_below_requirement "guarantee-below-requirement" Error

@@ -178,7 +178,7 @@ pub fn unknown_pipeline_setting(
 pub fn unknown_task_statement(name: &str, task: &str, near: Option<&str>, at: Loc) -> Diagnostic {
     let hint = if matches!(
         name,
-        "schedule" | "start" | "timezone" | "catchup" | "image"
+        "schedule" | "start" | "timezone" | "catchup" | "image" | "state"
     ) {
         format!("`{name}` is a pipeline setting; move it to the pipeline")
     } else {

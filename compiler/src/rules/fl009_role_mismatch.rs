@@ -84,6 +84,38 @@ pub fn role_mismatch(
         .help(help)
 }
 
+/// `state` naming at `at` the `role` `name` of kind `kind`, declared at
+/// `declared`, which cannot keep the pipeline's state; `stores` are the
+/// sinks in scope that can.
+pub fn state_not_store(
+    name: &str,
+    role: Role,
+    kind: &str,
+    at: Loc,
+    declared: Loc,
+    stores: &[String],
+) -> Diagnostic {
+    let msg = if role == Role::Sink {
+        format!("`state {name}`: sink `{name}` of kind `{kind}` cannot keep the pipeline's state")
+    } else {
+        format!("`state {name}`: {} `{name}` is not a sink", role.word())
+    };
+    let label = if role == Role::Sink {
+        format!("declared as a sink of kind `{kind}`, which has no `state` line")
+    } else {
+        format!("declared as {} of kind `{kind}`", with_article(role.word()))
+    };
+    let help = match stores.first() {
+        Some(first) => format!(
+            "name a sink whose kind has `state`, such as `{first}`, or remove the line to keep the state in a local file"
+        ),
+        None => "name a sink whose kind has `state` (in the standard library: `postgres_table`, `delta_table`, `iceberg_table`, `kafka_topic`), or remove the line to keep the state in a local file".to_string(),
+    };
+    Diagnostic::new(Code::FL009, at.file, at.span, msg)
+        .label(declared.file, declared.span, label)
+        .help(help)
+}
+
 /// `a source`, `an effect`.
 fn with_article(word: &str) -> String {
     let article = if word.starts_with(['a', 'e', 'i', 'o', 'u']) {

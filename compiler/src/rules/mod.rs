@@ -30,6 +30,8 @@ pub mod suppress;
 pub(crate) use fl807_no_catchup_on_target::{
     interval_scoped as fl807_interval_scoped, words as fl807_words,
 };
+/// FL806's words, for the check at `flowc build` (`codegen::state`).
+pub use fl806_no_durable_state::words as no_durable_state_words;
 
 /// The finding of a problem the front end found, in its rule's words.
 pub fn finding(problem: Problem) -> Diagnostic {
@@ -201,6 +203,14 @@ pub fn finding(problem: Problem) -> Diagnostic {
             at,
             declared,
         } => fl009_role_mismatch::role_mismatch(stmt, &name, role, &kind, at, declared),
+        Problem::StateNotStore {
+            name,
+            role,
+            kind,
+            at,
+            declared,
+            stores,
+        } => fl009_role_mismatch::state_not_store(&name, role, &kind, at, declared, &stores),
         Problem::UnknownKind { name, near, at } => {
             fl702_unknown_name::unknown_kind(&name, near.as_deref(), at)
         }

@@ -70,6 +70,8 @@ fn scheduled_with_image() -> Pipeline {
         start: Some(date("2026-01-01")),
         timezone: "Europe/Paris".into(),
         catchup: true,
+        state: flowc::codegen::ir::StateStore::default(),
+        needs_state: false,
         image: Some(image.into()),
         tasks: vec![load, rollup, report],
     }
@@ -91,6 +93,8 @@ fn manual_without_image() -> Pipeline {
         start: None,
         timezone: "UTC".into(),
         catchup: false,
+        state: flowc::codegen::ir::StateStore::default(),
+        needs_state: false,
         image: None,
         tasks: vec![extract, load],
     }
@@ -123,6 +127,8 @@ fn keyword_names() -> Pipeline {
         start: Some(date("2026-03-29")),
         timezone: "America/New_York".into(),
         catchup: false,
+        state: flowc::codegen::ir::StateStore::default(),
+        needs_state: false,
         image: None,
         tasks,
     }
@@ -163,6 +169,8 @@ fn nasty_strings() -> Pipeline {
         start: Some(date("2026-02-28")),
         timezone: "Asia/Tokyo".into(),
         catchup: false,
+        state: flowc::codegen::ir::StateStore::default(),
+        needs_state: false,
         image: None,
         tasks: vec![local, pod],
     }
@@ -521,6 +529,8 @@ fn five_thousand_tasks_render_and_parse_quickly() {
         start: Some(date("2026-01-01")),
         timezone: "UTC".into(),
         catchup: false,
+        state: flowc::codegen::ir::StateStore::default(),
+        needs_state: false,
         image: None,
         tasks,
     };

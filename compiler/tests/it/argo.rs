@@ -68,6 +68,8 @@ fn manual(name: &str, tasks: Vec<Task>) -> Pipeline {
         start: None,
         timezone: "UTC".to_owned(),
         catchup: false,
+        state: flowc::codegen::ir::StateStore::default(),
+        needs_state: false,
         image: Some("ghcr.io/acme/orders:1.4".to_owned()),
         tasks,
     }
@@ -101,6 +103,8 @@ fn orders_daily() -> Pipeline {
         start: Some(date("2026-01-01")),
         timezone: "Europe/Paris".into(),
         catchup: false,
+        state: flowc::codegen::ir::StateStore::default(),
+        needs_state: false,
         image: Some("ghcr.io/acme/orders:1.4".into()),
         tasks: vec![load, rollup],
     }
@@ -144,6 +148,8 @@ fn hourly_catchup() -> Pipeline {
         start: Some(date("2026-03-01")),
         timezone: "UTC".into(),
         catchup: true,
+        state: flowc::codegen::ir::StateStore::default(),
+        needs_state: false,
         image: Some("ghcr.io/acme/orders:1.4".into()),
         tasks: vec![retry, fail],
     }

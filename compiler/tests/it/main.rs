@@ -27,6 +27,7 @@ mod ir_target;
 mod layering;
 mod model_v02_keys;
 mod model_v02_loss;
+mod model_v02_state;
 mod output_safety;
 mod placeholders;
 mod proptest_ast;

@@ -72,6 +72,17 @@ class Read:
     immutable: bool
     pin: Pin | None
     identity: tuple[str, ...] | None = None
+    # When the interval's input is complete (the source's `ready`, else its kind's default).
+    ready: Literal["marker", "nonempty", "always"] | None = None
+    ready_marker: str | None = None
+
+
+@dataclass(frozen=True)
+class StateStore:
+    """Where the runtime keeps the pipeline's state: a sink's system, or `local` (a SQLite file)."""
+
+    kind: str
+    endpoint: Endpoint | None = None
 
 
 @dataclass(frozen=True)
@@ -106,3 +117,4 @@ class Task:
     writes: tuple[Write, ...]
     emits: tuple[Emit, ...]
     internal_retries: int = 0
+    state: StateStore | None = None
