@@ -26,12 +26,12 @@ macro_rules! declare_rules {
 
 pub mod suppress;
 
+/// FL806's words, for the check at `flowc build` (`codegen::state`).
+pub use fl806_no_durable_state::words as no_durable_state_words;
 /// FL807's words and its test of a parameter string, for `codegen::argo`.
 pub(crate) use fl807_no_catchup_on_target::{
     interval_scoped as fl807_interval_scoped, words as fl807_words,
 };
-/// FL806's words, for the check at `flowc build` (`codegen::state`).
-pub use fl806_no_durable_state::words as no_durable_state_words;
 
 /// The finding of a problem the front end found, in its rule's words.
 pub fn finding(problem: Problem) -> Diagnostic {
