@@ -25,6 +25,7 @@ mod hardening_input;
 mod hardening_render;
 mod ir_target;
 mod layering;
+mod lsp;
 mod output_safety;
 mod placeholders;
 mod proptest_ast;
