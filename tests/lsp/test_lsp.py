@@ -240,6 +240,19 @@ async def test_references_of_a_sink_a_kind_and_a_task(client: LanguageClient, pr
         )
     )
     assert refs is not None and [r.range.start for r in refs] == [pos(text, "load\n    read")]
+    # A kind: the declarations of that kind, in this file and the one it uses.
+    refs = await client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=doc(uri),
+            position=pos(text, "postgres_table", 2),
+            context=types.ReferenceContext(include_declaration=False),
+        )
+    )
+    assert refs is not None
+    common = project / "common.flow"
+    assert sorted((r.uri, r.range.start.line) for r in refs) == sorted(
+        [(uri, pos(text, "postgres_table").line), (uri_of(common), pos(common.read_text(), "postgres_table").line)]
+    )
 
 
 # ---- completion ----
