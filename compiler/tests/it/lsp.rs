@@ -68,12 +68,16 @@ impl Server {
     }
 
     fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        msg["params"] = params;
+        self.send(&msg);
         self.until(|m| m["id"] == id)
     }
 
     fn notify(&mut self, method: &str, params: Value) {
-        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+        let mut msg = json!({"jsonrpc": "2.0", "method": method});
+        msg["params"] = params;
+        self.send(&msg);
     }
 
     fn diagnostics(&mut self) -> Value {
