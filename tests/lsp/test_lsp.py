@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import subprocess
-from collections.abc import Callable
+import time
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
+import pytest_lsp
 from conftest import CACHE, FLOWC, ROOT
 from lsprotocol import types
-from pytest_lsp import LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 
 def uri_of(path: Path) -> str:
@@ -374,3 +377,34 @@ async def test_fuzz_corpus_as_edits_never_crashes_the_server(client: LanguageCli
         )
     replace_all(client, uri, (project / "broken.flow").read_text(), 999)
     assert any(d.code == "FL702" for d in await diagnostics(client, uri))
+
+
+# ---- debounce ----
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=[FLOWC, "lsp"], server_env={**os.environ, "XDG_CACHE_HOME": str(CACHE)}),
+)
+async def slow_client(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
+    params = types.InitializeParams(capabilities=types.ClientCapabilities(), initialization_options={"debounceMs": 600})
+    await lsp_client.initialize_session(params)
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+async def test_debounce_ms_waits_for_quiet_and_checks_a_burst_once(slow_client: LanguageClient, project: Path) -> None:
+    client = slow_client
+    uri, text = open_doc(client, project / "broken.flow")
+    await diagnostics(client, uri)
+    client.diagnostics.pop(uri, None)
+    start = time.monotonic()
+    for v in range(2, 6):
+        replace_all(client, uri, text + "#" * v + "\n", v)
+    await asyncio.sleep(0.3)
+    assert uri not in client.diagnostics, "nothing is published before the quiet period"
+    got = await diagnostics(client, uri)
+    assert time.monotonic() - start >= 0.6
+    assert got
+    client.diagnostics.pop(uri, None)
+    await asyncio.sleep(0.8)
+    assert uri not in client.diagnostics, "the burst of four edits is checked once"
