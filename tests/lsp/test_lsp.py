@@ -171,6 +171,8 @@ async def test_hover_on_a_write_shows_guarantee_requirement_and_failing_clauses(
     assert "`idempotent`" in v and "applies every attempt again" in v
     v = await hover_text(client, uri, pos(text, "write  totals upsert", 2))
     assert "`key_stable`" in v, v
+    v = await hover_text(client, uri, pos(text, "emit   alerts", 2))
+    assert v.startswith("**emit `alerts`**") and "guarantee: `at_least_once`" in v and "is untracked" in v, v
 
 
 async def test_hover_on_a_declaration_shows_its_kinds_capabilities(client: LanguageClient, project: Path) -> None:
@@ -213,6 +215,8 @@ async def test_definition_of_a_source_a_task_and_a_use_path(client: LanguageClie
     assert loc.uri == uri_of(common) and loc.range.start == types.Position(line=0, character=0)
     loc = await definition(client, uri, pos(text, "write  totals upsert", 8))
     assert loc.range.start == pos(text, "totals: postgres")
+    loc = await definition(client, uri, pos(text, "emit   alerts", 9))
+    assert loc.uri == uri_of(common) and loc.range.start == pos(common.read_text(), "alerts")
 
 
 async def test_definition_of_a_stdlib_kind_opens_a_read_only_copy(client: LanguageClient, project: Path) -> None:
@@ -353,6 +357,7 @@ async def test_inlay_hints_show_each_outputs_guarantee_at_the_end_of_its_line(cl
     assert got == [
         (pos(text, "write  totals upsert", 20), "⇒ at_least_once"),
         (pos(text, "write  totals append", 20), "⇒ at_least_once"),
+        (pos(text, "emit   alerts", 13), "⇒ at_least_once"),
     ]
 
 
