@@ -16,6 +16,8 @@
 
 pub mod features;
 pub mod position;
+#[cfg(test)]
+mod tests;
 pub mod uri;
 
 use std::collections::{BTreeMap, BTreeSet};
