@@ -18,6 +18,7 @@
 //! - [`codegen`]: Airflow, Argo and Python scaffolding.
 //! - [`format`], [`graph`], [`init`], [`report`]: `flowc fmt`, `flowc graph`,
 //!   `flowc init`, `flowc report`.
+//! - [`lsp`]: `flowc lsp`, the language server, on [`check`] and [`format`].
 //! - [`invariants`]: what holds for every input; shared by the tests and fuzzers.
 
 pub mod analyze;
@@ -30,6 +31,7 @@ pub mod graph;
 pub mod init;
 pub mod invariants;
 pub mod io;
+pub mod lsp;
 pub mod par;
 pub mod report;
 pub mod rules;

@@ -1829,7 +1829,7 @@ const TASK_SETTINGS: [&str; 7] = [
     "require",
 ];
 
-fn role_props(role: Role) -> &'static [&'static str] {
+pub fn role_props(role: Role) -> &'static [&'static str] {
     match role {
         Role::Source => &[
             "immutable",

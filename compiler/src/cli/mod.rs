@@ -18,6 +18,7 @@ mod explain;
 mod fmt;
 mod graph;
 mod init;
+mod lsp;
 mod report;
 mod rules;
 mod scaffold;
@@ -205,6 +206,9 @@ Nothing is overwritten: init stops (exit 2) if any of its files exists.")]
         /// The folder to create the project in (default: the current folder)
         dir: Option<PathBuf>,
     },
+    /// Run the language server (LSP 3.17 on stdin/stdout) for editors
+    #[command(after_help = "Editors start it themselves; see docs/editors.md.")]
+    Lsp,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -308,5 +312,6 @@ pub fn main() -> ExitCode {
         } => graph::run(&file, format, pipeline.as_deref()),
         Command::Init { dir } => init::run(dir.as_deref()),
         Command::Rules => rules::run(),
+        Command::Lsp => lsp::run(),
     }
 }

@@ -25,6 +25,7 @@ mod hardening_input;
 mod hardening_render;
 mod ir_target;
 mod layering;
+mod lsp;
 mod model_v02_keys;
 mod model_v02_loss;
 mod model_v02_state;

@@ -1,0 +1,101 @@
+//! Every request on every input of the fuzz corpus (`fuzz/corpus/check/`),
+//! at positions all over each file: answered, never a panic.
+
+use std::str::FromStr as _;
+
+use lsp_types as lt;
+
+use super::position::Lines;
+use super::{apply_change, diagnostics_of, features, Snapshot};
+use crate::check::{check, Input, NoImports};
+
+const URI: &str = "file:///corpus/input.flow";
+
+fn snapshot(text: &str) -> Snapshot {
+    let outcome = check(
+        vec![Input {
+            path: "/corpus/input.flow".into(),
+            key: "/corpus/input.flow".into(),
+            bytes: text.as_bytes().to_vec(),
+        }],
+        &NoImports,
+    );
+    let root = outcome.roots[0];
+    let uri = lt::Uri::from_str(URI).expect("uri");
+    Snapshot {
+        outcome,
+        file_of: [(URI.to_string(), root)].into_iter().collect(),
+        uri_of: [(root, uri)].into_iter().collect(),
+    }
+}
+
+fn every_request(text: &str) {
+    let snap = snapshot(text);
+    let uri = lt::Uri::from_str(URI).expect("uri");
+    let lines = Lines::new(text);
+    let diags = diagnostics_of(&snap, snap.file_of[URI]);
+    let whole = lt::Range::new(lt::Position::new(0, 0), lines.position(text.len()));
+    features::symbols(&snap, URI);
+    features::inlay_hints(&snap, URI, whole);
+    features::code_actions(&uri, text, &diags);
+    let _ = features::formatting(text);
+    let step = (text.len() / 12).max(1);
+    for at in (0..=text.len()).step_by(step) {
+        let p = lines.position(at);
+        features::hover(&snap, URI, p);
+        features::definition(&snap, URI, p);
+        features::references(&snap, URI, p, true);
+        features::completion(&snap, URI, text, p);
+    }
+    // Positions the protocol allows but no text has: past a line, past the end.
+    for p in [lt::Position::new(0, 9999), lt::Position::new(99_999, 3)] {
+        features::hover(&snap, URI, p);
+        features::completion(&snap, URI, text, p);
+    }
+}
+
+#[test]
+fn the_fuzz_corpus_never_panics_a_request() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/check");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the fuzz corpus")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    files.sort();
+    assert!(files.len() > 100, "{} files", files.len());
+    for f in &files {
+        let bytes = std::fs::read(f).expect("read");
+        let text = String::from_utf8_lossy(&bytes);
+        every_request(&text);
+    }
+}
+
+#[test]
+fn edits_with_positions_inside_characters_and_past_the_end_apply() {
+    let mut text = "a😀é\nbc".to_string();
+    let edit = |s: (u32, u32), e: (u32, u32), t: &str| lt::TextDocumentContentChangeEvent {
+        range: Some(lt::Range::new(
+            lt::Position::new(s.0, s.1),
+            lt::Position::new(e.0, e.1),
+        )),
+        range_length: None,
+        text: t.into(),
+    };
+    // Inside the surrogate pair: from the emoji's start.
+    apply_change(&mut text, edit((0, 2), (0, 3), "x"));
+    assert_eq!(text, "ax\u{e9}\nbc");
+    // An end before the start, and a line past the end: no panic, clamped.
+    apply_change(&mut text, edit((1, 1), (0, 0), "y"));
+    assert_eq!(text, "ax\u{e9}\nbyc");
+    apply_change(&mut text, edit((9, 0), (9, 0), "!"));
+    assert_eq!(text, "ax\u{e9}\nbyc!");
+    apply_change(
+        &mut text,
+        lt::TextDocumentContentChangeEvent {
+            range: None,
+            range_length: None,
+            text: "whole".into(),
+        },
+    );
+    assert_eq!(text, "whole");
+}
