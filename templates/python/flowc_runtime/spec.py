@@ -26,6 +26,9 @@ TermKind = Literal[
     "random",
 ]
 Pin = Literal["version", "snapshot", "listing", "offsets"]
+# When an interval's input is complete (a source's `ready`); None: the kind's default
+# (`nonempty` for `files`, `always` for every other kind).
+Ready = Literal["marker", "nonempty", "always"]
 Mode = Literal[
     "upsert",
     "replace_partition",
@@ -72,6 +75,8 @@ class Read:
     immutable: bool
     pin: Pin | None
     identity: tuple[str, ...] | None = None
+    ready: Ready | None = None
+    ready_marker: str | None = None
 
 
 @dataclass(frozen=True)

@@ -25,17 +25,15 @@ class DeltaTable(Connector):
     kind = "delta_table"
 
     def uri(self, attempt: Attempt, endpoint: Endpoint) -> str:
-        return delta.location(attempt.conn(endpoint), attempt.ctx.render(str(endpoint.params.get("location", ""))))
+        return delta.location(attempt.conn(endpoint), self.param(attempt, endpoint, "location"))
 
     def resolve_pin(self, attempt: Attempt, read: Read) -> PinValue:
         src = read.source
+        self.ready(read)
         if read.pin not in ("version", "snapshot"):
             return None
         uri = self.uri(attempt, src)
-        name = f"read:{src.name}"
-        stored = attempt.pin_get(name)
-        if stored is None:
-            stored = attempt.pin_claim(name, str(delta.current_version(uri)))
+        stored = self.pinned(attempt, read, lambda: str(delta.current_version(uri)))
         attempt.log(f"`{src.name}`: pinned version {stored}")
         return int(stored)
 
