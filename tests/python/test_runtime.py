@@ -560,3 +560,77 @@ def rows_of_exists(tmp: Path, table: str) -> bool:
         return bool(conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchall())
     finally:
         conn.close()
+
+
+def pg_schema_url() -> tuple[str, str, str]:
+    import psycopg
+
+    base = os.environ["FLOWC_TEST_PG"]
+    schema = "t_" + uuid.uuid4().hex[:10]
+    with psycopg.connect(base, autocommit=True) as c:
+        c.execute(f'CREATE SCHEMA "{schema}"')
+    return base, schema, f"{base}{'&' if '?' in base else '?'}options=-csearch_path%3D{schema}"
+
+
+def pg_drop(base: str, schema: str) -> None:
+    import psycopg
+
+    with psycopg.connect(base, autocommit=True) as c:
+        c.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.mark.skipif(not os.environ.get("FLOWC_TEST_PG"), reason="FLOWC_TEST_PG is not set")
+def test_postgres_upsert_is_fenced(tmp_path: Path) -> None:
+    import psycopg
+
+    base, schema, url = pg_schema_url()
+    try:
+        seed(tmp_path, "a.jsonl", [{"id": "a", "amount": 1}], start=DAY1[0])
+        seed(tmp_path, "a.jsonl", [{"id": "a", "amount": 2}], start=DAY2[0])
+        task = upsert_task("postgres_table")
+        for interval, run_id in ((DAY2, "run-2"), (DAY1, "rerun"), (DAY2, "run-2")):
+            env = env_for(tmp_path, interval=interval, run_id=run_id, out=url)
+            env["FLOWC_STATE"] = url
+            assert run(task, identity, env) == 0
+        with psycopg.connect(url, autocommit=True) as c:
+            assert c.execute("SELECT id, amount, _flow_interval_end FROM o").fetchall() == [("a", 2, DAY2[1])]
+    finally:
+        pg_drop(base, schema)
+
+
+@pytest.mark.skipif(not os.environ.get("FLOWC_TEST_PG"), reason="FLOWC_TEST_PG is not set")
+def test_postgres_replace_partition_waits_for_another_replace_of_that_partition(tmp_path: Path) -> None:
+    """Two live attempts of one interval: the second replace waits on the advisory lock of
+    (table, partition) until the first commits, then deletes its rows: one copy, not two."""
+    import time
+
+    from flowc_runtime.keys import canonical
+    from flowc_runtime.sql import Database
+
+    base, schema, url = pg_schema_url()
+    try:
+        seed(tmp_path, "a.jsonl", ROWS)
+        task = make_task((Write(Endpoint("out", "postgres_table", {"table": "o"}), "replace_partition",
+                                partition=Term("interval_start", column="day")),))
+        env = env_for(tmp_path, out=url)
+        env["FLOWC_STATE"] = url
+        assert run(task, identity, env) == 0
+        other = Database(url)
+        other.begin()
+        other.lock("flowc-partition", "o", canonical(DAY1[0]))  # a live attempt holding the partition
+        other.execute("INSERT INTO o (id, amount, day) VALUES ('zombie', 9, %s)", (DAY1[0],))
+        codes: list[int] = []
+        env2 = dict(env, FLOW_ATTEMPT="2")
+        thread = threading.Thread(target=lambda: codes.append(run(task, identity, env2)))
+        thread.start()
+        time.sleep(1.5)
+        waited = thread.is_alive() and not codes  # waiting for the lock
+        other.commit()
+        thread.join(30)
+        assert waited
+        assert codes == [0]
+        # the waiting replace saw the other's committed row and replaced it: one copy
+        assert sorted(r[0] for r in other.query("SELECT id FROM o")) == ["a", "b"]
+        other.close()
+    finally:
+        pg_drop(base, schema)
