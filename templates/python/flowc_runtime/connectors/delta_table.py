@@ -56,7 +56,16 @@ class DeltaTable(Connector):
             return
         hooks.before_publish()
         hooks.step("before_commit")
+        committed_before = attempt.maybe_committed
         attempt.maybe_committed = True
+        try:
+            self.commit(attempt, write, uri, rows)
+        except delta.CommitRejected as err:
+            # the conflict check refused the commit: this write committed nothing (exit 75)
+            attempt.maybe_committed = committed_before
+            raise FlowError(f"`{write.sink.name}`: {err}; nothing was committed") from err
+
+    def commit(self, attempt: Attempt, write: Write, uri: str, rows: list[Record]) -> None:
         if write.mode == "overwrite":
             delta.write(uri, rows, "overwrite")
         elif write.mode == "replace_partition" and write.partition is not None:
