@@ -634,3 +634,30 @@ def test_postgres_replace_partition_waits_for_another_replace_of_that_partition(
         other.close()
     finally:
         pg_drop(base, schema)
+
+
+def test_a_delta_replace_refused_by_a_concurrent_commit_exits_75(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Delta's conflict check refuses the second of two replaces of one partition: nothing of
+    it is committed, so the attempt exits 75 (retried), not 70."""
+    import deltalake
+    from deltalake import DeltaTable
+    from deltalake.exceptions import CommitFailedError
+
+    seed(tmp_path, "a.jsonl", ROWS)
+    task = make_task((Write(Endpoint("facts", "delta_table", {"location": "parts"}), "replace_partition",
+                            partition=Term("interval_start", column="day")),))
+    conn = f"file://{tmp_path}/files"
+    assert run(task, identity, env_for(tmp_path, facts=conn)) == 0
+    real = deltalake.write_deltalake
+
+    def conflicting(*args: Any, **kwargs: Any) -> None:
+        raise CommitFailedError("Commit failed: a concurrent transactions added new data")
+
+    monkeypatch.setattr(deltalake, "write_deltalake", conflicting)
+    assert run(task, identity, env_for(tmp_path, attempt=2, facts=conn)) == 75
+    monkeypatch.setattr(deltalake, "write_deltalake", real)
+    assert run(task, identity, env_for(tmp_path, attempt=3, facts=conn)) == 0
+    table = DeltaTable(str(tmp_path / "files" / "parts"))
+    assert len(table.to_pyarrow_table()) == 2
