@@ -8,6 +8,11 @@ processes it starts, and only there.
   crash_during_relay   hard crash (SIGKILL of the process itself) at that protocol step;
   zombie               pause before the commit until `$FLOWC_FAULT_DIR/resume` exists,
                        after creating `$FLOWC_FAULT_DIR/paused`;
+  late_zombie          the same pause, inside the write (its rows computed, its interval and
+                       paths fixed), for a zombie resumed after a newer interval committed;
+  two_live             pause at the `before_commit` step (inside the write transaction) until
+                       `$FLOWC_FAULT_DIR/resume` exists, after creating
+                       `$FLOWC_FAULT_DIR/live-<pid>`: two attempts held there are released together;
   write_error          the first database commit of the process raises before it commits (a
                        transient error, for `internal_retries`);
   nondeterministic     every output record gets a `nondet` field that depends on the
@@ -45,6 +50,19 @@ def crash(name: str) -> None:
 
 def step(name: hooks.Step) -> None:
     crash("crash_" + name)
+    if name == "before_commit" and "two_live" in active():
+        pause(f"live-{os.getpid()}")
+
+
+def pause(marker: str) -> None:
+    """Create `$FLOWC_FAULT_DIR/<marker>`, then wait until `$FLOWC_FAULT_DIR/resume` exists."""
+    folder = Path(os.environ.get("FLOWC_FAULT_DIR", "."))
+    (folder / marker).write_text(str(os.getpid()))
+    deadline = time.monotonic() + float(os.environ.get("FLOWC_ZOMBIE_MAX_SECONDS", "300"))
+    while not (folder / "resume").exists():
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
 
 
 def fail_once(name: str) -> None:
@@ -60,15 +78,9 @@ def before_transaction_commit() -> None:
 
 def before_publish() -> None:
     """Pause past the lease while another attempt runs, then go on as if nothing happened."""
-    if "zombie" not in active():
+    if not active() & {"zombie", "late_zombie"}:
         return
-    folder = Path(os.environ.get("FLOWC_FAULT_DIR", "."))
-    (folder / "paused").write_text(str(os.getpid()))
-    deadline = time.monotonic() + float(os.environ.get("FLOWC_ZOMBIE_MAX_SECONDS", "300"))
-    while not (folder / "resume").exists():
-        if time.monotonic() > deadline:
-            break
-        time.sleep(0.05)
+    pause("paused")
     sys.stderr.write("flowc fault: zombie resumes\n")
 
 

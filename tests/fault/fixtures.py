@@ -216,6 +216,7 @@ def tables_file(prefix: str, kind: str) -> tuple[list[Decl], dict[str, Any]]:
                 writes=[{"sink": f"{p}checked", "mode": "check_then_append"}],
                 allows=[("FL201", "fault matrix: shows check-then-append duplicating under a zombie")]),
     ]
+    decls, tasks = decls + v02_table_decls(p, kind), tasks + v02_table_tasks(p)
     return decls, {"tasks": tasks, "lease": True}
 
 
@@ -283,7 +284,50 @@ def delta_file(prefix: str, lease: bool) -> tuple[list[Decl], dict[str, Any]]:
             TaskDef("delta_unpinned", [(f"{p}feed", "unpinned")],
                     writes=[{"sink": f"{p}feed_live", "mode": "conditional_commit"}]),
         ]
+        decls, tasks = decls + v02_delta_decls(p), tasks + v02_delta_tasks(p)
     return decls, {"tasks": tasks, "lease": lease}
+
+
+# --- flowc 0.2: the modes the regression fault kinds meet (late_zombie, rerun_older, two_live) ---
+# Upserts are fenced on both SQL kinds (upsert_input above: strong). `replace partition` by a
+# term of the data is not (weak); by an interval term it is (replace_interval above: strong).
+# An overwrite owns its interval only on an interval-scoped path (strong); on a fixed path it
+# regresses (files_overwrite above: weak, FL204). An upsert on a kind without `fenced` cannot be
+# run here: only the stdlib's kinds have a runtime, and both SQL kinds are fenced.
+
+DAY_FIELDS = [*FIELDS, "event_day"]
+
+
+def v02_table_decls(p: str, kind: str) -> list[Decl]:
+    return [
+        Decl(f"{p}orders_days", "files", {"path": "in/{interval.start}/"}, immutable=True, pin="listing",
+             identity=["id"], fields=DAY_FIELDS),
+        Decl(f"{p}by_day", kind, {"table": "by_day"}),
+    ]
+
+
+def v02_table_tasks(p: str) -> list[TaskDef]:
+    return [
+        TaskDef("replace_input", [(f"{p}orders_days", None)],
+                writes=[{"sink": f"{p}by_day", "mode": "replace_partition",
+                         "partition": (None, "input_field", "event_day")}]),
+    ]
+
+
+def v02_delta_decls(p: str) -> list[Decl]:
+    return [
+        Decl(f"{p}out_scoped", "files", {"path": "out/scoped/{interval.start}/"}),
+        Decl(f"{p}parts", "delta_table", {"location": "parts"}),
+    ]
+
+
+def v02_delta_tasks(p: str) -> list[TaskDef]:
+    src = f"{p}orders_in"
+    return [
+        TaskDef("files_overwrite_scoped", [(src, None)], writes=[{"sink": f"{p}out_scoped", "mode": "overwrite"}]),
+        TaskDef("delta_replace", [(src, None)],
+                writes=[{"sink": f"{p}parts", "mode": "replace_partition", "partition": ("day", "interval_start", None)}]),
+    ]
 
 
 FILES: dict[str, tuple[str, Callable[[], tuple[list[Decl], dict[str, Any]]]]] = {

@@ -161,6 +161,7 @@ def predictions_and_code(pipelines: list[Decl], out: Path) -> dict[Key, Decl]:
                     "guarantee": o["guarantee"],
                     "on_ambiguous": t["on_ambiguous"],
                     "attempts": t.get("attempts_per_write"),
+                    "clauses": o.get("clauses") or {},
                 }
     gen = subprocess.run(
         [str(flowc), "scaffold", "--lang", "python", "--out", str(out), *flow_files],
@@ -228,14 +229,81 @@ def faults_for(task: Decl) -> list[str]:
         faults.append("dup_identity")
     if task["nondeterministic"]:
         faults.append("nondeterministic")
+    faults += regression_faults(task)
     return faults
 
+
+
+# --- flowc 0.2 fault kinds: regression (A1-A3), serialization (A3), readiness (A8) --------------
+
+# On data whose records recur in both intervals (records_overlap), so that an older interval's
+# write can land over a newer one's: a zombie resumed after interval 2 committed, a re-run of
+# interval 1 after interval 2, two live attempts of interval 2 held inside their writes at once.
+REGRESSION_FAULTS = ["late_zombie", "rerun_older", "two_live"]
+# Interval 1's input lands between attempt 1 and attempt 2 (files sources).
+LATE_FAULTS = ["late_input"]
+REFERENCE_OF = {fault: "fault-free-overlap" for fault in REGRESSION_FAULTS}
+DAYS = ["2026-01-01", "2026-01-02"]
+FENCED_KINDS = SQL_KINDS
+
+
+def records_overlap(k: int) -> list[Decl]:
+    """Interval k's records: the same ids every interval, new amounts, and in interval 2 a late
+    record of interval 1's day (what `replace partition input.F` mishandles)."""
+    rows = [{"id": f"r{j}", "rec": f"r{j}", "amount": 10 * k + j, "event_day": DAYS[k - 1]} for j in (1, 2, 3)]
+    if k == 2:
+        rows.append({"id": "late-1", "rec": "late-1", "amount": 99, "event_day": DAYS[0]})
+    return rows
+
+
+def without_day(row: Decl) -> Decl:
+    """A record for a Delta source, whose table has the three original fields only."""
+    return {c: v for c, v in row.items() if c != "event_day"}
+
+
+def regression_faults(task: Decl) -> list[str]:
+    """The flowc 0.2 fault kinds that concern `task`: for tasks that read only files (whose
+    seeds can recur across intervals), the regression kinds by write mode, and late input."""
+    if not task["reads"] or any(r["source"]["kind"] != "files" for r in task["reads"]):
+        return []
+    modes = {w["mode"] for w in task["writes"]}
+    faults = []
+    if modes & {"upsert", "replace_partition", "overwrite", "conditional_commit"}:
+        faults += ["late_zombie", "rerun_older"]
+    if modes & {"upsert", "replace_partition", "overwrite"}:
+        faults.append("two_live")
+    return faults + LATE_FAULTS
+
+
+def regresses(write: Decl) -> bool:
+    """The declarations' view of `no_regression` failing (A1-A3), for a report without the clause."""
+    mode, sink = write["mode"], write["sink"]
+    if mode == "overwrite":
+        return not any("{interval" in str(v) for v in sink["params"].values())
+    if mode == "replace_partition":
+        return (write.get("partition") or {}).get("term") in ("input_field", "output_field")
+    return mode == "upsert" and sink["kind"] not in FENCED_KINDS
+
+
+def clause_causes(task: Decl, decl: Decl, role: str, pred: Decl | None) -> set[str]:
+    """The fault kinds that exercise the flowc 0.2 clauses of an output, read from the report's
+    clauses (`no_regression`, `every_interval_runs`) when present, else from the declarations."""
+    clauses = (pred or {}).get("clauses") or {}
+    kinds: set[str] = set()
+    no_regression = clauses.get("no_regression")
+    if no_regression is None and role == "write":
+        no_regression = not regresses(decl)
+    if no_regression is False:
+        kinds |= {"late_zombie", "rerun_older", "zombie", "rerun"}
+    # `every_interval_runs` fails only for skipped intervals (`catchup false`): no fault kind
+    # here skips an interval, so a weak output whose only failing clause it is has no cell to show it.
+    return kinds
 
 # --- one scenario ---------------------------------------------------------------------------------
 
 
 def records(k: int) -> list[Decl]:
-    return [{"id": f"d{k}-r{j}", "rec": f"d{k}-r{j}", "amount": 10 * k + j} for j in (1, 2, 3)]
+    return [{"id": f"d{k}-r{j}", "rec": f"d{k}-r{j}", "amount": 10 * k + j, "event_day": DAYS[k - 1]} for j in (1, 2, 3)]
 
 
 class Scenario:
@@ -314,7 +382,7 @@ class Scenario:
     # -- data
     def seed(self, k: int, extra_dup: bool = False) -> None:
         start = INTERVALS[k - 1][0]
-        rows = records(k)
+        rows = records_overlap(k) if self.overlap() else records(k)
         for read in self.task["reads"]:
             src = read["source"]
             if src["kind"] == "files":
@@ -325,7 +393,7 @@ class Scenario:
                     # the same logical event again, under a new identifier
                     write_jsonl(folder / "part-dup.jsonl", [{"id": f"d{k}-r1-again", "rec": f"d{k}-r1", "amount": 10 * k + 1}])
             elif src["kind"] == "delta_table":
-                append_delta(self.dir / "files" / src["params"]["location"], rows)
+                append_delta(self.dir / "files" / src["params"]["location"], [without_day(r) for r in rows])
             elif src["kind"] in SQL_KINDS:
                 with self.sql() as db:
                     db.execute('CREATE TABLE IF NOT EXISTS src_orders (id TEXT PRIMARY KEY, rec TEXT, amount BIGINT)')
@@ -403,6 +471,8 @@ class Scenario:
         reference = self.reference
         self.reset()
         fault = self.fault
+        if fault in REGRESSION_FAULTS + LATE_FAULTS and not reference:
+            return self.run_v02()
         base = ["nondeterministic"] if fault == "nondeterministic" else []
         dup = fault == "dup_identity" and not reference
         self.seed(1, extra_dup=dup)
@@ -436,13 +506,13 @@ class Scenario:
         seen["final"] = self.observe()
         return seen
 
-    def zombie(self, seen: dict[str, Any]) -> None:
+    def zombie(self, seen: dict[str, Any], fault: str = "zombie") -> None:
         """Attempt 1 pauses before its commit, past its lease; the scheduler gives up on it and
         attempt 2 runs to completion; the next interval runs; then attempt 1 resumes."""
         interval = INTERVALS[0]
         paused = self.dir / "fault" / "paused"
         proc = subprocess.Popen(
-            self.command(), env=self.env(interval, "run-1", 1, ["zombie"]), cwd=self.dir,
+            self.command(), env=self.env(interval, "run-1", 1, [fault]), cwd=self.dir,
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         )
         deadline = time.monotonic() + 120
@@ -499,13 +569,77 @@ class Scenario:
                 return list(DeltaTable(uri).to_pyarrow_table().to_pylist())
             except Exception:  # noqa: BLE001 - no table yet
                 return []
-        folder = self.dir / "files" / sink["params"]["path"]
+        folder = self.dir / "files" / sink["params"]["path"].split("{")[0]
         rows: list[Decl] = []
         if folder.exists():
             for path in sorted(folder.rglob("*.jsonl")):
                 rows += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
         return rows
 
+
+    # -- flowc 0.2 fault kinds (REGRESSION_FAULTS, LATE_FAULTS)
+    def overlap(self) -> bool:
+        return self.fault in REGRESSION_FAULTS or self.fault == "fault-free-overlap"
+
+    def run_v02(self) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        if self.fault == "late_input":
+            # attempt 1 finds no input (exit 75, nothing pinned); the input lands; attempt 2 reads it all
+            self.run_interval(1, "run-1", [], [], between=lambda: self.seed(1))
+            seen["i1"] = self.observe()
+            self.seed(2)
+            self.run_interval(2, "run-2", [], [])
+        elif self.fault == "late_zombie":
+            self.seed(1)
+            self.zombie(seen, "late_zombie")
+        else:
+            self.seed(1)
+            self.run_interval(1, "run-1", [], [])
+            seen["i1"] = self.observe()
+            self.seed(2)
+            if self.fault == "rerun_older":
+                self.run_interval(2, "run-2", [], [])
+                self.run_interval(1, "run-1-rerun", [], [])
+            else:
+                self.two_live(2)
+        seen["final"] = self.observe()
+        return seen
+
+    def two_live(self, k: int) -> None:
+        """Two attempts of interval k at once, each held at `before_commit` (inside its write
+        transaction) until both are there, or until one has waited 4s for the other (which then
+        waits on a lock: the runtime serialized them); then both are released together."""
+        interval = INTERVALS[k - 1]
+        folder = self.dir / "fault"
+        procs = [
+            subprocess.Popen(self.command(), env=self.env(interval, f"run-{k}", n, ["two_live"]), cwd=self.dir,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            for n in (1, 2)
+        ]
+        deadline = time.monotonic() + 120
+        alone_since: float | None = None
+        held = 0
+        while time.monotonic() < deadline and any(proc.poll() is None for proc in procs):
+            held = len(list(folder.glob("live-*")))
+            if held >= 2:
+                break
+            if held == 1:
+                alone_since = alone_since or time.monotonic()
+                if time.monotonic() - alone_since > 4:
+                    break
+            time.sleep(0.02)
+        (folder / "resume").write_text("go")
+        codes = []
+        for n, proc in enumerate(procs, 1):
+            try:
+                _, err = proc.communicate(timeout=180)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                _, err = proc.communicate()
+            self.log.append(f"{interval[0]} run-{k} live attempt {n} ({held} held at once) -> {proc.returncode}\n{err}")
+            codes.append(proc.returncode)
+        if 0 not in codes:
+            self.run_interval(k, f"run-{k}", [], [], first_attempt=3)
 
 class SqlHandle:
     def __init__(self, scenario: Scenario) -> None:
@@ -552,14 +686,16 @@ def write_jsonl(path: Path, rows: list[Decl]) -> None:
 # --- comparison -------------------------------------------------------------------------------------
 
 
-def compare_rows(ref: list[Decl], obs: list[Decl]) -> dict[str, int]:
+def compare_rows(ref: list[Decl], obs: list[Decl], older: list[Decl] | None = None) -> dict[str, int]:
+    """Anomalies of `obs` against `ref`, by record. With `older` (the reference after the older
+    interval), a record that holds exactly its older content again is a regressed row."""
     def by_rec(rows: list[Decl]) -> dict[Any, list[str]]:
         out: dict[Any, list[str]] = defaultdict(list)
         for r in rows:
             out[r.get("rec")].append(json.dumps(r, sort_keys=True, default=str))
         return out
 
-    r, o = by_rec(ref), by_rec(obs)
+    r, o, old = by_rec(ref), by_rec(obs), by_rec(older or [])
     found: Counter[str] = Counter()
     for rec in set(r) | set(o):
         a, b = sorted(r.get(rec, [])), sorted(o.get(rec, []))
@@ -571,6 +707,8 @@ def compare_rows(ref: list[Decl], obs: list[Decl]) -> dict[str, int]:
             found["duplicate rows"] += len(b) - len(a)
         elif len(b) < len(a):
             found["missing rows"] += len(a) - len(b)
+        elif a != b and older is not None and b == sorted(old.get(rec, [])):
+            found["regressed rows"] += 1
         elif a != b:
             found["changed rows"] += 1
     return dict(found)
@@ -587,7 +725,7 @@ def compare_calls(ref: Counter[Any], obs: Counter[Any]) -> dict[str, int]:
 
 
 DUP_CLASS = {"duplicate rows", "extra rows", "changed rows", "extra calls"}
-LOSS_CLASS = {"missing rows", "missing calls"}
+LOSS_CLASS = {"missing rows", "missing calls", "regressed rows"}
 
 
 def shows_predicted(guarantee: str, anomalies: dict[str, int]) -> bool:
@@ -702,7 +840,7 @@ def run_matrix(db: str, only: str = "", flip: list[str] | None = None, jobs_n: i
     references: dict[Key, Decl] = {}
 
     def variant(fault: str) -> str:
-        return fault if fault in ("nondeterministic", "input_change") else "fault-free"
+        return fault if fault in ("nondeterministic", "input_change") else REFERENCE_OF.get(fault, "fault-free")
 
     def reference(key: tuple[Decl, Decl, str]) -> tuple[Key, Decl]:
         p, t, kind = key
@@ -742,9 +880,12 @@ def run_matrix(db: str, only: str = "", flip: list[str] | None = None, jobs_n: i
             else:
                 compare: Callable[[Any, Any], dict[str, int]] = compare_rows if role == "write" else compare_calls
                 for point in ("i1", "final"):
-                    for kind, count in compare(ref[point][name], seen[point][name]).items():
+                    older = ref["i1"][name] if point == "final" and role == "write" else None
+                    for kind, count in (compare_rows(ref[point][name], seen[point][name], older) if older is not None
+                                        else compare(ref[point][name], seen[point][name])).items():
                         anomalies[kind] = max(anomalies.get(kind, 0), count)
             causes = causes_of_write(t, decl) if role == "write" else causes_of_emit(t, decl)
+            causes |= clause_causes(t, decl, role, pred)
             cells.append(Cell(p["name"], t["name"], name, fault, guarantee, anomalies, causes, log))
 
     # judge

@@ -61,10 +61,15 @@ def seed(tmp: Path, name: str, rows: list[dict[str, Any]], start: str = DAY1[0])
     (folder / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
-def rows_of(tmp: Path, table: str) -> list[tuple[Any, ...]]:
+def rows_of(tmp: Path, table: str, fence: bool = False) -> list[tuple[Any, ...]]:
+    """The table's rows, without the upsert's fencing column unless `fence`."""
     conn = sqlite3.connect(tmp / "db.sqlite")
     try:
-        return sorted(conn.execute(f'SELECT * FROM "{table}"').fetchall(), key=repr)
+        cursor = conn.execute(f'SELECT * FROM "{table}"')
+        names = [d[0] for d in cursor.description]
+        rows = [tuple(v for n, v in zip(names, row, strict=True) if fence or n != "_flow_interval_end")
+                for row in cursor.fetchall()]
+        return sorted(rows, key=repr)
     finally:
         conn.close()
 
@@ -191,11 +196,11 @@ def test_snapshot_pin_reads_the_staging_copy(tmp_path: Path) -> None:
     conn.execute("UPDATE src SET amount = 100")
     conn.execute("INSERT INTO src VALUES ('z', 9)")
     assert run(task, copy, env_for(tmp_path, attempt=2, src=url, out=url)) == 0
-    assert sorted(conn.execute("SELECT * FROM o").fetchall()) == [("a", 1)]
+    assert sorted(conn.execute("SELECT id, amount FROM o").fetchall()) == [("a", 1)]
     # a new interval pins anew
     day2 = ("2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z")
     assert run(task, copy, env_for(tmp_path, interval=day2, src=url, out=url)) == 0
-    assert sorted(conn.execute("SELECT * FROM o").fetchall()) == [("a", 100), ("z", 9)]
+    assert sorted(conn.execute("SELECT id, amount FROM o").fetchall()) == [("a", 100), ("z", 9)]
 
 
 def test_replace_partition_deletes_then_inserts(tmp_path: Path) -> None:
@@ -426,3 +431,273 @@ def test_an_internal_retry_after_an_earlier_commit_starts_a_fresh_transaction(
     assert failed == ["o2"]
     assert rows_of(tmp_path, "o1") == [("a", 1), ("b", 2)]
     assert rows_of(tmp_path, "o2") == [("a", 1), ("b", 2)]
+
+
+# --- flowc 0.2: fenced upserts, serialized replaces, interval-scoped overwrites, readiness --------
+
+DAY2 = ("2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z")
+
+
+def upsert_task(kind: str = "sqlite_table") -> Task:
+    return make_task((Write(Endpoint("out", kind, {"table": "o"}), "upsert",
+                            key=(Term("input_field", "id"),), primary_key=("id",)),))
+
+
+def test_upsert_of_an_older_interval_leaves_a_newer_row_alone(tmp_path: Path) -> None:
+    conn = f"sqlite://{tmp_path}/db.sqlite"
+    seed(tmp_path, "a.jsonl", [{"id": "a", "amount": 1}], start=DAY1[0])
+    seed(tmp_path, "a.jsonl", [{"id": "a", "amount": 2}, {"id": "b", "amount": 20}], start=DAY2[0])
+    assert run(upsert_task(), identity, env_for(tmp_path, interval=DAY1, out=conn)) == 0
+    assert run(upsert_task(), identity, env_for(tmp_path, interval=DAY2, run_id="run-2", out=conn)) == 0
+    assert rows_of(tmp_path, "o", fence=True) == [("a", 2, DAY2[1]), ("b", 20, DAY2[1])]
+    # a re-run (or a late attempt) of day 1 writes nothing over day 2's row
+    assert run(upsert_task(), identity, env_for(tmp_path, interval=DAY1, run_id="rerun", out=conn)) == 0
+    assert rows_of(tmp_path, "o") == [("a", 2), ("b", 20)]
+    # a retry of day 2 itself still updates (the fence is `<=`, not `<`)
+    seed(tmp_path, "a.jsonl", [{"id": "a", "amount": 3}, {"id": "b", "amount": 30}], start=DAY2[0])
+    unpinned = make_task(upsert_task().writes, reads=(files_source(pin=None),))
+    assert run(unpinned, identity, env_for(tmp_path, interval=DAY2, attempt=2, run_id="run-2", out=conn)) == 0
+    assert rows_of(tmp_path, "o") == [("a", 3), ("b", 30)]
+
+
+def test_manual_runs_are_fenced_by_their_trigger_time(tmp_path: Path) -> None:
+    """A manual pipeline's interval is the trigger time: the later trigger wins, even when the
+    earlier run commits last (a late attempt)."""
+    conn = f"sqlite://{tmp_path}/db.sqlite"
+    early = ("2026-01-05T10:00:00Z", "2026-01-05T10:00:00Z")
+    late = ("2026-01-05T11:30:00Z", "2026-01-05T11:30:00Z")
+    seed(tmp_path, "a.jsonl", [{"id": "a", "amount": 1}], start=early[0])
+    seed(tmp_path, "a.jsonl", [{"id": "a", "amount": 2}], start=late[0])
+    manual = Task("p", "t", None, "UTC", False, (files_source(),), upsert_task().writes, ())
+    assert run(manual, identity, env_for(tmp_path, interval=late, run_id="m2", out=conn)) == 0
+    assert run(manual, identity, env_for(tmp_path, interval=early, run_id="m1", out=conn)) == 0
+    assert rows_of(tmp_path, "o", fence=True) == [("a", 2, late[1])]
+
+
+def test_upsert_adds_the_fencing_column_to_a_table_that_lacks_it(tmp_path: Path) -> None:
+    db = sqlite3.connect(tmp_path / "db.sqlite", isolation_level=None)
+    db.execute('CREATE TABLE o (id TEXT PRIMARY KEY, amount INT)')
+    db.execute("INSERT INTO o VALUES ('a', 0)")
+    db.close()
+    seed(tmp_path, "a.jsonl", ROWS)
+    assert run(upsert_task(), identity, env_for(tmp_path, out=f"sqlite://{tmp_path}/db.sqlite")) == 0
+    # a row written before the column existed has no interval: any interval replaces it
+    assert rows_of(tmp_path, "o", fence=True) == [("a", 1, DAY1[1]), ("b", 2, DAY1[1])]
+
+
+def files_sink_task(path: str) -> Task:
+    return make_task((Write(Endpoint("out", "files", {"path": path}), "overwrite"),))
+
+
+def files_rows(folder: Path) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    for path in sorted(folder.rglob("*.jsonl")):
+        found += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return sorted(found, key=lambda r: str(r["id"]))
+
+
+def test_overwrite_of_an_interval_scoped_path_replaces_only_its_interval(tmp_path: Path) -> None:
+    out = f"file://{tmp_path}/files"
+    seed(tmp_path, "a.jsonl", [{"id": "a1", "amount": 1}], start=DAY1[0])
+    seed(tmp_path, "a.jsonl", [{"id": "a2", "amount": 2}], start=DAY2[0])
+    scoped = files_sink_task("out/{interval.start}/")
+    assert run(scoped, identity, env_for(tmp_path, interval=DAY1, out=out)) == 0
+    assert run(scoped, identity, env_for(tmp_path, interval=DAY2, run_id="run-2", out=out)) == 0
+    assert run(scoped, identity, env_for(tmp_path, interval=DAY1, run_id="rerun", out=out)) == 0
+    assert [r["id"] for r in files_rows(tmp_path / "files" / "out")] == ["a1", "a2"]
+    assert [r["id"] for r in files_rows(tmp_path / "files" / "out" / DAY2[0])] == ["a2"]
+    # the near miss: a fixed path holds only the last writer's interval (FL204)
+    fixed = files_sink_task("latest/")
+    assert run(fixed, identity, env_for(tmp_path, interval=DAY2, run_id="run-2", out=out)) == 0
+    assert run(fixed, identity, env_for(tmp_path, interval=DAY1, run_id="rerun", out=out)) == 0
+    assert [r["id"] for r in files_rows(tmp_path / "files" / "latest")] == ["a1"]
+
+
+def pins_of(tmp: Path) -> list[tuple[Any, ...]]:
+    conn = sqlite3.connect(tmp / "state.sqlite")
+    try:
+        return list(conn.execute("SELECT name, value FROM flowc_pins").fetchall())
+    except sqlite3.OperationalError:
+        return []
+    finally:
+        conn.close()
+
+
+def test_input_that_has_not_landed_exits_75_and_pins_nothing(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    conn = f"sqlite://{tmp_path}/db.sqlite"
+    task = make_task((Write(Endpoint("out", "sqlite_table", {"table": "o"}), "append"),))
+    assert run(task, identity, env_for(tmp_path, out=conn)) == 75
+    err = capfd.readouterr().err
+    assert "`raw`: input not ready" in err and f"in/{DAY1[0]}" in err
+    assert pins_of(tmp_path) == []
+    (tmp_path / "files" / "in" / DAY1[0]).mkdir(parents=True)  # the folder, but no data file yet
+    assert run(task, identity, env_for(tmp_path, attempt=2, out=conn)) == 75
+    assert "holds no data file" in capfd.readouterr().err
+    assert pins_of(tmp_path) == []
+    seed(tmp_path, "a.jsonl", ROWS)
+    assert run(task, identity, env_for(tmp_path, attempt=3, out=conn)) == 0
+    assert rows_of(tmp_path, "o") == [("a", 1), ("b", 2)]
+    assert [name for name, _ in pins_of(tmp_path)] == ["read:raw"]
+
+
+def test_an_unpinned_read_waits_for_its_input_too(tmp_path: Path) -> None:
+    task = make_task((Write(Endpoint("out", "sqlite_table", {"table": "o"}), "append"),),
+                     reads=(files_source(pin=None),))
+    assert run(task, identity, env_for(tmp_path, out=f"sqlite://{tmp_path}/db.sqlite")) == 75
+
+
+def test_ready_marker_waits_for_the_marker_and_does_not_read_it(tmp_path: Path) -> None:
+    conn = f"sqlite://{tmp_path}/db.sqlite"
+    source = Read(Endpoint("raw", "files", {"path": "in/{interval.start}/"}), immutable=True, pin="listing",
+                  identity=("id",), ready="marker", ready_marker="DONE")
+    task = make_task((Write(Endpoint("out", "sqlite_table", {"table": "o"}), "append"),), reads=(source,))
+    seed(tmp_path, "a.jsonl", ROWS)
+    assert run(task, identity, env_for(tmp_path, out=conn)) == 75  # data, but no marker yet
+    assert pins_of(tmp_path) == []
+    (tmp_path / "files" / "in" / DAY1[0] / "DONE").write_text("")
+    assert run(task, identity, env_for(tmp_path, attempt=2, out=conn)) == 0
+    assert rows_of(tmp_path, "o") == [("a", 1), ("b", 2)]
+    assert json.loads(pins_of(tmp_path)[0][1]) == ["a.jsonl"]
+
+
+def test_ready_always_reads_a_missing_folder_as_empty(tmp_path: Path) -> None:
+    source = Read(Endpoint("raw", "files", {"path": "in/{interval.start}/"}), immutable=True, pin="listing",
+                  identity=("id",), ready="always")
+    task = make_task((Write(Endpoint("out", "sqlite_table", {"table": "o"}), "append"),), reads=(source,))
+    assert run(task, identity, env_for(tmp_path, out=f"sqlite://{tmp_path}/db.sqlite")) == 0
+    assert [name for name, value in pins_of(tmp_path) if value == "[]"] == ["read:raw"]
+
+
+def test_a_ready_the_kind_cannot_check_is_an_error(tmp_path: Path) -> None:
+    source = Read(Endpoint("raw", "sqlite_table", {"table": "src"}), immutable=False, pin="snapshot",
+                  ready="nonempty")
+    task = make_task((Write(Endpoint("out", "sqlite_table", {"table": "o"}), "append"),), reads=(source,))
+    url = f"sqlite://{tmp_path}/db.sqlite"
+    assert run(task, identity, env_for(tmp_path, raw=url, out=url)) == 75
+    assert pins_of(tmp_path) == []
+
+
+@pytest.mark.parametrize("where", ["path", "connection"])
+def test_a_path_the_runtime_cannot_read_is_an_error_not_an_empty_listing(
+    tmp_path: Path, where: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    path = "s3://bucket/in/{interval.start}/" if where == "path" else "in/{interval.start}/"
+    source = Read(Endpoint("raw", "files", {"path": path}), immutable=True, pin="listing", identity=("id",),
+                  ready="always")
+    task = make_task((Write(Endpoint("out", "sqlite_table", {"table": "o"}), "append"),), reads=(source,))
+    env = env_for(tmp_path, out=f"sqlite://{tmp_path}/db.sqlite")
+    if where == "connection":
+        env["FLOW_CONN_RAW"] = "s3://bucket/"
+    assert run(task, identity, env) == 70  # not 75: a retry would fail the same way
+    assert "a retry cannot help" in capfd.readouterr().err
+    assert pins_of(tmp_path) == []
+    assert not (tmp_path / "db.sqlite").exists() or not rows_of_exists(tmp_path, "o")
+
+
+def rows_of_exists(tmp: Path, table: str) -> bool:
+    conn = sqlite3.connect(tmp / "db.sqlite")
+    try:
+        return bool(conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchall())
+    finally:
+        conn.close()
+
+
+def pg_schema_url() -> tuple[str, str, str]:
+    import psycopg
+
+    base = os.environ["FLOWC_TEST_PG"]
+    schema = "t_" + uuid.uuid4().hex[:10]
+    with psycopg.connect(base, autocommit=True) as c:
+        c.execute(f'CREATE SCHEMA "{schema}"')
+    return base, schema, f"{base}{'&' if '?' in base else '?'}options=-csearch_path%3D{schema}"
+
+
+def pg_drop(base: str, schema: str) -> None:
+    import psycopg
+
+    with psycopg.connect(base, autocommit=True) as c:
+        c.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.mark.skipif(not os.environ.get("FLOWC_TEST_PG"), reason="FLOWC_TEST_PG is not set")
+def test_postgres_upsert_is_fenced(tmp_path: Path) -> None:
+    import psycopg
+
+    base, schema, url = pg_schema_url()
+    try:
+        seed(tmp_path, "a.jsonl", [{"id": "a", "amount": 1}], start=DAY1[0])
+        seed(tmp_path, "a.jsonl", [{"id": "a", "amount": 2}], start=DAY2[0])
+        task = upsert_task("postgres_table")
+        for interval, run_id in ((DAY2, "run-2"), (DAY1, "rerun"), (DAY2, "run-2")):
+            env = env_for(tmp_path, interval=interval, run_id=run_id, out=url)
+            env["FLOWC_STATE"] = url
+            assert run(task, identity, env) == 0
+        with psycopg.connect(url, autocommit=True) as c:
+            assert c.execute("SELECT id, amount, _flow_interval_end FROM o").fetchall() == [("a", 2, DAY2[1])]
+    finally:
+        pg_drop(base, schema)
+
+
+@pytest.mark.skipif(not os.environ.get("FLOWC_TEST_PG"), reason="FLOWC_TEST_PG is not set")
+def test_postgres_replace_partition_waits_for_another_replace_of_that_partition(tmp_path: Path) -> None:
+    """Two live attempts of one interval: the second replace waits on the advisory lock of
+    (table, partition) until the first commits, then deletes its rows: one copy, not two."""
+    import time
+
+    from flowc_runtime.keys import canonical
+    from flowc_runtime.sql import Database
+
+    base, schema, url = pg_schema_url()
+    try:
+        seed(tmp_path, "a.jsonl", ROWS)
+        task = make_task((Write(Endpoint("out", "postgres_table", {"table": "o"}), "replace_partition",
+                                partition=Term("interval_start", column="day")),))
+        env = env_for(tmp_path, out=url)
+        env["FLOWC_STATE"] = url
+        assert run(task, identity, env) == 0
+        other = Database(url)
+        other.begin()
+        other.lock("flowc-partition", "o", canonical(DAY1[0]))  # a live attempt holding the partition
+        other.execute("INSERT INTO o (id, amount, day) VALUES ('zombie', 9, %s)", (DAY1[0],))
+        codes: list[int] = []
+        env2 = dict(env, FLOW_ATTEMPT="2")
+        thread = threading.Thread(target=lambda: codes.append(run(task, identity, env2)))
+        thread.start()
+        time.sleep(1.5)
+        waited = thread.is_alive() and not codes  # waiting for the lock
+        other.commit()
+        thread.join(30)
+        assert waited
+        assert codes == [0]
+        # the waiting replace saw the other's committed row and replaced it: one copy
+        assert sorted(r[0] for r in other.query("SELECT id FROM o")) == ["a", "b"]
+        other.close()
+    finally:
+        pg_drop(base, schema)
+
+
+def test_a_delta_replace_refused_by_a_concurrent_commit_exits_75(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Delta's conflict check refuses the second of two replaces of one partition: nothing of
+    it is committed, so the attempt exits 75 (retried), not 70."""
+    import deltalake
+    from deltalake import DeltaTable
+    from deltalake.exceptions import CommitFailedError
+
+    seed(tmp_path, "a.jsonl", ROWS)
+    task = make_task((Write(Endpoint("facts", "delta_table", {"location": "parts"}), "replace_partition",
+                            partition=Term("interval_start", column="day")),))
+    conn = f"file://{tmp_path}/files"
+    assert run(task, identity, env_for(tmp_path, facts=conn)) == 0
+    real = deltalake.write_deltalake
+
+    def conflicting(*args: Any, **kwargs: Any) -> None:
+        raise CommitFailedError("Commit failed: a concurrent transactions added new data")
+
+    monkeypatch.setattr(deltalake, "write_deltalake", conflicting)
+    assert run(task, identity, env_for(tmp_path, attempt=2, facts=conn)) == 75
+    monkeypatch.setattr(deltalake, "write_deltalake", real)
+    assert run(task, identity, env_for(tmp_path, attempt=3, facts=conn)) == 0
+    table = DeltaTable(str(tmp_path / "files" / "parts"))
+    assert len(table.to_pyarrow_table()) == 2

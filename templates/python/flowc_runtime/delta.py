@@ -88,14 +88,20 @@ def conditional_commit(uri: str, records: list[dict[str, Any]], recorded_version
 
 
 def write(uri: str, records: list[dict[str, Any]], mode: str, predicate: str | None = None) -> None:
+    """One commit. A concurrent commit that conflicts with it (Delta's optimistic check: two
+    replaces of one partition, two overwrites) raises `CommitRejected`: nothing was committed."""
     from deltalake import write_deltalake
+    from deltalake.exceptions import CommitFailedError
 
-    if mode == "overwrite":
-        write_deltalake(uri, _arrow(records), mode="overwrite", schema_mode="overwrite")
-    elif mode == "replace":
-        write_deltalake(uri, _arrow(records), mode="overwrite", predicate=predicate)
-    else:
-        write_deltalake(uri, _arrow(records), mode="append")
+    try:
+        if mode == "overwrite":
+            write_deltalake(uri, _arrow(records), mode="overwrite", schema_mode="overwrite")
+        elif mode == "replace":
+            write_deltalake(uri, _arrow(records), mode="overwrite", predicate=predicate)
+        else:
+            write_deltalake(uri, _arrow(records), mode="append")
+    except CommitFailedError as err:
+        raise CommitRejected(f"commit rejected by a concurrent commit ({err})") from err
 
 
 def sql_literal(value: Any) -> str:

@@ -10,12 +10,25 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import uuid
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from .context import FlowError
+from .context import Ambiguous, FlowError
+
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
+class Unreadable(Ambiguous):
+    """A location the runtime cannot read (`s3://`, `gs://`, ...). Never an empty listing, and
+    not exit 75 either (a retry would fail the same way, again and again): exit 70, which the
+    targets retry only under `on_ambiguous retry`, and then only `retries` times."""
+
+
+class NotReady(FlowError):
+    """The interval's input has not landed yet: nothing is pinned or committed (exit 75)."""
 
 
 def base_folder(url: str | None) -> Path:
@@ -24,16 +37,28 @@ def base_folder(url: str | None) -> Path:
         return Path(".")
     parsed = urlparse(url)
     if parsed.scheme != "file":
-        raise FlowError(f"no runtime for files URL {url!r} (expected file:///folder)")
+        raise Unreadable(
+            f"no runtime for files URL {url!r} (expected file:///folder): nothing was read or committed, "
+            "and a retry cannot help"
+        )
     return Path(unquote(parsed.path))
 
 
 def folder(url: str | None, path: str) -> Path:
+    scheme = _SCHEME.match(path)
+    if scheme and scheme.group(1).lower() != "file":
+        raise Unreadable(
+            f"no runtime for `{scheme.group(1)}://` paths ({path!r}): the runtime reads local folders only; "
+            "nothing was read or committed, and a retry cannot help"
+        )
+    if scheme:
+        return Path(unquote(urlparse(path).path))
     return base_folder(url) / path
 
 
-def listing(root: Path) -> list[str]:
-    """Every data file under `root`, as sorted relative paths (hidden and temporary files skipped)."""
+def listing(root: Path, marker: str | None = None) -> list[str]:
+    """Every data file under `root`, as sorted relative paths (hidden and temporary files, and
+    the readiness marker `marker` at the top, skipped)."""
     if not root.exists():
         return []
     found = []
@@ -42,8 +67,27 @@ def listing(root: Path) -> list[str]:
         for name in filenames:
             if name.startswith((".", "_")) or name.endswith(".tmp"):
                 continue
+            if marker is not None and name == marker and Path(dirpath) == root:
+                continue
             found.append(os.path.relpath(os.path.join(dirpath, name), root))
     return sorted(found)
+
+
+def not_ready(root: Path, ready: str, marker: str | None) -> str | None:
+    """Why the input in `root` is not complete under `ready` (spec.Ready), or None when it is."""
+    if ready == "always":
+        return None
+    if not root.is_dir():
+        return f"folder {str(root)!r} does not exist"
+    if ready == "marker":
+        if not marker:
+            raise FlowError("`ready marker` names no marker file")
+        if not (root / marker).is_file():
+            return f"marker {str(root / marker)!r} does not exist"
+        return None
+    if not listing(root):
+        return f"folder {str(root)!r} holds no data file"
+    return None
 
 
 def read_file(path: Path) -> list[dict[str, Any]]:

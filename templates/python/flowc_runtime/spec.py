@@ -26,6 +26,9 @@ TermKind = Literal[
     "random",
 ]
 Pin = Literal["version", "snapshot", "listing", "offsets"]
+# When an interval's input is complete (a source's `ready`); None: the kind's default
+# (`nonempty` for `files`, `always` for every other kind).
+Ready = Literal["marker", "nonempty", "always"]
 Mode = Literal[
     "upsert",
     "replace_partition",
@@ -73,7 +76,7 @@ class Read:
     pin: Pin | None
     identity: tuple[str, ...] | None = None
     # When the interval's input is complete (the source's `ready`, else its kind's default).
-    ready: Literal["marker", "nonempty", "always"] | None = None
+    ready: Ready | None = None
     ready_marker: str | None = None
 
 

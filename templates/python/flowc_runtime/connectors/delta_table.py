@@ -25,17 +25,15 @@ class DeltaTable(Connector):
     kind = "delta_table"
 
     def uri(self, attempt: Attempt, endpoint: Endpoint) -> str:
-        return delta.location(attempt.conn(endpoint), attempt.ctx.render(str(endpoint.params.get("location", ""))))
+        return delta.location(attempt.conn(endpoint), self.param(attempt, endpoint, "location"))
 
     def resolve_pin(self, attempt: Attempt, read: Read) -> PinValue:
         src = read.source
+        self.ready(read)
         if read.pin not in ("version", "snapshot"):
             return None
         uri = self.uri(attempt, src)
-        name = f"read:{src.name}"
-        stored = attempt.pin_get(name)
-        if stored is None:
-            stored = attempt.pin_claim(name, str(delta.current_version(uri)))
+        stored = self.pinned(attempt, read, lambda: str(delta.current_version(uri)))
         attempt.log(f"`{src.name}`: pinned version {stored}")
         return int(stored)
 
@@ -58,7 +56,16 @@ class DeltaTable(Connector):
             return
         hooks.before_publish()
         hooks.step("before_commit")
+        committed_before = attempt.maybe_committed
         attempt.maybe_committed = True
+        try:
+            self.commit(attempt, write, uri, rows)
+        except delta.CommitRejected as err:
+            # the conflict check refused the commit: this write committed nothing (exit 75)
+            attempt.maybe_committed = committed_before
+            raise FlowError(f"`{write.sink.name}`: {err}; nothing was committed") from err
+
+    def commit(self, attempt: Attempt, write: Write, uri: str, rows: list[Record]) -> None:
         if write.mode == "overwrite":
             delta.write(uri, rows, "overwrite")
         elif write.mode == "replace_partition" and write.partition is not None:

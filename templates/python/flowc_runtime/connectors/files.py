@@ -24,26 +24,42 @@ if TYPE_CHECKING:
 
 class Files(Connector):
     kind = "files"
+    default_ready = "nonempty"
+    readies = ("always", "nonempty", "marker")
 
     def root(self, attempt: Attempt, endpoint: Endpoint) -> Path:
-        return files.folder(attempt.conn(endpoint), attempt.ctx.render(str(endpoint.params.get("path", ""))))
+        return files.folder(attempt.conn(endpoint), self.param(attempt, endpoint, "path"))
 
     def resolve_pin(self, attempt: Attempt, read: Read) -> PinValue:
+        """Once the interval's input is ready (`ready`), pin its listing (`pinned listing`).
+        Not ready: nothing is stored, and the attempt exits 75 (files.NotReady)."""
         src = read.source
         root = self.root(attempt, src)
+        marker = read.ready_marker if self.ready(read) == "marker" else None
+
+        def ready_listing() -> str:
+            self.check_ready(read, root)
+            return canonical(files.listing(root, marker))
+
         if read.pin != "listing":
+            self.check_ready(read, root)
             return None
-        name = f"read:{src.name}"
-        stored = attempt.pin_get(name)
-        if stored is None:
-            stored = attempt.pin_claim(name, canonical(files.listing(root)))
-        names: list[str] = json.loads(stored)
+        names: list[str] = json.loads(self.pinned(attempt, read, ready_listing))
         attempt.log(f"`{src.name}`: pinned listing of {len(names)} file(s)")
         return names
 
+    def check_ready(self, read: Read, root: Path) -> None:
+        why = files.not_ready(root, self.ready(read), read.ready_marker)
+        if why is not None:
+            raise files.NotReady(
+                f"`{read.source.name}`: input not ready ({why}, `ready {self.ready(read)}`): "
+                "nothing was pinned or committed; retry once it has landed"
+            )
+
     def read(self, attempt: Attempt, read: Read, pin: PinValue) -> list[Record]:
         root = self.root(attempt, read.source)
-        names = pin if isinstance(pin, list) else files.listing(root)
+        marker = read.ready_marker if self.ready(read) == "marker" else None
+        names = pin if isinstance(pin, list) else files.listing(root, marker)
         return files.read(root, names)
 
     def apply(self, attempt: Attempt, write: Write, items: list[Item], rows: list[Record],

@@ -13,9 +13,10 @@ import uuid
 from typing import TYPE_CHECKING
 
 from .. import effects, hooks
-from ..context import FlowError
+from ..context import FlowError, iso
 from ..keys import canonical, content_hash, key_text, key_values, outbox_id, term_value
 from ..spec import Endpoint, Read, Write
+from ..sql import FENCE_COLUMN
 from .base import Connector, PinValue, Record
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ class SqlTable(Connector):
 
     def resolve_pin(self, attempt: Attempt, read: Read) -> PinValue:
         src = read.source
+        self.ready(read)
         if read.pin != "snapshot":
             return None
         name = f"read:{src.name}"
@@ -96,9 +98,14 @@ class SqlTable(Connector):
                 key_columns = pk or [c for c in (p.column_name() for p in (write.key or ())) if c]
                 if not key_columns:
                     raise FlowError(f"upsert into `{write.sink.name}` has no key columns")
-                db.ensure_table(table, rows, key_columns)
-                for row in rows:
-                    db.upsert(table, row, key_columns)
+                # fenced: each row carries its interval's end, and an older interval's
+                # write leaves a newer one's row alone (a retry of the same interval updates)
+                end = iso(attempt.ctx.interval_end)
+                fenced = [{**row, FENCE_COLUMN: end} for row in rows]
+                db.ensure_table(table, fenced, key_columns)
+                db.ensure_column(table, FENCE_COLUMN)
+                for row in fenced:
+                    db.upsert(table, row, key_columns, FENCE_COLUMN)
             elif mode == "replace_partition":
                 part = write.partition
                 column = part.column_name() if part else None
@@ -108,6 +115,10 @@ class SqlTable(Connector):
                 if not rows and part.term in ("interval_start", "interval_end", "run_id"):
                     value = term_value(part, attempt.ctx, {}, {})
                     values[canonical(value)] = value
+                # one replace of a (table, partition) at a time: two live attempts of one
+                # interval would otherwise each delete what they see and both insert
+                for text in sorted(values):
+                    db.lock("flowc-partition", table, text)
                 db.ensure_table(table, rows, pk or None)
                 if db.table_exists(table):
                     for value in values.values():
