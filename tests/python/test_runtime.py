@@ -701,3 +701,13 @@ def test_a_delta_replace_refused_by_a_concurrent_commit_exits_75(
     assert run(task, identity, env_for(tmp_path, attempt=3, facts=conn)) == 0
     table = DeltaTable(str(tmp_path / "files" / "parts"))
     assert len(table.to_pyarrow_table()) == 2
+
+
+def test_a_table_parameter_with_a_placeholder_is_rendered_for_the_interval(tmp_path: Path) -> None:
+    seed(tmp_path, "a.jsonl", ROWS)
+    task = make_task((Write(Endpoint("out", "sqlite_table", {"table": "o_{interval.start:%Y%m%d}"}), "upsert",
+                            key=(Term("input_field", "id"),), primary_key=("id",)),))
+    conn = f"sqlite://{tmp_path}/db.sqlite"
+    assert run(task, identity, env_for(tmp_path, out=conn)) == 0
+    assert rows_of(tmp_path, "o_20260101") == [("a", 1), ("b", 2)]
+    assert not rows_of_exists(tmp_path, "o_{interval.start:%Y%m%d}")

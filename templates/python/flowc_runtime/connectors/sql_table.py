@@ -46,7 +46,7 @@ class SqlTable(Connector):
         if stored is None:
             db = self.database(attempt, src)
             staging = "flowc_pin_" + uuid.uuid4().hex[:20]
-            table = str(src.params["table"])
+            table = self.param(attempt, src, "table")
             db.execute(f"CREATE TABLE {db.quote(staging)} AS SELECT * FROM {db.quote(table)}")
             stored = attempt.pin_claim(name, staging)
             if stored != staging:
@@ -57,7 +57,7 @@ class SqlTable(Connector):
     def read(self, attempt: Attempt, read: Read, pin: PinValue) -> list[Record]:
         src = read.source
         db = self.database(attempt, src)
-        table = pin if isinstance(pin, str) else str(src.params["table"])
+        table = pin if isinstance(pin, str) else self.param(attempt, src, "table")
         if not db.table_exists(table):
             return []
         return db.select_all(table)
@@ -65,7 +65,7 @@ class SqlTable(Connector):
     def apply(self, attempt: Attempt, write: Write, items: list[Item], rows: list[Record],
               outputs: dict[str, list[Item]]) -> None:
         db = self.database(attempt, write.sink)
-        table = str(write.sink.params["table"])
+        table = self.param(attempt, write.sink, "table")
         pk = list(write.primary_key or ())
         outbox = self.outbox_rows(attempt, write, outputs)
         mode = write.mode
