@@ -105,3 +105,6 @@ class Task:
     writes: tuple[Write, ...]
     emits: tuple[Emit, ...]
     internal_retries: int = 0
+    # What the scheduler does after an ambiguous failure; the runtime follows it too when an
+    # attempt finds that an earlier one died in its commit phase (flowc_runtime/attempts.py).
+    on_ambiguous: Literal["fail", "retry"] = "fail"
