@@ -236,8 +236,12 @@ class FlowSubprocessOperator(BaseOperator):  # type: ignore[misc, unused-ignore]
         """
         while not stop.wait(WATCHDOG_SECONDS):
             if os.getppid() != self._runner_parent:
-                self.log.error("the task's supervisor died: killing the command")
+                # Kill first: the task log goes through the dead supervisor, so logging may fail.
                 self._kill(wait=False)
+                try:
+                    self.log.error("the task's supervisor died: the command was killed")
+                except Exception:  # noqa: BLE001, S110 - nobody is left to read it
+                    pass
                 return
 
     def _kill(self, wait: bool = True) -> None:
