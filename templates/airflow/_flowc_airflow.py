@@ -6,14 +6,30 @@
 They carry the exit-code protocol of the .flow language:
 
 * exit 0: success;
-* exit 75: the attempt failed and committed nothing, so it is an ordinary
-  failure that Airflow retries within ``retries``;
+* exit 75: the attempt failed and committed nothing (or the runtime fenced it:
+  a newer attempt of its interval had started), so it is an ordinary failure
+  that Airflow retries within ``retries``;
+* exit 76: the attempt refused to run because an earlier attempt of its
+  interval entered its commit phase and recorded no outcome (it may have
+  committed): ``AirflowFailException``, never retried, whatever
+  ``on_ambiguous`` says;
 * any other exit, and an attempt stopped by ``execution_timeout``, may have
   committed: with ``on_ambiguous="retry"`` it is an ordinary failure (retried),
   with ``on_ambiguous="fail"`` it raises ``AirflowFailException`` (no retry).
 
 Nothing is rendered with Jinja (``template_fields = ()``), and local commands
 run with no shell, so every argument reaches the process exactly as written.
+
+A local command never outlives its attempt: it gets ``SIGKILL`` when the task
+runner that started it dies (``PR_SET_PDEATHSIG``, Linux), a watchdog thread
+kills its process group when the runner's own parent (Airflow's supervisor)
+dies, and ``on_kill`` kills the whole group.
+
+Airflow's packages are imported with ``# type: ignore[..., unused-ignore]``
+comments: the type checker of flowc's own lint has no Airflow installed, so
+Airflow's classes are ``Any`` there (and subclassing ``Any`` is what the
+``misc`` ignores allow); with Airflow installed the same comments are unused
+and silent.
 
 Airflow parses every DAG file again and again, so what a DAG file does at
 import time is kept to what a hand-written DAG of plain operators does: both
@@ -25,36 +41,51 @@ task runs.
 from __future__ import annotations
 
 import contextvars
+import ctypes
+import ctypes.util
 import functools
 import os
 import signal
 import subprocess
-from datetime import timezone
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime, timezone
+from typing import Any
 
-from airflow.sdk import BaseOperator
-from airflow.sdk.exceptions import AirflowException, AirflowFailException, AirflowTaskTimeout
+from airflow.sdk import BaseOperator  # type: ignore[attr-defined, unused-ignore]
+from airflow.sdk.exceptions import (  # type: ignore[attr-defined, unused-ignore]
+    AirflowException,
+    AirflowFailException,
+    AirflowTaskTimeout,
+)
 
 EXIT_RETRY = 75
+EXIT_REFUSED = 76
 ON_AMBIGUOUS = ("retry", "fail")
+# How often the watchdog looks at the task runner's parent, in seconds.
+WATCHDOG_SECONDS = 0.5
+PR_SET_PDEATHSIG = 1
+Context = Mapping[str, Any]
 
 
-def iso_utc(moment):
+def iso_utc(moment: datetime) -> str:
     """Format an aware datetime as ISO 8601 UTC with a ``Z``, to the second."""
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # Airflow 3 runs on Python 3.10, which has no `datetime.UTC`.
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")  # noqa: UP017
 
 
-def flow_env(context, pipeline, task):
+def flow_env(context: Context, pipeline: str, task: str) -> dict[str, str]:
     """The ``FLOW_*`` variables of one attempt, from the Airflow context.
 
     The interval is the run's data interval. A manual run of a DAG with no
     schedule may have none: its interval is then its trigger time
     (``run_after``), start and end alike.
     """
-    start = context.get("data_interval_start")
-    end = context.get("data_interval_end")
+    start: datetime | None = context.get("data_interval_start")
+    end: datetime | None = context.get("data_interval_end")
     if start is None or end is None:
         dag_run = context["dag_run"]
-        moment = getattr(dag_run, "run_after", None) or context.get("logical_date")
+        moment: datetime = getattr(dag_run, "run_after", None) or context["logical_date"]
         start = end = moment
     return {
         "FLOW_PIPELINE": pipeline,
@@ -66,14 +97,16 @@ def flow_env(context, pipeline, task):
     }
 
 
-def ambiguous(on_ambiguous, message):
+def ambiguous(on_ambiguous: str, message: str) -> Exception:
     """The exception for a failure that may have committed."""
     if on_ambiguous == "fail":
-        return AirflowFailException(f"{message}; on_ambiguous is fail, so no retry")
-    return AirflowException(f"{message}; on_ambiguous is retry")
+        failed: Exception = AirflowFailException(f"{message}; on_ambiguous is fail, so no retry")
+        return failed
+    retried: Exception = AirflowException(f"{message}; on_ambiguous is retry")
+    return retried
 
 
-def check_exit(code, on_ambiguous):
+def check_exit(code: int, on_ambiguous: str) -> None:
     """Return on exit 0, else raise what the protocol asks for ``code``.
 
     A negative ``code`` (killed by a signal) is ambiguous.
@@ -82,16 +115,21 @@ def check_exit(code, on_ambiguous):
         return
     if code == EXIT_RETRY:
         raise AirflowException("the task exited 75: it failed and committed nothing")
+    if code == EXIT_REFUSED:
+        raise AirflowFailException(
+            "the task exited 76: it refused to run because an earlier attempt may have committed; "
+            "no retry (check the sinks, then clear the task to run it again)"
+        )
     raise ambiguous(on_ambiguous, f"the task exited {code}: it may have committed")
 
 
-def _check_on_ambiguous(on_ambiguous):
+def _check_on_ambiguous(on_ambiguous: str) -> str:
     if on_ambiguous not in ON_AMBIGUOUS:
         raise ValueError(f"on_ambiguous must be one of {ON_AMBIGUOUS}, not {on_ambiguous!r}")
     return on_ambiguous
 
 
-def set_upstream(task, upstream):
+def set_upstream(task: Any, upstream: Iterable[Any]) -> None:
     """Make every task of ``upstream`` run before ``task``, as ``upstream >> task`` does.
 
     ``>>`` hashes the whole DAG on every call, which makes a DAG of thousands
@@ -105,83 +143,138 @@ def set_upstream(task, upstream):
         task.upstream_task_ids.add(other.node_id)
 
 
-class FlowSubprocessOperator(BaseOperator):
+def die_with_parent() -> Callable[[], None] | None:
+    """A ``preexec_fn`` that has the child killed when the process that starts it dies.
+
+    Linux's ``PR_SET_PDEATHSIG`` (through ``prctl``, with ctypes): the signal
+    comes when the thread that forked the child ends, and Airflow's task
+    runner calls ``execute`` from its main thread. A parent that died between
+    the fork and the ``prctl`` is caught by comparing the parent's pid. None
+    where there is no ``prctl`` (not Linux): the watchdog and ``on_kill``
+    still apply there.
+    """
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return None
+    try:
+        libc = ctypes.CDLL(name, use_errno=True)
+        prctl = libc.prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def preexec() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return preexec
+
+
+class FlowSubprocessOperator(BaseOperator):  # type: ignore[misc, unused-ignore]
     """Run ``command`` (an argv list) as a local process with no shell.
 
     The process inherits the worker's environment, then gets the task's
     ``env`` entries, then the ``FLOW_*`` variables (which win). Its output
-    goes to the task log.
+    goes to the task log. It runs in its own session (so ``on_kill`` and a
+    timeout kill everything it started) and dies with the runner.
     """
 
     template_fields = ()
     ui_color = "#e8f1f8"
 
-    def __init__(self, *, command, env=None, on_ambiguous, **kwargs):
+    def __init__(
+        self, *, command: Iterable[str], env: Mapping[str, str] | None = None, on_ambiguous: str, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.command = list(command)
         self.env = dict(env or {})
         self.on_ambiguous = _check_on_ambiguous(on_ambiguous)
-        self._process = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._runner_parent: int | None = None
 
-    def execute(self, context):
+    def execute(self, context: Context) -> None:
         env = dict(os.environ)
         env.update(self.env)
         env.update(flow_env(context, self.dag_id, self.task_id))
+        self._runner_parent = os.getppid()
+        stop = threading.Event()
         try:
             try:
-                self._process = subprocess.Popen(  # noqa: S603 - argv list, no shell
+                self._process = process = subprocess.Popen(  # noqa: S603 - argv list, no shell
                     self.command,
                     env=env,
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.STDOUT,
                     start_new_session=True,
+                    preexec_fn=die_with_parent(),  # noqa: PLW1509 - the child's life is tied to the runner's
                 )
             except OSError as exc:
                 # Nothing ran, so nothing committed: an ordinary failure.
                 raise AirflowException(f"cannot start {self.command[:1]!r}: {exc}") from exc
-            for line in self._process.stdout:
+            threading.Thread(target=self._watchdog, args=(stop,), name="flowc-watchdog", daemon=True).start()
+            assert process.stdout is not None
+            for line in process.stdout:
                 self.log.info("%s", line.decode("utf-8", errors="replace").rstrip("\n"))
-            code = self._process.wait()
+            code = process.wait()
         except AirflowTaskTimeout as exc:
             self._kill()
             if self.on_ambiguous == "fail":
                 raise ambiguous("fail", "the attempt was stopped by its timeout") from exc
             raise
         finally:
+            stop.set()
             self._kill()
         check_exit(code, self.on_ambiguous)
 
-    def _kill(self):
+    def _watchdog(self, stop: threading.Event) -> None:
+        """Kill the command's group when the runner's parent (Airflow's supervisor) dies.
+
+        The runner itself would go on, unsupervised, and its command with it,
+        while the scheduler, hearing no heartbeat, starts the next attempt.
+        """
+        while not stop.wait(WATCHDOG_SECONDS):
+            if os.getppid() != self._runner_parent:
+                # Kill first: the task log goes through the dead supervisor, so logging may fail.
+                self._kill(wait=False)
+                try:
+                    self.log.error("the task's supervisor died: the command was killed")
+                except Exception:  # noqa: BLE001, S110 - nobody is left to read it
+                    pass
+                return
+
+    def _kill(self, wait: bool = True) -> None:
         process = self._process
         if process is not None and process.poll() is None:
             try:
                 os.killpg(process.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-            process.wait()
+            if wait:
+                process.wait()
 
-    def on_kill(self):
+    def on_kill(self) -> None:
         self._kill()
 
 
-def k8s_escape(value):
+def k8s_escape(value: str) -> str:
     """Kubernetes expands ``$(VAR)`` in command, args and env values and turns ``$$`` into ``$``."""
     return value.replace("$", "$$")
 
 
-def base_container_exit_code(remote_pod, container_name):
+def base_container_exit_code(remote_pod: Any, container_name: str) -> int | None:
     """The exit code of the pod's base container, or None when it has not terminated."""
     status = getattr(remote_pod, "status", None)
     for container in (getattr(status, "container_statuses", None) or []):
         if container.name != container_name:
             continue
         terminated = container.state.terminated if container.state else None
-        return terminated.exit_code if terminated is not None else None
+        return int(terminated.exit_code) if terminated is not None else None
     return None
 
 
-class FlowPodOperator(BaseOperator):
+class FlowPodOperator(BaseOperator):  # type: ignore[misc, unused-ignore]
     """Run ``command`` in ``image`` as a Kubernetes pod, with the exit-code protocol.
 
     A light operator that holds the task's image, argv and env; each attempt
@@ -197,22 +290,37 @@ class FlowPodOperator(BaseOperator):
     * a pod that never started its container (creation, scheduling or image
       pull failed): nothing ran, an ordinary failure (retried);
     * ``execution_timeout``: the pod is deleted and the attempt is ambiguous.
+
+    A pod outlives a worker that dies (its runner, supervisor or scheduler
+    killed): Airflow may start the next attempt's pod while the old pod still
+    runs, and the old pod's exit code reaches no one. The runtime's attempt
+    register fences such a pod: once the next attempt has taken its token,
+    the old pod commits nothing (see docs/targets/airflow.md for where that
+    check runs inside the commit and where just before it).
     """
 
     template_fields = ()
     ui_color = "#e8f1f8"
 
-    def __init__(self, *, image, command, env=None, on_ambiguous, **kwargs):
+    def __init__(
+        self,
+        *,
+        image: str,
+        command: Iterable[str],
+        env: Mapping[str, str] | None = None,
+        on_ambiguous: str,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.image = image
         self.command = list(command)
         self.env = dict(env or {})
         self.on_ambiguous = _check_on_ambiguous(on_ambiguous)
-        self._pod = None
+        self._pod: Any = None
 
-    def pod_operator(self, context):
+    def pod_operator(self, context: Context) -> Any:
         """The ``KubernetesPodOperator`` that runs one attempt: the task's env, then ``FLOW_*``."""
-        from kubernetes.client import models as k8s
+        from kubernetes.client import models as k8s  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
         env = list(self.env.items()) + list(flow_env(context, self.dag_id, self.task_id).items())
         return _pod_operator_class()(
@@ -224,7 +332,7 @@ class FlowPodOperator(BaseOperator):
             deferrable=False,
         )
 
-    def execute(self, context):
+    def execute(self, context: Context) -> Any:
         pod = self._pod = self.pod_operator(context)
         try:
             return run_nested(pod, context)
@@ -243,16 +351,16 @@ class FlowPodOperator(BaseOperator):
                 raise
             raise ambiguous(self.on_ambiguous, f"the pod failed after it started: {exc}") from exc
 
-    def on_kill(self):
+    def on_kill(self) -> None:
         if self._pod is not None:
             self._pod.on_kill()
 
 
-def run_nested(operator, context):
+def run_nested(operator: Any, context: Context) -> Any:
     """Run ``operator.execute`` from inside another operator's ``execute`` as
     Airflow's task runner runs a task, so its nested-operator check passes
     instead of logging a warning on every attempt."""
-    from airflow.sdk.bases.operator import ExecutorSafeguard
+    from airflow.sdk.bases.operator import ExecutorSafeguard  # type: ignore[attr-defined, unused-ignore]
 
     run = contextvars.copy_context()
     run.run(ExecutorSafeguard.tracker.set, operator)
@@ -260,25 +368,25 @@ def run_nested(operator, context):
 
 
 @functools.cache
-def _pod_operator_class():
+def _pod_operator_class() -> Any:
     """``KubernetesPodOperator`` that records whether the base container started
     and its exit code, imported on first use."""
     from airflow.providers.cncf.kubernetes.operators.pod import KubernetesPodOperator
 
-    class FlowKubernetesPodOperator(KubernetesPodOperator):
+    class FlowKubernetesPodOperator(KubernetesPodOperator):  # type: ignore[misc, unused-ignore]
         template_fields = ()
 
-        def __init__(self, **kwargs):
+        def __init__(self, **kwargs: Any) -> None:
             super().__init__(**kwargs)
-            self.flow_exit_code = None
+            self.flow_exit_code: int | None = None
             self.flow_started = False
 
-        def await_pod_start(self, *args, **kwargs):
+        def await_pod_start(self, *args: Any, **kwargs: Any) -> Any:
             result = super().await_pod_start(*args, **kwargs)
             self.flow_started = True
             return result
 
-        def cleanup(self, pod, remote_pod, *args, **kwargs):
+        def cleanup(self, pod: Any, remote_pod: Any, *args: Any, **kwargs: Any) -> Any:
             self.flow_exit_code = base_container_exit_code(remote_pod, self.base_container_name)
             if self.flow_exit_code is not None:
                 self.flow_started = True

@@ -77,7 +77,7 @@ def test_exit_75_is_an_ordinary_failure(on_ambiguous):
     assert not isinstance(info.value, AirflowFailException)
 
 
-@pytest.mark.parametrize("code", [1, 2, 3, 74, 76, 255, -9])
+@pytest.mark.parametrize("code", [1, 2, 3, 74, 77, 255, -9])
 def test_other_exits_follow_on_ambiguous(code):
     with pytest.raises(AirflowFailException):
         flowc.check_exit(code, "fail")

@@ -35,6 +35,10 @@ const RUNTIME: &[(&str, &str)] = &[
         include_str!("../../../templates/python/flowc_runtime/__init__.py"),
     ),
     (
+        "flowc_runtime/attempts.py",
+        include_str!("../../../templates/python/flowc_runtime/attempts.py"),
+    ),
+    (
         "flowc_runtime/connectors/__init__.py",
         include_str!("../../../templates/python/flowc_runtime/connectors/__init__.py"),
     ),

@@ -121,3 +121,6 @@ class Task:
     emits: tuple[Emit, ...]
     internal_retries: int = 0
     state: StateStore | None = None
+    # What the scheduler does after an ambiguous failure; the runtime follows it too when an
+    # attempt finds that an earlier one died in its commit phase (flowc_runtime/attempts.py).
+    on_ambiguous: Literal["fail", "retry"] = "fail"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import delta, hooks
+from .. import attempts, delta, hooks
 from ..context import Ambiguous, FlowError
 from ..keys import term_value
 from ..spec import Endpoint, Read, Write
@@ -57,6 +57,7 @@ class DeltaTable(Connector):
         hooks.before_publish()
         hooks.step("before_commit")
         committed_before = attempt.maybe_committed
+        attempts.assert_latest(attempt, None)  # fencing, just before the commit (see attempts.py)
         attempt.maybe_committed = True
         try:
             self.commit(attempt, write, uri, rows)
@@ -93,6 +94,7 @@ class DeltaTable(Connector):
             return
         hooks.before_publish()
         hooks.step("before_commit")
+        attempts.assert_latest(attempt, None)  # fencing, just before the commit (see attempts.py)
         attempt.maybe_committed = True
         try:
             delta.conditional_commit(uri, rows, recorded, app_id)

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import files, hooks
+from .. import attempts, files, hooks
 from ..context import FlowError
 from ..keys import canonical
 from ..spec import Endpoint, Read, Write
@@ -70,6 +70,7 @@ class Files(Connector):
         hooks.before_publish()
         temp = files.prepare(root, rows)
         hooks.step("before_commit")
+        attempts.assert_latest(attempt, None)  # fencing, just before the commit (see attempts.py)
         attempt.maybe_committed = True
         if write.mode == "append":
             files.publish_append(root, temp)

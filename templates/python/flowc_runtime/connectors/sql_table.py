@@ -12,7 +12,7 @@ import json
 import uuid
 from typing import TYPE_CHECKING
 
-from .. import effects, hooks
+from .. import attempts, effects, hooks
 from ..context import FlowError, iso
 from ..keys import canonical, content_hash, key_text, key_values, outbox_id, term_value
 from ..spec import Endpoint, Read, Write
@@ -156,6 +156,7 @@ class SqlTable(Connector):
     def commit(self, attempt: Attempt, db: Database) -> None:
         hooks.before_transaction_commit()
         hooks.step("before_commit")
+        attempts.assert_latest(attempt, db)  # fencing, inside this transaction when it is the state's
         attempt.maybe_committed = True
         db.commit()
 
