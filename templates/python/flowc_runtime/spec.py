@@ -92,6 +92,22 @@ class Emit:
     key: tuple[Term, ...] | None = None
     idempotency_key: bool = False
     guarantee: Guarantee = "none"
+    # `emit E via outbox S key K`: the terms of K. `None`: the outbox row id follows the key of
+    # the holding write (its own, else the task's), else its partition term, else the interval
+    # and the message's position in the transform's output.
+    effect_key: tuple[Term, ...] | None = None
+
+
+@dataclass(frozen=True)
+class StateStore:
+    """Where the task keeps flowc's state (pins, recorded versions, outbox claims, attempts).
+
+    `postgres_table`: a `flowc` schema in the database of `endpoint` (its `FLOW_CONN_<NAME>`);
+    `delta_table`: a state table beside `endpoint`'s table, in the same storage; `local`: the
+    file `.flowc/state.sqlite` in the working folder (durable only on one machine)."""
+
+    kind: str
+    endpoint: Endpoint | None = None
 
 
 @dataclass(frozen=True)
@@ -105,3 +121,4 @@ class Task:
     writes: tuple[Write, ...]
     emits: tuple[Emit, ...]
     internal_retries: int = 0
+    state: StateStore | None = None
