@@ -137,6 +137,21 @@ class State:
     def quote(self, name: str) -> str:
         return self.db.quote(name)
 
+    def placeholders(self, count: int) -> str:
+        return self.db.placeholders(count)
+
+    def table_exists(self, table: str) -> bool:
+        return self.db.table_exists(table)
+
+    def begin(self) -> None:
+        self.db.begin()
+
+    def commit(self) -> None:
+        self.db.commit()
+
+    def rollback(self) -> None:
+        self.db.rollback()
+
     # -- pins: resolved once per (pipeline, task, interval), each in its own commit ----------------
     def pin_get(self, task: Task, interval: str, name: str) -> str | None:
         ph = self.ph
