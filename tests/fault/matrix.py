@@ -740,6 +740,11 @@ class V02Scenario(Scenario):
         env = super().env(interval, run_id, attempt, faults)
         if self.fresh:
             del env["FLOWC_STATE"]  # the task's own state store decides
+            # the state store's sink may be another task's: the task reaches it all the same
+            store = self.task.get("state") or {}
+            sinks = {w["sink"]["name"]: w["sink"] for t in self.pipeline["tasks"] for w in t["writes"]}
+            if store.get("sink") in sinks:
+                env["FLOW_CONN_" + store["sink"].upper()] = self.conn_url(sinks[store["sink"]])
         if not interval[0]:
             del env["FLOW_INTERVAL_START"]
         if "relay_crash" in faults:
