@@ -656,10 +656,11 @@ PER_INTERVAL = len(records(1))
 
 def faults_v02(task: Decl, faults: list[str]) -> list[str]:
     """The fault kinds of `task`, with flowc 0.2's added: a manual task gets its own kinds only
-    (the scheduled ones seed per interval, which a manual pipeline's input has not)."""
+    (the scheduled ones, `fresh_workdir` too, seed input per interval, which a manual
+    pipeline's input has not)."""
     outbox = any(e["tracking"] == "outbox" for e in task["emits"])
     added = []
-    if (task.get("state") or {}).get("kind") in DURABLE_STATE:
+    if (task.get("state") or {}).get("kind") in DURABLE_STATE and not task.get("manual"):
         added.append("fresh_workdir")
     if task["emits"]:
         added.append("receiver_failing")
