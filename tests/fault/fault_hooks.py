@@ -16,7 +16,9 @@ processes it starts, and only there.
   write_error          the first database commit of the process raises before it commits (a
                        transient error, for `internal_retries`);
   nondeterministic     every output record gets a `nondet` field that depends on the
-                       run and the attempt, as a nondeterministic transform would.
+                       run and the attempt, as a nondeterministic transform would;
+  relay_crash          hard crash in the relay between a send and its mark (step
+                       `after_send`), at the send numbered `$FLOWC_RELAY_CRASH_AT` (default 1).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ def crash(name: str) -> None:
 
 
 def step(name: hooks.Step) -> None:
+    relay_crash(name)
     crash("crash_" + name)
     if name == "before_commit" and "two_live" in active():
         pause(f"live-{os.getpid()}")
@@ -63,6 +66,22 @@ def pause(marker: str) -> None:
         if time.monotonic() > deadline:
             break
         time.sleep(0.05)
+
+
+_sends = {"n": 0}
+
+
+def relay_crash(name: str) -> None:
+    """`relay_crash`: SIGKILL after the N-th send of the relay, before the relay marks it sent."""
+    if name != "after_send" or "relay_crash" not in active():
+        return
+    _sends["n"] += 1
+    if _sends["n"] == int(os.environ.get("FLOWC_RELAY_CRASH_AT") or "1"):
+        sys.stderr.write("flowc fault: relay_crash\n")
+        sys.stderr.flush()
+        os.kill(os.getpid(), signal.SIGKILL)
+        time.sleep(5)
+        os._exit(137)
 
 
 def fail_once(name: str) -> None:

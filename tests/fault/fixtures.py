@@ -330,6 +330,42 @@ def v02_delta_tasks(p: str) -> list[TaskDef]:
     ]
 
 
+def manual_file(prefix: str, kind: str) -> tuple[list[Decl], dict[str, Any]]:
+    """A manual pipeline (`schedule none`): an upsert holding an outbox, an idempotency-key effect
+    and an untracked one, over a folder without interval placeholders (fault `manual_rerun`)."""
+    p = prefix
+    decls = [
+        Decl(f"{p}batch", "files", {"path": "in/manual/"}, immutable=True, pin="listing", identity=["id"],
+             fields=FIELDS),
+        Decl(f"{p}accounts", kind, {"table": "accounts", "primary_key": ["id"]}),
+        Decl(f"{p}notify", "slack_message", {"channel": "#accounts"}),
+        Decl(f"{p}push", "http_request", {"url": "http://127.0.0.1:9/push", "method": "POST"}),
+        Decl(f"{p}ping", "webhook", {"url": "http://127.0.0.1:9/ping"}),
+        Decl(f"{p}hook", "webhook", {"url": "http://127.0.0.1:9/hook"}),
+    ]
+    inp: list[tuple[str | None, str, str | None]] = [(None, "input_field", "id")]
+    tasks = [
+        TaskDef("migrate", [(f"{p}batch", None)], key=inp,
+                writes=[{"sink": f"{p}accounts", "mode": "upsert"}],
+                emits=[{"effect": f"{p}hook", "via": "outbox", "outbox": f"{p}accounts"},
+                       {"effect": f"{p}notify", "via": "outbox", "outbox": f"{p}accounts"},
+                       {"effect": f"{p}push", "via": "idempotency_key", "key": inp},
+                       {"effect": f"{p}ping", "via": "untracked"}],
+                allows=[("FL401", "fault matrix: shows the untracked effect repeating")]),
+    ]
+    return decls, {"tasks": tasks, "lease": True, "manual": True}
+
+
+def state_store(decls: list[Decl], extra: dict[str, Any]) -> dict[str, Any] | None:
+    """The pipeline's state store: the first sink in source order that it writes and whose kind
+    can hold flowc's state (postgres_table, delta_table); `None`: the local file."""
+    written = {w["sink"] for t in extra["tasks"] for w in t.writes}
+    for d in decls:
+        if d.name in written and d.kind in ("postgres_table", "delta_table"):
+            return {"kind": d.kind, "sink": d.name}
+    return None
+
+
 FILES: dict[str, tuple[str, Callable[[], tuple[list[Decl], dict[str, Any]]]]] = {
     "sqlite_modes": ("sq_modes", lambda: tables_file("sq_", "sqlite_table")),
     "sqlite_inputs": ("sq_inputs", lambda: inputs_file("sqi_", "sqlite_table")),
@@ -337,6 +373,8 @@ FILES: dict[str, tuple[str, Callable[[], tuple[list[Decl], dict[str, Any]]]]] = 
     "postgres_inputs": ("pg_inputs", lambda: inputs_file("pgi_", "postgres_table")),
     "delta_lease": ("dl_lease", lambda: delta_file("dl_", True)),
     "delta_no_lease": ("dl_nolease", lambda: delta_file("dn_", False)),
+    "sqlite_manual": ("sq_manual", lambda: manual_file("sqm_", "sqlite_table")),
+    "postgres_manual": ("pg_manual", lambda: manual_file("pgm_", "postgres_table")),
 }
 
 # --- rendering ---------------------------------------------------------------------------------
@@ -372,10 +410,10 @@ def render_flow(file_name: str, pipeline: str, decls: list[Decl], extra: dict[st
                 lines.append(f"  fields [{', '.join(d.fields)}]")
         lines.append("}")
         lines.append("")
+    schedule = ["  schedule none"] if extra.get("manual") else ['  schedule "@daily"', "  start 2026-01-01"]
     lines += [
         f"pipeline {pipeline} {{",
-        '  schedule "@daily"',
-        "  start 2026-01-01",
+        *schedule,
         '  timezone "UTC"',
         "  retries 2",
         "  retry_delay 1s",
@@ -434,7 +472,7 @@ def render_ir(file_name: str, pipeline: str, decls: list[Decl], extra: dict[str,
         write_g: dict[str, str] = {}
         writes = []
         for w in t.writes:
-            g = derive_write(t, w, by_name, extra["lease"], True)
+            g = derive_write(t, w, by_name, extra["lease"], not extra.get("manual"))
             write_g[w["sink"]] = g
             key = w.get("key") or t.key
             writes.append({
@@ -448,7 +486,7 @@ def render_ir(file_name: str, pipeline: str, decls: list[Decl], extra: dict[str,
             })
         emits = []
         for e in t.emits:
-            g = derive_emit(t, e, by_name, write_g, True)
+            g = derive_emit(t, e, by_name, write_g, not extra.get("manual"))
             if e["via"] == "outbox":
                 holder = next(w for w in t.writes if w["sink"] == e["outbox"])
                 key = holder.get("key") or t.key
@@ -491,12 +529,14 @@ def render_ir(file_name: str, pipeline: str, decls: list[Decl], extra: dict[str,
             "reads": reads,
             "writes": writes,
             "emits": emits,
+            "manual": bool(extra.get("manual")),
+            "state": state_store(decls, extra),
         })
     return [{
         "name": pipeline,
         "source_file": f"tests/fault/{file_name}.flow",
-        "schedule": {"text": "@daily", "cron": "0 0 * * *"},
-        "start": "2026-01-01",
+        "schedule": None if extra.get("manual") else {"text": "@daily", "cron": "0 0 * * *"},
+        "start": None if extra.get("manual") else "2026-01-01",
         "timezone": "UTC",
         "catchup": False,
         "image": None,

@@ -20,6 +20,23 @@ scaffold --lang python` (target/debug/flowc, or FLOWC_BIN). The task declaration
 need (sources to seed, sinks to observe) come from the IR fixtures in tests/fault/ir, which
 tests/fault/fixtures.py keeps equal to the .flow files. The faults themselves are injected by
 tests/fault/fault_hooks.py, installed in every task process through tests/fault/inject.
+
+The fault kinds of flowc 0.2's state, outbox and relay (`V02_FAULTS`, their scenarios in
+`V02Scenario`):
+
+* `fresh_workdir`: every attempt runs in a new empty working folder, as a retried pod does, with
+  no `FLOWC_STATE` override, so the task's own state store decides where its pins are; attempt
+  1 pins and fails before its commit, then new input lands (as `input_change`). Only tasks whose
+  state store is durable (a `postgres_table` or `delta_table` sink of the pipeline) get it: a
+  pipeline whose state is the local file cannot run in containers (FL806 at build time);
+* `receiver_failing`: the effect endpoint refuses (HTTP 500) two calls of the scenario after
+  the first one it accepts (a receiver failing mid-batch; one that fails the very first call
+  shows nothing a retry could repeat);
+* `relay_crash`: the attempt is killed between a send of the relay and its mark (at the first
+  row of the first outbox effect without an idempotency key, else at the first row);
+* `manual_rerun`: a manual pipeline (tests/fault/*_manual.flow) run twice on the same input,
+  with the environment Argo sets for it (no FLOW_INTERVAL_START: the interval is the trigger
+  time); its reference runs once.
 """
 
 from __future__ import annotations
@@ -90,6 +107,10 @@ class Endpoint:
                 key = self.headers.get("Idempotency-Key")
                 record = body.get("record", {})
                 with endpoint.lock:
+                    if endpoint.refuses(scenario):
+                        self.send_response(500)
+                        self.end_headers()
+                        return
                     endpoint.calls[(scenario, effect)] += 1
                     if key is None or (scenario, effect, key) not in endpoint.seen_keys:
                         if key is not None:
@@ -102,9 +123,27 @@ class Endpoint:
             def log_message(self, *args: Any) -> None:
                 pass
 
+        self.failing: dict[str, list[int]] = {}
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def fail(self, scenario: str, count: int, after: int = 1) -> None:
+        """`receiver_failing`: refuse `count` calls of `scenario` once `after` calls succeeded."""
+        self.failing[scenario] = [after, count]
+
+    def refuses(self, scenario: str) -> bool:
+        """Whether this call of `scenario` fails (called under the lock)."""
+        plan = self.failing.get(scenario)
+        if plan is None:
+            return False
+        if plan[0] > 0:
+            plan[0] -= 1
+            return False
+        if plan[1] > 0:
+            plan[1] -= 1
+            return True
+        return False
 
     def url(self, scenario: str, effect: str) -> str:
         return f"http://127.0.0.1:{self.port}/{scenario}/{effect}"
@@ -120,6 +159,7 @@ class Endpoint:
 def load_fixtures(db: str) -> list[Decl]:
     names = ["sqlite_modes", "sqlite_inputs"] if db == "sqlite" else ["postgres_modes", "postgres_inputs"]
     names += ["delta_lease", "delta_no_lease"]
+    names += ["sqlite_manual"] if db == "sqlite" else ["postgres_manual"]
     pipelines = []
     for name in names:
         for p in json.loads((ROOT / "tests" / "fault" / "ir" / f"{name}.json").read_text()):
@@ -198,6 +238,7 @@ def causes_of_write(task: Decl, write: Decl) -> set[str]:
             kinds.add("input_change")
     if task["nondeterministic"]:
         kinds.add("nondeterministic")
+    kinds |= causes_v02_write(task, write, kinds)
     return kinds
 
 
@@ -218,6 +259,7 @@ def causes_of_emit(task: Decl, emit: Decl) -> set[str]:
         kinds |= causes_of_write(task, holder)
     if task["nondeterministic"]:
         kinds.add("nondeterministic")
+    kinds |= causes_v02_emit(task, emit, kinds)
     return kinds
 
 
@@ -230,6 +272,7 @@ def faults_for(task: Decl) -> list[str]:
     if task["nondeterministic"]:
         faults.append("nondeterministic")
     faults += regression_faults(task)
+    faults = faults_v02(task, faults)
     return faults
 
 
@@ -737,6 +780,187 @@ def shows_predicted(guarantee: str, anomalies: dict[str, int]) -> bool:
     return bool(kinds)
 
 
+# --- flowc 0.2: state stores, outbox ids, the relay (fault kinds in the module docstring) ----------
+
+V02_FAULTS = ("fresh_workdir", "receiver_failing", "relay_crash", "manual_rerun")
+# The reference each of these kinds is compared with (run_matrix's `variant`).
+V02_REFERENCE = {"fresh_workdir": "input_change", "manual_rerun": "manual_once"}
+DURABLE_STATE = ("postgres_table", "delta_table")
+INTERVAL_TERM_KINDS = ("interval_start", "interval_end")
+# A manual pipeline's runs: Argo sets only FLOW_INTERVAL_END (the trigger time).
+MANUAL_TRIGGERS = ["2026-02-01T10:00:00Z", "2026-02-02T10:00:00Z"]
+PER_INTERVAL = len(records(1))
+
+
+def faults_v02(task: Decl, faults: list[str]) -> list[str]:
+    """The fault kinds of `task`, with flowc 0.2's added: a manual task gets its own kinds only
+    (the scheduled ones, `fresh_workdir` too, seed input per interval, which a manual
+    pipeline's input has not)."""
+    outbox = any(e["tracking"] == "outbox" for e in task["emits"])
+    added = []
+    if (task.get("state") or {}).get("kind") in DURABLE_STATE and not task.get("manual"):
+        added.append("fresh_workdir")
+    if task["emits"]:
+        added.append("receiver_failing")
+    if outbox:
+        added.append("relay_crash")
+    if task.get("manual"):
+        return ["manual_rerun", *added]
+    return faults + added
+
+
+def key_terms(decl: Decl) -> list[str]:
+    terms = [k["term"] for k in decl.get("key") or []]
+    if decl.get("partition"):
+        terms.append(decl["partition"]["term"])
+    return terms
+
+
+def causes_v02_write(task: Decl, write: Decl, kinds: set[str]) -> set[str]:
+    """A write that a retry applies again (a non-idempotent mode) repeats under a receiver that
+    fails or a relay that crashes (the retry re-applies it) and under a manual re-run; a key with
+    run-scoped terms repeats under a manual re-run; unstable input shows in a fresh folder."""
+    added: set[str] = set()
+    if "crash_after_commit" in kinds:
+        added |= {"receiver_failing", "relay_crash", "manual_rerun"}
+    terms = key_terms(write) if write["mode"] in ("upsert", "append_ledger", "replace_partition") else []
+    if task.get("manual") and any(t in VOLATILE_TERMS or t in INTERVAL_TERM_KINDS for t in terms):
+        added.add("manual_rerun")
+    if "input_change" in kinds:
+        added.add("fresh_workdir")
+    return added
+
+
+def causes_v02_emit(task: Decl, emit: Decl, kinds: set[str]) -> set[str]:
+    """An untracked emit repeats under a failing receiver and a manual re-run; an idempotency key
+    or an outbox key with run-scoped terms under a manual re-run; an outbox effect without an
+    idempotency key under a relay crash; unstable input shows in a fresh folder."""
+    added: set[str] = set()
+    terms = [k["term"] for k in emit.get("key") or []]
+    run_scoped = VOLATILE_TERMS | (set(INTERVAL_TERM_KINDS) if task.get("manual") else set())
+    if emit["tracking"] == "untracked":
+        added |= {"receiver_failing", "manual_rerun"}
+    elif emit["tracking"] == "idempotency_key":
+        if any(t in run_scoped for t in terms):
+            added.add("manual_rerun")
+    else:
+        if not emit["kind_has_idempotency_key"]:
+            added.add("relay_crash")
+        if any(t in run_scoped for t in terms):
+            added.add("manual_rerun")
+    if "input_change" in kinds:
+        added.add("fresh_workdir")
+    return added
+
+
+def scenario_class(fault: str) -> type[Scenario]:
+    return V02Scenario if fault in V02_FAULTS or fault == "manual_once" else Scenario
+
+
+class V02Scenario(Scenario):
+    """The scenarios of `V02_FAULTS` (and `manual_once`, the reference of `manual_rerun`)."""
+
+    def __init__(self, ctx: Matrix, pipeline: Decl, task: Decl, fault: str, reference: bool) -> None:
+        super().__init__(ctx, pipeline, task, fault, reference)
+        self.fresh = fault == "fresh_workdir" and not reference
+        self.manual = fault in ("manual_rerun", "manual_once")
+        self.workdirs = 0
+
+    def reset(self) -> None:
+        super().reset()
+        if self.ctx.db == "postgres":
+            import psycopg
+
+            # a postgres_table state store of a connection whose schema is S is schema S_flowc
+            with psycopg.connect(self.ctx.pg_url, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA IF EXISTS "{self.schema}_flowc" CASCADE')
+
+    def env(self, interval: tuple[str, str], run_id: str, attempt: int, faults: list[str]) -> dict[str, str]:
+        env = super().env(interval, run_id, attempt, faults)
+        if self.fresh:
+            del env["FLOWC_STATE"]  # the task's own state store decides
+            # the state store's sink may be another task's: the task reaches it all the same
+            store = self.task.get("state") or {}
+            sinks = {w["sink"]["name"]: w["sink"] for t in self.pipeline["tasks"] for w in t["writes"]}
+            if store.get("sink") in sinks:
+                env["FLOW_CONN_" + store["sink"].upper()] = self.conn_url(sinks[store["sink"]])
+        if not interval[0]:
+            del env["FLOW_INTERVAL_START"]
+        if "relay_crash" in faults:
+            env["FLOWC_RELAY_CRASH_AT"] = str(self.relay_crash_at())
+        return env
+
+    def relay_crash_at(self) -> int:
+        """The send to crash after: the first row of the first outbox effect without an
+        idempotency key (rows are relayed in insertion order: effect by effect), else the first."""
+        outboxes = [e for e in self.task["emits"] if e["tracking"] == "outbox"]
+        for i, e in enumerate(outboxes):
+            if not e["kind_has_idempotency_key"]:
+                return i * PER_INTERVAL + 1
+        return 1
+
+    def attempt(self, interval: tuple[str, str], run_id: str, n: int, faults: list[str]) -> int:
+        if self.manual:
+            interval = ("", MANUAL_TRIGGERS[INTERVALS.index(interval)])
+        if not self.fresh:
+            return super().attempt(interval, run_id, n, faults)
+        self.workdirs += 1
+        cwd = self.dir / f"work-{self.workdirs}"
+        cwd.mkdir()
+        proc = subprocess.run(
+            self.command(), env=self.env(interval, run_id, n, faults), cwd=cwd,
+            capture_output=True, text=True, timeout=300,
+        )
+        self.log.append(f"{interval[0]} {run_id} attempt {n} in {cwd.name} faults={faults} -> {proc.returncode}\n"
+                        f"{proc.stderr}")
+        return proc.returncode
+
+    def observe(self) -> dict[str, Any]:
+        seen = super().observe()
+        if self.manual:
+            # flowc's own columns (the writing interval's end) follow the trigger time
+            for w in self.task["writes"]:
+                name = w["sink"]["name"]
+                seen[name] = [{c: v for c, v in r.items() if not c.startswith("_flow_")} for r in seen[name]]
+        return seen
+
+    def run(self) -> dict[str, Any]:
+        if self.fault == "fresh_workdir":
+            self.fault = "input_change"
+            try:
+                return super().run()
+            finally:
+                self.fault = "fresh_workdir"
+        if self.fault == "receiver_failing":
+            if not self.reference:
+                self.ctx.endpoint.fail(self.slug, 2)
+            return super().run()
+        if self.manual:
+            return self.run_manual()
+        # relay_crash
+        self.reset()
+        self.seed(1)
+        seen: dict[str, Any] = {}
+        self.run_interval(1, "run-1", [] if self.reference else ["relay_crash"], [])
+        seen["i1"] = self.observe()
+        self.seed(2)
+        self.run_interval(2, "run-2", [], [])
+        seen["final"] = self.observe()
+        return seen
+
+    def run_manual(self) -> dict[str, Any]:
+        """Run 1 at the first trigger time; `manual_rerun` runs again on the same input."""
+        self.reset()
+        self.seed(1)
+        seen: dict[str, Any] = {}
+        self.run_interval(1, "manual-1", [], [])
+        seen["i1"] = self.observe()
+        if self.fault == "manual_rerun" and not self.reference:
+            self.run_interval(2, "manual-2", [], [])
+        seen["final"] = self.observe()
+        return seen
+
+
 # --- the matrix -----------------------------------------------------------------------------------
 
 
@@ -840,11 +1064,12 @@ def run_matrix(db: str, only: str = "", flip: list[str] | None = None, jobs_n: i
     references: dict[Key, Decl] = {}
 
     def variant(fault: str) -> str:
-        return fault if fault in ("nondeterministic", "input_change") else REFERENCE_OF.get(fault, "fault-free")
+        references = {**REFERENCE_OF, **V02_REFERENCE}
+        return fault if fault in ("nondeterministic", "input_change") else references.get(fault, "fault-free")
 
     def reference(key: tuple[Decl, Decl, str]) -> tuple[Key, Decl]:
         p, t, kind = key
-        s = Scenario(m, p, t, kind, reference=True)
+        s = scenario_class(kind)(m, p, t, kind, reference=True)
         return (p["name"], t["name"], kind), s.run()
 
     wanted: dict[Key, tuple[Decl, Decl, str]] = {}
@@ -856,7 +1081,7 @@ def run_matrix(db: str, only: str = "", flip: list[str] | None = None, jobs_n: i
     def run_job(job: tuple[Decl, Decl, str]) -> tuple[Decl, Decl, str, Decl, Decl, list[str]]:
         p, t, fault = job
         ref = references[(p["name"], t["name"], variant(fault))]
-        s = Scenario(m, p, t, fault, reference=False)
+        s = scenario_class(fault)(m, p, t, fault, reference=False)
         try:
             seen = s.run()
         except Exception as err:  # noqa: BLE001 - a scenario that cannot finish is a failed cell

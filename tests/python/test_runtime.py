@@ -6,12 +6,14 @@ PostgreSQL tests run when FLOWC_TEST_PG names a server (scripts/ci-postgres prin
 
 from __future__ import annotations
 
+import dataclasses
 import http.server
 import json
 import os
 import sqlite3
 import sys
 import threading
+import time
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,10 +23,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "templates" / "python"))
 
-from flowc_runtime import Emit, Endpoint, Read, Task, Term, Write, run  # noqa: E402
+from flowc_runtime import Emit, Endpoint, Read, StateStore, Task, Term, Write, run  # noqa: E402
 from flowc_runtime.context import Context, iso, previous_tick  # noqa: E402
-from flowc_runtime.keys import outbox_id  # noqa: E402
 from flowc_runtime.spec import Pin  # noqa: E402
+from flowc_runtime.state import outbox_row_id  # noqa: E402
 
 DAY1 = ("2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z")
 
@@ -233,16 +235,23 @@ def test_ledger_of_records_dedups_and_ledger_of_attempts_does_not(tmp_path: Path
 
 
 class Recorder:
-    def __init__(self, status: int = 200) -> None:
+    def __init__(self, status: int = 200, failing: tuple[int, ...] = ()) -> None:
+        """Answers `status`, and 500 to the calls numbered in `failing` (from 1); `calls` holds
+        the calls answered 2xx only, `tried` counts every call."""
         self.calls: list[tuple[str | None, dict[str, Any]]] = []
         self.status = status
+        self.failing = failing
+        self.tried = 0
         recorder = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                recorder.calls.append((self.headers.get("Idempotency-Key"), body))
-                self.send_response(recorder.status)
+                recorder.tried += 1
+                status = 500 if recorder.tried in recorder.failing else recorder.status
+                if status < 300:
+                    recorder.calls.append((self.headers.get("Idempotency-Key"), body))
+                self.send_response(status)
                 self.end_headers()
 
             def log_message(self, *args: Any) -> None:
@@ -266,11 +275,11 @@ def test_outbox_rows_are_relayed_once_with_their_id_as_idempotency_key(tmp_path:
     assert run(task, identity, env_for(tmp_path, out=conn, hook=hook.url)) == 0
     assert run(task, identity, env_for(tmp_path, attempt=2, out=conn, hook=hook.url)) == 0
     assert len(hook.calls) == 2
-    expected = outbox_id("p", "t", "hook", DAY1[0], json.dumps(["a"]))
+    expected = outbox_row_id(task, task.emits[0], (Term("input_field", "id"),), json.dumps(["a"]), DAY1[0])
     assert expected in {key for key, _ in hook.calls}
 
 
-def test_a_failed_relay_exits_ambiguous_and_the_next_attempt_sends_the_rest(tmp_path: Path) -> None:
+def test_a_failed_relay_exits_75_and_the_next_attempt_sends_the_rest(tmp_path: Path) -> None:
     seed(tmp_path, "a.jsonl", ROWS)
     hook = Recorder(status=500)
     task = make_task(
@@ -280,11 +289,11 @@ def test_a_failed_relay_exits_ambiguous_and_the_next_attempt_sends_the_rest(tmp_
                     key=(Term("input_field", "id"),), idempotency_key=False),),
     )
     conn = f"sqlite://{tmp_path}/db.sqlite"
-    assert run(task, identity, env_for(tmp_path, out=conn, hook=hook.url)) == 70
+    assert run(task, identity, env_for(tmp_path, out=conn, hook=hook.url)) == 75
     hook.status = 200
     assert run(task, identity, env_for(tmp_path, attempt=2, out=conn, hook=hook.url)) == 0
     assert all(key is None for key, _ in hook.calls)  # slack_message has no idempotency key
-    assert sorted(c[1]["record"]["id"] for c in hook.calls[1:]) == ["a", "b"]
+    assert sorted(c[1]["record"]["id"] for c in hook.calls) == ["a", "b"]
 
 
 def test_nothing_committed_exits_75(tmp_path: Path) -> None:
@@ -602,7 +611,209 @@ def rows_of_exists(tmp: Path, table: str) -> bool:
         conn.close()
 
 
-def pg_schema_url() -> tuple[str, str, str]:
+# --- flowc 0.2: manual intervals under Argo, outbox ids, the relay, the state store ---------------
+
+ARGO_MANUAL_END = "2026-03-01T10:15:00+01:00"  # Argo's {{workflow.creationTimestamp}}, RFC 3339
+
+
+def argo_manual_env(tmp: Path, end: str = ARGO_MANUAL_END, uid: str = "6c1f-uid", **conns: str) -> dict[str, str]:
+    """Exactly what the generated Argo Workflow of a manual pipeline sets (codegen/argo.rs): no
+    FLOW_INTERVAL_START, no FLOW_SCHEDULE; FLOW_ATTEMPT is 1 without a retryStrategy."""
+    env = {
+        "FLOW_PIPELINE": "p",
+        "FLOW_TASK": "t",
+        "FLOW_INTERVAL_END": end,
+        "FLOW_TIMEZONE": "UTC",
+        "FLOW_RUN_ID": uid,
+        "FLOW_ATTEMPT": "1",
+        "FLOWC_STATE": f"sqlite://{tmp}/state.sqlite",
+        "FLOW_CONN_RAW": f"file://{tmp}/files",
+    }
+    env.update({f"FLOW_CONN_{k.upper()}": v for k, v in conns.items()})
+    return env
+
+
+def manual_task(writes: tuple[Write, ...], emits: tuple[Emit, ...] = (), state: StateStore | None = None) -> Task:
+    raw = Read(Endpoint("raw", "files", {"path": "in/manual/"}), immutable=True, pin="listing", identity=("id",))
+    return Task("p", "t", None, "UTC", False, (raw,), writes, emits, state=state)
+
+
+def seed_manual(tmp: Path, name: str, rows: list[dict[str, Any]]) -> None:
+    folder = tmp / "files" / "in" / "manual"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_a_manual_pipeline_under_argos_env_runs_with_start_equal_to_end(tmp_path: Path) -> None:
+    from flowc_runtime.context import context_from_env
+
+    task = manual_task(())
+    ctx = context_from_env(task, argo_manual_env(tmp_path))
+    assert iso(ctx.interval_start) == iso(ctx.interval_end) == "2026-03-01T09:15:00Z"
+    # a scheduled task under the same env still derives its start from its schedule
+    scheduled = Task("p", "t", "@daily", "UTC", False, (), (), ())
+    derived = context_from_env(scheduled, argo_manual_env(tmp_path))
+    assert iso(derived.interval_start) == "2026-03-01T00:00:00Z"
+    # and the whole attempt runs (it exited 75 before)
+    seed_manual(tmp_path, "a.jsonl", ROWS)
+    out = Write(Endpoint("out", "sqlite_table", {"table": "o"}), "upsert", key=(Term("input_field", "id"),),
+                primary_key=("id",))
+    assert run(manual_task((out,)), identity, argo_manual_env(tmp_path, out=f"sqlite://{tmp_path}/db.sqlite")) == 0
+    assert len(rows_of(tmp_path, "o")) == 2
+
+
+def outbox_task(mode: str = "upsert", effect_key: tuple[Term, ...] | None = None, holder_key: bool = True) -> Task:
+    key = (Term("input_field", "id"),) if holder_key else None
+    out = Write(Endpoint("out", "sqlite_table", {"table": "o"}), mode,  # type: ignore[arg-type]
+                key=key, primary_key=("id",) if holder_key else None)
+    hook = Emit(Endpoint("hook", "slack_message", {"channel": "#x"}), "outbox", outbox="out", effect_key=effect_key)
+    return manual_task((out,), (hook,))
+
+
+def test_outbox_row_ids_follow_the_effect_key_not_the_trigger_time(tmp_path: Path) -> None:
+    seed_manual(tmp_path, "a.jsonl", ROWS)
+    conn = f"sqlite://{tmp_path}/db.sqlite"
+
+    def twice(task: Task) -> list[str]:
+        hook = Recorder()
+        for end, uid in (("2026-03-01T10:00:00Z", "u1"), ("2026-03-02T10:00:00Z", "u2")):
+            assert run(task, identity, argo_manual_env(tmp_path, end=end, uid=uid, out=conn, hook=hook.url)) == 0
+        return sorted(c[1]["record"]["id"] for c in hook.calls)
+
+    # the holder's key (input.id) has no interval term: the second run sends nothing again
+    assert twice(outbox_task()) == ["a", "b"]
+    # near misses: an effect key with an interval term, and a keyless append, send once per run
+    (tmp_path / "db.sqlite").unlink()
+    assert twice(outbox_task(effect_key=(Term("input_field", "id"), Term("interval_start")))) == ["a", "a", "b", "b"]
+    (tmp_path / "db.sqlite").unlink()
+    assert twice(outbox_task(mode="append", holder_key=False)) == ["a", "a", "b", "b"]
+
+
+def test_outbox_row_id_depends_on_the_interval_only_through_interval_terms() -> None:
+    task = outbox_task()
+    emit = task.emits[0]
+    by_id = (Term("input_field", "id"),)
+    assert outbox_row_id(task, emit, by_id, '["a"]', DAY1[0]) == outbox_row_id(task, emit, by_id, '["a"]', DAY1[1])
+    day = (Term("input_field", "id"), Term("interval_start"))
+    assert outbox_row_id(task, emit, day, '["a"]', DAY1[0]) != outbox_row_id(task, emit, day, '["a"]', DAY1[1])
+    assert outbox_row_id(task, emit, None, '["#",0]', DAY1[0]) != outbox_row_id(task, emit, None, '["#",0]', DAY1[1])
+
+
+def sent_flags(tmp: Path) -> dict[str, int]:
+    conn = sqlite3.connect(tmp / "db.sqlite")
+    try:
+        rows = conn.execute("SELECT payload, sent FROM flowc_outbox").fetchall()
+    finally:
+        conn.close()
+    return {json.loads(p)["record"]["id"]: s for p, s in rows}
+
+
+def test_a_failing_receiver_ends_the_attempt_with_75_and_what_was_sent_marked(tmp_path: Path) -> None:
+    seed(tmp_path, "a.jsonl", ROWS + [{"id": "c", "amount": 3}])
+    hook = Recorder(failing=(2, 3))
+    task = make_task(
+        (Write(Endpoint("out", "sqlite_table", {"table": "o"}), "upsert", key=(Term("input_field", "id"),),
+               primary_key=("id",)),),
+        emits=(Emit(Endpoint("hook", "slack_message", {"channel": "#x"}), "outbox", outbox="out"),),
+    )
+    conn = f"sqlite://{tmp_path}/db.sqlite"
+    assert run(task, identity, env_for(tmp_path, out=conn, hook=hook.url)) == 75
+    assert sent_flags(tmp_path) == {"a": 1, "b": 0, "c": 0}
+    assert run(task, identity, env_for(tmp_path, attempt=2, out=conn, hook=hook.url)) == 75
+    assert run(task, identity, env_for(tmp_path, attempt=3, out=conn, hook=hook.url)) == 0
+    # each message delivered once, in the order the rows were inserted
+    assert [c[1]["record"]["id"] for c in hook.calls] == ["a", "b", "c"]
+    assert sent_flags(tmp_path) == {"a": 1, "b": 1, "c": 1}
+
+
+class Crash(BaseException):
+    """A hard stop of the attempt (as SIGKILL would be), raised from a hook."""
+
+
+def test_a_crash_between_a_send_and_its_mark_sends_only_that_row_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import flowc_runtime.hooks as hooks
+
+    seed(tmp_path, "a.jsonl", ROWS + [{"id": "c", "amount": 3}])
+    hook = Recorder()
+    task = make_task(
+        (Write(Endpoint("out", "sqlite_table", {"table": "o"}), "upsert", key=(Term("input_field", "id"),),
+               primary_key=("id",)),),
+        emits=(Emit(Endpoint("hook", "slack_message", {"channel": "#x"}), "outbox", outbox="out"),),
+    )
+    conn = f"sqlite://{tmp_path}/db.sqlite"
+    sends = {"n": 0}
+
+    def step(name: str) -> None:
+        if name == "after_send":
+            sends["n"] += 1
+            if sends["n"] == 2:
+                raise Crash
+
+    monkeypatch.setattr(hooks, "step", step)
+    with pytest.raises(Crash):
+        run(task, identity, env_for(tmp_path, out=conn, hook=hook.url))
+    assert sent_flags(tmp_path) == {"a": 1, "b": 0, "c": 0}
+    monkeypatch.setattr(hooks, "step", lambda name: None)
+    assert run(task, identity, env_for(tmp_path, attempt=2, out=conn, hook=hook.url)) == 0
+    assert [c[1]["record"]["id"] for c in hook.calls] == ["a", "b", "b", "c"]
+
+
+def two_live_relays(url: str) -> list[str]:
+    """Two connections relay the same five rows at once; the first holds its first row while
+    the second runs. Returns every record id sent, by either."""
+    from flowc_runtime import state
+    from flowc_runtime.sql import Database
+
+    task = make_task(())
+    first = Database(url)
+    first.create_bookkeeping()
+    rows = [{"id": f"r{i}", "pipeline": "p", "task": "t", "effect": "hook", "interval_start": DAY1[0],
+             "idempotency_key": None, "payload": json.dumps({"record": {"id": f"r{i}"}}), "sent": 0} for i in range(5)]
+    first.begin()
+    state.insert_outbox(first, rows)
+    first.commit()
+    sent: list[str] = []
+    holding, released = threading.Event(), threading.Event()
+
+    def slow(effect: str, payload: dict[str, Any], key: str | None) -> bool:
+        if not holding.is_set():
+            holding.set()
+            released.wait(timeout=5)
+        sent.append(payload["record"]["id"])
+        return True
+
+    def fast(effect: str, payload: dict[str, Any], key: str | None) -> bool:
+        sent.append(payload["record"]["id"])
+        return True
+
+    first.close()
+
+    def relay(send: state.Sender) -> None:
+        db = Database(url)  # one connection per thread, as one per attempt
+        try:
+            state.relay(db, task, send, lambda m: None)
+        finally:
+            db.close()
+
+    worker = threading.Thread(target=relay, args=(slow,))
+    worker.start()
+    holding.wait(timeout=5)
+    other = threading.Thread(target=relay, args=(fast,))
+    other.start()
+    time.sleep(0.5)
+    released.set()
+    worker.join(timeout=30)
+    other.join(timeout=30)
+    return sent
+
+
+def test_two_live_relays_on_sqlite_never_send_one_row_twice(tmp_path: Path) -> None:
+    sent = two_live_relays(f"sqlite://{tmp_path}/db.sqlite")
+    assert sorted(sent) == [f"r{i}" for i in range(5)]
+
+
+def pg_schema() -> tuple[str, str, str]:
     import psycopg
 
     base = os.environ["FLOWC_TEST_PG"]
@@ -623,7 +834,7 @@ def pg_drop(base: str, schema: str) -> None:
 def test_postgres_upsert_is_fenced(tmp_path: Path) -> None:
     import psycopg
 
-    base, schema, url = pg_schema_url()
+    base, schema, url = pg_schema()
     try:
         seed(tmp_path, "a.jsonl", [{"id": "a", "amount": 1}], start=DAY1[0])
         seed(tmp_path, "a.jsonl", [{"id": "a", "amount": 2}], start=DAY2[0])
@@ -647,7 +858,7 @@ def test_postgres_replace_partition_waits_for_another_replace_of_that_partition(
     from flowc_runtime.keys import canonical
     from flowc_runtime.sql import Database
 
-    base, schema, url = pg_schema_url()
+    base, schema, url = pg_schema()
     try:
         seed(tmp_path, "a.jsonl", ROWS)
         task = make_task((Write(Endpoint("out", "postgres_table", {"table": "o"}), "replace_partition",
@@ -711,3 +922,102 @@ def test_a_table_parameter_with_a_placeholder_is_rendered_for_the_interval(tmp_p
     assert run(task, identity, env_for(tmp_path, out=conn)) == 0
     assert rows_of(tmp_path, "o_20260101") == [("a", 1), ("b", 2)]
     assert not rows_of_exists(tmp_path, "o_{interval.start:%Y%m%d}")
+
+
+def drop_pg_schemas(base: str, *schemas: str) -> None:
+    import psycopg
+
+    with psycopg.connect(base, autocommit=True) as c:
+        for schema in schemas:
+            c.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+@pytest.mark.skipif(not os.environ.get("FLOWC_TEST_PG"), reason="FLOWC_TEST_PG is not set")
+def test_two_live_relays_on_postgres_skip_the_claimed_row() -> None:
+    base, schema, url = pg_schema()
+    try:
+        sent = two_live_relays(url)
+        assert sorted(sent) == [f"r{i}" for i in range(5)]
+        assert sent[0] != "r0"  # the second relay went on past the row the first one held
+    finally:
+        drop_pg_schemas(base, schema)
+
+
+def fresh_folder_attempts(tmp: Path, task: Task, env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attempt 1 pins and crashes after reading; a late file lands; attempt 2 runs in a new empty
+    working folder, as a retried pod does."""
+    import flowc_runtime.hooks as hooks
+
+    seed(tmp, "a.jsonl", ROWS)
+    first = tmp / "work-1"
+    first.mkdir()
+    monkeypatch.chdir(first)
+
+    def step(name: str) -> None:
+        if name == "after_read":
+            raise RuntimeError("crash after read")
+
+    monkeypatch.setattr(hooks, "step", step)
+    assert run(task, identity, env) == 75
+    monkeypatch.setattr(hooks, "step", lambda name: None)
+    seed(tmp, "late.jsonl", [{"id": "late", "amount": 9}])
+    second = tmp / "work-2"
+    second.mkdir()
+    monkeypatch.chdir(second)
+    assert run(task, identity, {**env, "FLOW_ATTEMPT": "2"}) == 0
+
+
+@pytest.mark.skipif(not os.environ.get("FLOWC_TEST_PG"), reason="FLOWC_TEST_PG is not set")
+def test_a_postgres_state_store_keeps_the_pin_for_an_attempt_in_a_fresh_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import psycopg
+
+    base, schema, url = pg_schema()
+    out_ep = Endpoint("out", "postgres_table", {"table": "o"})
+    out = Write(out_ep, "upsert", key=(Term("input_field", "id"),), primary_key=("id",))
+    try:
+        for store, expected in ((StateStore("postgres_table", out_ep), 2), (None, 3)):
+            with psycopg.connect(url, autocommit=True) as c:
+                c.execute("DROP TABLE IF EXISTS o")
+            folder = tmp_path / ("pg" if store else "local")
+            env = env_for(folder, out=url)
+            del env["FLOWC_STATE"]
+            fresh_folder_attempts(folder, dataclasses.replace(make_task((out,)), state=store), env, monkeypatch)
+            with psycopg.connect(url, autocommit=True) as c:
+                # durable: the retry read what attempt 1 pinned; local: it re-listed (the near miss)
+                assert c.execute("SELECT count(*) FROM o").fetchone() == (expected,)
+        with psycopg.connect(url, autocommit=True) as c:
+            pins = c.execute(f'SELECT name FROM "{schema}_flowc".pins').fetchall()
+            assert pins == [("read:raw",)]
+            assert c.execute("SELECT to_regclass('flowc_pins') IS NOT NULL").fetchone() == (True,)
+            assert c.execute("SELECT count(*) FROM flowc_pins").fetchone() == (0,)
+    finally:
+        drop_pg_schemas(base, schema, schema + "_flowc")
+
+
+def test_a_delta_state_store_lives_in_the_tables_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    facts = Endpoint("facts", "delta_table", {"location": "facts"})
+    out = Write(Endpoint("out", "sqlite_table", {"table": "o"}), "upsert", key=(Term("input_field", "id"),),
+                primary_key=("id",))
+    task = Task("p", "t", "@daily", "UTC", False, (files_source(),), (out,), (),
+                state=StateStore("delta_table", facts))
+    env = env_for(tmp_path, out=f"sqlite://{tmp_path}/db.sqlite", facts=f"file://{tmp_path}/lake")
+    del env["FLOWC_STATE"]
+    fresh_folder_attempts(tmp_path, task, env, monkeypatch)
+    assert len(rows_of(tmp_path, "o")) == 2
+    assert (tmp_path / "lake" / "facts" / "_flowc" / "state.sqlite").exists()
+    assert not (tmp_path / "work-1" / ".flowc").exists()
+    # an object store is refused, never replaced by a local file
+    remote = Task("p", "t", "@daily", "UTC", False, (files_source(),), (out,), (),
+                  state=StateStore("delta_table", Endpoint("facts", "delta_table", {"location": "s3://b/facts"})))
+    assert run(remote, identity, env) == 75
+
+
+def test_without_a_state_store_state_is_the_working_folders_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seed(tmp_path, "a.jsonl", ROWS)
+    monkeypatch.chdir(tmp_path)
+    env = env_for(tmp_path, out=f"sqlite://{tmp_path}/db.sqlite")
+    del env["FLOWC_STATE"]
+    out = Write(Endpoint("out", "sqlite_table", {"table": "o"}), "append")
+    assert run(make_task((out,)), identity, env) == 0
+    assert (tmp_path / ".flowc" / "state.sqlite").exists()

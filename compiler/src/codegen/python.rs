@@ -94,6 +94,10 @@ const RUNTIME: &[(&str, &str)] = &[
         "flowc_runtime/sql.py",
         include_str!("../../../templates/python/flowc_runtime/sql.py"),
     ),
+    (
+        "flowc_runtime/state.py",
+        include_str!("../../../templates/python/flowc_runtime/state.py"),
+    ),
 ];
 
 const TASK_TEMPLATE: &str = include_str!("../../../templates/python/task.py.hbs");

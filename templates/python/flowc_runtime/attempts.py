@@ -45,6 +45,7 @@ from .context import EXIT_MAYBE_COMMITTED, EXIT_NOTHING_COMMITTED, EXIT_OK, Flow
 if TYPE_CHECKING:
     from .run import Attempt
     from .sql import Database
+    from .state import State
 
 EXIT_REFUSED = 76
 HEAD = "flowc_attempt_head"
@@ -88,7 +89,7 @@ def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def ensure_tables(store: Database) -> None:
+def ensure_tables(store: Database | State) -> None:
     for statement in _TABLES:
         try:
             store.execute(statement)
@@ -101,11 +102,11 @@ def _key(attempt: Attempt) -> tuple[str, str, str]:
     return (attempt.task.pipeline, attempt.task.task, attempt.ctx.interval_key)
 
 
-def _where(store: Database) -> str:
+def _where(store: Database | State) -> str:
     return f"pipeline = {store.ph} AND task = {store.ph} AND interval_start = {store.ph}"
 
 
-def latest(db: Database, attempt: Attempt, lock: bool = False) -> int | None:
+def latest(db: Database | State, attempt: Attempt, lock: bool = False) -> int | None:
     """The latest token of the attempt's interval as `db` sees it (`lock`: `FOR UPDATE`)."""
     suffix = " FOR UPDATE" if lock and db.dialect == "postgres" else ""
     rows = db.query(f"SELECT latest FROM {HEAD} WHERE {_where(db)}{suffix}", _key(attempt))
@@ -200,7 +201,7 @@ def assert_latest(attempt: Attempt, db: Database | None) -> None:
     if token is None:
         return
     store = attempt.state()
-    if db is not None and (db is store or db.url == store.url):
+    if db is not None and store.shares(db):
         # Inside the write's own transaction: the commit and a newer `begin` serialize.
         seen = latest(db, attempt, lock=True)
     else:

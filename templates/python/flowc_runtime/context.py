@@ -29,6 +29,11 @@ class Ambiguous(FlowError):
     """A failure after which the commit may or may not have happened."""
 
 
+class RetryLater(FlowError):
+    """A failure the next attempt repairs from what this one recorded (a receiver that failed
+    while the relay sent the outbox: every row sent so far is marked): exit 75."""
+
+
 def parse_time(value: str) -> datetime:
     text = value.strip()
     if text.endswith("Z"):
@@ -167,9 +172,12 @@ def context_from_env(task: Task, env: dict[str, str] | None = None) -> Context:
         start = parse_time(start_text)
     else:
         schedule = env.get("FLOW_SCHEDULE") or task.schedule
-        if not schedule:
-            raise FlowError("FLOW_INTERVAL_START is not set and there is no schedule to derive it from")
-        start = previous_tick(end, schedule, zone)
+        if schedule:
+            start = previous_tick(end, schedule, zone)
+        else:
+            # A manual pipeline: its interval is the trigger time (start = end), which is all
+            # a target that knows only the trigger time (Argo's Workflow) sets.
+            start = end
     run_id = env.get("FLOW_RUN_ID")
     if not run_id:
         raise FlowError("FLOW_RUN_ID is not set")

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-Step = Literal["after_pin", "after_read", "before_commit", "after_commit", "during_relay"]
+Step = Literal["after_pin", "after_read", "before_commit", "after_commit", "after_send", "during_relay"]
 
 
 def step(name: Step) -> None:
-    """The attempt reached protocol step `name`."""
+    """The attempt reached protocol step `name` (`after_send`: the relay sent one outbox row and
+    has not marked it sent yet)."""
 
 
 def before_transaction_commit() -> None:

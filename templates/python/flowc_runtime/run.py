@@ -19,7 +19,7 @@ import traceback
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from . import attempts, effects, hooks
+from . import attempts, effects, hooks, state
 from .connectors import PinValue, Record, connector_for
 from .context import (
     EXIT_MAYBE_COMMITTED,
@@ -28,17 +28,20 @@ from .context import (
     Ambiguous,
     Context,
     FlowError,
+    RetryLater,
     connection_url,
     context_from_env,
 )
 from .keys import content_hash, key_text, key_values, term_value
 from .spec import Emit, Endpoint, Task, Write
 from .sql import Database
+from .state import State
 
 Transform = Callable[[Context], dict[str, Iterable[Any]]]
 # An output item: (the input record it came from, the output record).
 Item = tuple[Record, Record]
-# An outbox row sent in this attempt: (its database, its id), marked sent at the end.
+# An outbox row sent in this attempt: (its database, its id). The relay marks each row as
+# it sends it (state.relay); kept for connectors that return what they sent.
 Sent = tuple[Database, str]
 
 __all__ = ["Ambiguous", "Attempt", "Item", "Sent", "Transform", "log", "main", "run"]
@@ -59,6 +62,7 @@ class Attempt:
         self.ctx = context_from_env(task, env)
         self.maybe_committed = False
         self._dbs: dict[str, Database] = {}
+        self._state: State | None = None
         self.pins: dict[str, PinValue] = {}
         self.token: int | None = None  # the fencing token (attempts.py), once taken
 
@@ -75,8 +79,15 @@ class Attempt:
     def conn(self, endpoint: Endpoint) -> str | None:
         return connection_url(endpoint.name, self.env)
 
-    def state(self) -> Database:
-        return self.db(self.env.get("FLOWC_STATE") or "sqlite://.flowc/state.sqlite")
+    def state(self) -> State:
+        """The task's state store (flowc_runtime/state.py): `query`/`insert`/`execute` as on
+        `Database`, its tables named by `table(NAME)`. Where it is the sink's database, it is
+        the sink's connection: what is recorded while a write's transaction is open commits
+        with the write."""
+        if self._state is None:
+            where = state.locate(self.task.state, self.env, self.ctx)
+            self._state = State(self.db(where.url), where)
+        return self._state
 
     def close(self) -> None:
         for handle in self._dbs.values():
@@ -87,32 +98,12 @@ class Attempt:
 
     # -- pins: resolved once per (pipeline, task, interval), then read back ----------------
     def pin_get(self, name: str) -> str | None:
-        store = self.state()
-        rows = store.query(
-            f"SELECT value FROM flowc_pins WHERE pipeline = {store.ph} AND task = {store.ph} "
-            f"AND interval_start = {store.ph} AND name = {store.ph}",
-            (self.task.pipeline, self.task.task, self.ctx.interval_key, name),
-        )
-        return str(rows[0][0]) if rows else None
+        return self.state().pin_get(self.task, self.ctx.interval_key, name)
 
     def pin_claim(self, name: str, value: str) -> str:
-        """Store `value` unless an earlier attempt stored one; return what is stored."""
-        store = self.state()
-        store.insert(
-            "flowc_pins",
-            {
-                "pipeline": self.task.pipeline,
-                "task": self.task.task,
-                "interval_start": self.ctx.interval_key,
-                "name": name,
-                "value": value,
-            },
-            " ON CONFLICT DO NOTHING",
-        )
-        stored = self.pin_get(name)
-        if stored is None:
-            raise FlowError(f"pin `{name}` was not stored")
-        return stored
+        """Store `value` unless an earlier attempt stored one (in its own commit, before the
+        read); return what is stored."""
+        return self.state().pin_claim(self.task, self.ctx.interval_key, name, value)
 
     def resolve_pins(self) -> None:
         for read in self.task.reads:
@@ -139,10 +130,9 @@ class Attempt:
         for write in self.task.writes:
             self.apply_with_retries(write, outputs)
         hooks.step("after_commit")
-        sent = self.relay()
+        self.relay()
         self.send_direct(outputs)
         hooks.step("during_relay")
-        self.mark_sent(sent)
         return EXIT_OK
 
     def outputs(self, produced: dict[str, Iterable[Any]]) -> dict[str, list[Item]]:
@@ -213,21 +203,27 @@ class Attempt:
         }
 
     # -- effects ---------------------------------------------------------------------------
-    def relay(self) -> list[Sent]:
-        """Send every unsent outbox row of this task (any interval); return the rows to mark sent.
+    def outbox_rows(self, write: Write, outputs: dict[str, list[Item]]) -> list[Record]:
+        """The outbox rows `write` holds, with ids that follow each effect's key (state.py)."""
+        return state.outbox_rows(self.task, self.ctx, write, outputs, self.payload)
 
-        Rows are marked sent only after every send of the attempt: a crash in between sends
-        them again (at least once, deduplicated by receivers that take an idempotency key)."""
+    def relay(self) -> None:
+        """Relay every unsent outbox row of this task (any interval), each marked sent as soon
+        as it is sent (state.relay); a receiver that fails ends the attempt with exit 75."""
         sinks = {e.outbox for e in self.task.emits if e.tracking == "outbox" and e.outbox}
-        sent: list[Sent] = []
         for sink_name in sorted(sinks):
             sink = next(w.sink for w in self.task.writes if w.sink.name == sink_name)
-            sent += connector_for(sink, "sink").relay(self, sink)
-        return sent
+            connector_for(sink, "sink").relay(self, sink)
 
-    def mark_sent(self, sent: list[Sent]) -> None:
-        for db, row_id in sent:
-            db.execute(f"UPDATE flowc_outbox SET sent = 1 WHERE id = {db.ph}", (row_id,))
+    def send_outbox_row(self, effect: str, payload: Record, idempotency_key: str | None) -> bool:
+        """Send one outbox row's message; False when this task declares no such effect."""
+        emit = next((e for e in self.task.emits if e.effect.name == effect), None)
+        if emit is None:
+            return False
+        url = effects.target_url(emit.effect, self.conn(emit.effect), self.ctx.render)
+        self.maybe_committed = True
+        effects.send(emit.effect, url, payload, idempotency_key)
+        return True
 
     def send_direct(self, outputs: dict[str, list[Item]]) -> None:
         for emit in self.task.emits:
@@ -256,6 +252,9 @@ def run(task: Task, transform: Transform, env: dict[str, str] | None = None) -> 
     except Ambiguous as err:
         log(f"error (a commit may have happened): {err}")
         code = EXIT_MAYBE_COMMITTED
+    except RetryLater as err:
+        log(f"error (retry: {err})")
+        code = EXIT_NOTHING_COMMITTED
     except Exception as err:  # noqa: BLE001 - every failure maps to an exit code
         committed = attempt is not None and attempt.maybe_committed
         if isinstance(err, FlowError):

@@ -106,6 +106,9 @@ class Emit:
     key: tuple[Term, ...] | None = None
     idempotency_key: bool = False
     guarantee: Guarantee = "none"
+    # `emit E via outbox S key K`: the terms of K. `None`: the outbox row id follows the key of
+    # the holding write (its own, else the task's), else its partition term, else the interval
+    # and the message's position in the transform's output.
     effect_key: tuple[Term, ...] | None = None
 
 
