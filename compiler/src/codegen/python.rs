@@ -14,10 +14,10 @@ use handlebars::{Context, Handlebars, Helper, HelperResult, Output, RenderContex
 use serde_json::{json, Value};
 
 use super::helpers::{checked, param, py_str_helper};
-use super::ir::{Emit, Pipeline, Read, Task, Write};
+use super::ir::{Emit, Endpoint, Pipeline, Read, Task, Write};
 use super::quote::python_str;
 use super::{At, GeneratedFile, TargetProblem};
-use crate::vocab::Tracking;
+use crate::vocab::{ParamValue, Tracking};
 
 /// What `scaffold` produces: files to write on every run, and files to write
 /// only when no file exists at that path (the hand-written transforms and the
@@ -313,6 +313,47 @@ fn problem(pipeline: &Pipeline, task: &Task, at: At, message: String, help: &str
     }
 }
 
+/// The URL scheme of a location (`s3` of `s3://bucket/x`), if it has one.
+fn scheme(location: &str) -> Option<&str> {
+    let (scheme, _) = location.split_once("://")?;
+    let mut chars = scheme.chars();
+    let first = chars.next()?;
+    (first.is_ascii_alphabetic()
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+    .then_some(scheme)
+}
+
+/// FL805 for a `files` location the Python runtime cannot read or write: it
+/// works on local (or mounted) folders only, and an object store's path must
+/// never be listed as an empty folder.
+fn unreadable_location(
+    pipeline: &Pipeline,
+    task: &Task,
+    endpoint: &Endpoint,
+    at: At,
+) -> Option<TargetProblem> {
+    if endpoint.kind != "files" {
+        return None;
+    }
+    let Some(ParamValue::String(path)) = endpoint.params.get("path") else {
+        return None;
+    };
+    let scheme = scheme(path)?;
+    if scheme.eq_ignore_ascii_case("file") {
+        return None;
+    }
+    Some(problem(
+        pipeline,
+        task,
+        at,
+        format!(
+            "`{}` is at `{scheme}://`, which the Python runtime cannot read or write: it would find no files there",
+            endpoint.name
+        ),
+        "the runtime works on local or mounted folders: write a relative path or `file://...`, or mount the store and point `FLOW_CONN_<NAME>` at it",
+    ))
+}
+
 const NO_RUNTIME_HELP: &str = "the Python runtime supports sqlite_table, postgres_table, files and delta_table, and the effects http_request, webhook, slack_message and email";
 
 /// A problem with the module a task's `run` statement runs.
@@ -514,6 +555,14 @@ fn check_read(
         ));
         return;
     };
+    if let Some(p) = unreadable_location(
+        pipeline,
+        task,
+        &read.source,
+        At::Read(read.source.name.clone()),
+    ) {
+        problems.push(p);
+    }
     let supported = read
         .pin
         .is_none_or(|pin| data.pins.contains(&enum_name(&pin)));
@@ -553,6 +602,14 @@ fn check_write(
         ));
         return;
     };
+    if let Some(p) = unreadable_location(
+        pipeline,
+        task,
+        &write.sink,
+        At::Write(write.sink.name.clone()),
+    ) {
+        problems.push(p);
+    }
     let supported = data.modes.contains(&enum_name(&write.mode));
     if !supported {
         problems.push(problem(

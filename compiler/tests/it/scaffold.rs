@@ -265,3 +265,38 @@ fn a_module_that_is_also_a_package_or_a_dunder_is_refused() {
         assert_eq!(problems[0].code, "FL802", "{dunder}");
     }
 }
+
+/// A `files` location on an object store is FL805 at scaffold: the Python
+/// runtime reads local or mounted folders only, and a path it cannot read must
+/// never be listed as an empty folder. A relative path and `file://` are not.
+#[test]
+fn a_files_path_on_an_object_store_is_fl805() {
+    let flow = |path: &str| {
+        format!(
+            "source raw: files {{\n  path \"{path}\"\n  immutable\n  identity id\n}}\n\nsink out: sqlite_table {{\n  table \"o\"\n  primary_key id\n}}\n\npipeline p {{\n  schedule \"@daily\"\n  start 2026-01-01\n  timeout 10m\n\n  task t {{\n    read raw\n    key input.id\n    write out upsert\n    run command [\"python3\", \"-m\", \"p.t\"]\n  }}\n}}\n"
+        )
+    };
+    for (path, refused) in [
+        ("s3://lake/in/{interval.date}/", true),
+        ("gs://lake/in/", true),
+        ("in/{interval.date}/", false),
+        ("file:///data/in/", false),
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("p.flow"), flow(path)).expect("write");
+        let out = assert_cmd::Command::cargo_bin("flowc")
+            .expect("binary")
+            .current_dir(dir.path())
+            .args(["scaffold", "--lang", "python", "--out", "py", "p.flow"])
+            .output()
+            .expect("runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(stdout.contains("FL805"), refused, "{path}: {stdout}");
+        assert_eq!(out.status.success(), !refused, "{path}: {stdout}");
+        if refused {
+            let scheme = path.split("://").next().unwrap_or_default();
+            assert!(stdout.contains(&format!("`{scheme}://`")), "{stdout}");
+            assert!(!dir.path().join("py").join("p").exists(), "nothing is written");
+        }
+    }
+}
