@@ -4,7 +4,7 @@
 //! Codes FL001–FL009, FL702, FL703, FL706 and FL707 are
 //! found while resolving names (`analyze::resolve`), which reports typed
 //! problems that [`finding`] words through the rule's file (FL001 also by
-//! the parser, which words its own findings); `FL8xx` by the code
+//! the parser, whose typed problems [`syntax_finding`] words); `FL8xx` by the code
 //! generators, which call their rule's file for the words; the rest by the
 //! `check` functions here.
 
@@ -27,6 +27,9 @@ macro_rules! declare_rules {
 
 pub mod suppress;
 
+/// FL001's words for what the parser found (`syntax::problem`), for the
+/// driver and `fmt`.
+pub use fl001_syntax_error::{syntax_finding, too_deep, UNTERMINATED_STRING};
 /// FL806's words, for the check at `flowc build` (`codegen::state`).
 pub use fl806_no_durable_state::words as no_durable_state_words;
 /// FL807's words and its test of a parameter string, for `codegen::argo`.
