@@ -248,3 +248,71 @@ fn unexpected(
         Hint::Shape => d.help("`flowc explain FL001` shows the shape of a `.flow` file; docs/language.md has the grammar"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::syntax_finding;
+    use crate::source::FileId;
+    use crate::span::Span;
+    use crate::syntax::problem::{Hint, SyntaxError};
+
+    /// The parser names what it found and what could have come, with no
+    /// sentence; the rule file words it.
+    #[test]
+    fn the_parser_reports_token_names_and_the_rule_file_words_them() {
+        let (ast, problems) = crate::syntax::parse(FileId(0), "pipeline p {\n");
+        assert!(ast.is_none());
+        let [problem] = problems.as_slice() else {
+            panic!("one problem: {problems:?}")
+        };
+        let SyntaxError::Unexpected {
+            found,
+            expected,
+            hint,
+            ..
+        } = &problem.what
+        else {
+            panic!("a parse that stopped: {problem:?}")
+        };
+        assert_eq!(found, "end of file");
+        assert!(expected.iter().any(|w| w == "`}`"), "{expected:?}");
+        assert_eq!(
+            *hint,
+            Hint::Unclosed {
+                open: Span::new(11, 12),
+                bracket: '{'
+            }
+        );
+        let d = syntax_finding(problem);
+        assert!(d.message.starts_with("expected "), "{}", d.message);
+        assert!(d.message.ends_with(", found end of file"), "{}", d.message);
+        assert_eq!(d.help.as_deref(), Some("add the missing `}`"));
+        assert_eq!(d.labels.len(), 1);
+    }
+
+    #[test]
+    fn a_file_that_parses_has_no_problem() {
+        let (ast, problems) = crate::syntax::parse(FileId(0), "pipeline p {\n}\n");
+        assert!(ast.is_some());
+        assert!(problems.is_empty(), "{problems:?}");
+    }
+
+    /// After `require`, "a name" is worded as the guarantees; the problem
+    /// itself keeps the token's name.
+    #[test]
+    fn a_name_after_a_clause_word_is_worded_as_its_words() {
+        let (_, problems) =
+            crate::syntax::parse(FileId(0), "pipeline p {\n  task t {\n    emit e require\n  }\n}\n");
+        let [problem] = problems.as_slice() else {
+            panic!("one problem: {problems:?}")
+        };
+        let SyntaxError::Unexpected { expected, after, .. } = &problem.what else {
+            panic!("a parse that stopped: {problem:?}")
+        };
+        assert_eq!(after, "require");
+        assert!(expected.iter().any(|w| w == "a name"), "{expected:?}");
+        let d = syntax_finding(problem);
+        assert!(d.message.contains("a guarantee (`exactly_once`"), "{}", d.message);
+        assert!(!d.message.contains("a name"), "{}", d.message);
+    }
+}
