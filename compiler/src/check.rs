@@ -268,7 +268,8 @@ fn parse_input(input: Input) -> Parsed {
     let Input { path, key, bytes } = input;
     let (text, ast, diags) = match String::from_utf8(bytes) {
         Ok(text) => {
-            let (ast, d) = syntax::parse(UNPLACED, &text);
+            let (ast, problems) = syntax::parse(UNPLACED, &text);
+            let d = problems.iter().map(crate::rules::syntax_finding).collect();
             (text, ast, d)
         }
         Err(e) => {

@@ -39,7 +39,6 @@
 //! - `\r\n` is read as a newline; the output uses `\n` and ends with exactly
 //!   one newline (an empty file stays empty).
 
-use crate::diagnostic::Code;
 use std::fmt;
 
 use crate::syntax::parser::{MAX_FILE_BYTES, MAX_NESTING};
@@ -92,7 +91,7 @@ pub enum FormatErrorKind {
 impl fmt::Display for FormatErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::UnterminatedString => f.write_str(crate::syntax::parser::UNTERMINATED_STRING),
+            Self::UnterminatedString => f.write_str(crate::rules::UNTERMINATED_STRING),
             Self::UnexpectedCharacter(c) => {
                 write!(f, "unexpected character `{}`", c.escape_debug())
             }
@@ -112,7 +111,7 @@ impl fmt::Display for FormatErrorKind {
                     closing(*open)
                 )
             }
-            Self::TooDeep => f.write_str(&crate::syntax::parser::too_deep()),
+            Self::TooDeep => f.write_str(&crate::rules::too_deep(MAX_NESTING)),
             Self::TooLarge(bytes) => write!(
                 f,
                 "file is too large to format ({} MB; the limit is {} MB)",
@@ -156,8 +155,8 @@ fn closing(open: char) -> char {
 /// [`format`].
 pub fn format_file(source: &str) -> Result<String, FormatError> {
     too_large(source)?;
-    let (_, findings) = crate::syntax::parse(crate::source::FileId(0), source);
-    if let Some(d) = findings.into_iter().find(|d| d.code == Code::FL001) {
+    let (_, problems) = crate::syntax::parse(crate::source::FileId(0), source);
+    if let Some(d) = problems.first().map(crate::rules::syntax_finding) {
         return Err(error_at(
             source,
             d.span.start,

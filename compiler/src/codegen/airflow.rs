@@ -15,6 +15,7 @@ use super::helpers::{checked, py_str_helper};
 use super::ir::{Pipeline, Task};
 use super::python_names::is_plain_identifier;
 use super::{At, GeneratedFile, TargetProblem};
+use crate::rules::{fl802, fl803};
 use crate::vocab::OnAmbiguous;
 
 /// The module every generated DAG imports. Its leading underscore keeps it
@@ -51,37 +52,21 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
         let before = problems.len();
         check_names(pipeline, &mut problems);
         if let Some(why) = shadowed_module(&pipeline.name) {
-            problems.push(problem(
-                Code::FL803,
-                pipeline,
-                None,
-                format!("pipeline `{}` would be written to `{}.py`, {why}", pipeline.name, pipeline.name),
-                "rename the pipeline: the DAG folder is on Python's import path, so a DAG file may not take the name of a module the DAGs import".into(),
-            ));
+            let (message, help) = fl803::airflow_dag_file_shadows(&pipeline.name, &why);
+            problems.push(problem(Code::FL803, pipeline, None, message, help));
         }
         // DAG files whose names differ only in case are one file where the
         // file system ignores case (macOS, Windows).
         match seen_files.get(&pipeline.name.to_lowercase()) {
-            Some(first) if *first == pipeline.name => problems.push(problem(
-                Code::FL803,
-                pipeline,
-                None,
-                format!(
-                    "two pipelines named `{}` would both be written to `{}.py`",
-                    pipeline.name, pipeline.name
-                ),
-                "give every pipeline its own name".into(),
-            )),
-            Some(first) => problems.push(problem(
-                Code::FL803,
-                pipeline,
-                None,
-                format!(
-                    "pipelines `{first}` and `{}` would be written to `{first}.py` and `{}.py`, one file where the file system ignores case",
-                    pipeline.name, pipeline.name
-                ),
-                "rename one of the pipelines, so their names differ in more than case".into(),
-            )),
+            Some(first) if *first == pipeline.name => {
+                let (message, help) = fl803::airflow_pipeline_twice(&pipeline.name);
+                problems.push(problem(Code::FL803, pipeline, None, message, help));
+            }
+            Some(first) => {
+                let (message, help) =
+                    fl803::airflow_pipelines_differ_in_case(first, &pipeline.name);
+                problems.push(problem(Code::FL803, pipeline, None, message, help));
+            }
             None => {
                 seen_files.insert(pipeline.name.to_lowercase(), &pipeline.name);
             }
@@ -119,13 +104,10 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Vec<GeneratedFile>, Vec<Target
                 )),
                 write: super::WritePolicy::Always,
             }),
-            Err(err) => problems.push(problem(
-                Code::FL802,
-                pipeline,
-                None,
-                format!("cannot render the Airflow DAG: {err}"),
-                "this is a bug in flowc; please report it with the .flow file".into(),
-            )),
+            Err(err) => {
+                let (message, help) = fl802::airflow_unrenderable(&err);
+                problems.push(problem(Code::FL802, pipeline, None, message, help));
+            }
         }
     }
     if !problems.is_empty() {
@@ -150,13 +132,11 @@ const DAG_IMPORTS: [&str; 2] = ["airflow", "pendulum"];
 /// break the others' `import datetime`).
 fn shadowed_module(name: &str) -> Option<String> {
     if name == OPERATOR_MODULE {
-        Some("which would overwrite the operator module flowc emits for Airflow".to_owned())
+        Some(fl803::airflow_shadowed_module(name, true))
     } else if DAG_IMPORTS.contains(&name) || super::python_names::TAKEN.contains(&name) {
         // The standard library, what the DAGs import, what the task runtime
         // imports.
-        Some(format!(
-            "which would hide the module `{name}` from every DAG in the folder"
-        ))
+        Some(fl803::airflow_shadowed_module(name, false))
     } else {
         None
     }
@@ -193,29 +173,13 @@ fn is_airflow_id(s: &str) -> bool {
 
 fn check_names(pipeline: &Pipeline, problems: &mut Vec<TargetProblem>) {
     if !is_airflow_id(&pipeline.name) || pipeline.name.starts_with('.') {
-        problems.push(problem(
-            Code::FL802,
-            pipeline,
-            None,
-            format!(
-                "Airflow cannot carry the pipeline name `{}` as a DAG id and file name",
-                pipeline.name
-            ),
-            format!("use letters, digits and `_`, at most {MAX_AIRFLOW_ID} characters"),
-        ));
+        let (message, help) = fl802::airflow_pipeline_name(&pipeline.name, MAX_AIRFLOW_ID);
+        problems.push(problem(Code::FL802, pipeline, None, message, help));
     }
     for task in &pipeline.tasks {
         if !is_airflow_id(&task.name) {
-            problems.push(problem(
-                Code::FL802,
-                pipeline,
-                Some(task),
-                format!(
-                    "Airflow cannot carry the task name `{}` as a task id",
-                    task.name
-                ),
-                format!("use letters, digits and `_`, at most {MAX_AIRFLOW_ID} characters"),
-            ));
+            let (message, help) = fl802::airflow_task_name(&task.name, MAX_AIRFLOW_ID);
+            problems.push(problem(Code::FL802, pipeline, Some(task), message, help));
         }
     }
 }
@@ -279,13 +243,8 @@ impl<'a> DagView<'a> {
         let cron = pipeline.schedule.as_ref().map(|s| s.cron.as_str());
         let start = pipeline.start.and_then(|date| {
             if date.year() < 1 {
-                problems.push(problem(
-                    Code::FL802,
-                    pipeline,
-                    None,
-                    format!("start `{date}` is before year 1, which Python's dates cannot hold"),
-                    "start the pipeline on a date from 0001-01-01 on".into(),
-                ));
+                let (message, help) = fl802::airflow_start_before_year_one(&date);
+                problems.push(problem(Code::FL802, pipeline, None, message, help));
                 None
             } else {
                 Some(StartView {
@@ -296,13 +255,8 @@ impl<'a> DagView<'a> {
             }
         });
         if cron.is_some() && pipeline.start.is_none() {
-            problems.push(problem(
-                Code::FL802,
-                pipeline,
-                None,
-                "a scheduled pipeline needs `start` for Airflow".into(),
-                "add `start YYYY-MM-DD` to the pipeline".into(),
-            ));
+            let (message, help) = fl802::airflow_schedule_without_start();
+            problems.push(problem(Code::FL802, pipeline, None, message, help));
         }
 
         let vars = task_variables(&pipeline.tasks);
@@ -316,18 +270,11 @@ impl<'a> DagView<'a> {
         for (task, var) in pipeline.tasks.iter().zip(&vars) {
             let mut upstream = Vec::with_capacity(task.upstream.len());
             for name in &task.upstream {
-                match var_of.get(name.as_str()) {
-                    Some(v) => upstream.push((*v).clone()),
-                    None => problems.push(problem(
-                        Code::FL802,
-                        pipeline,
-                        Some(task),
-                        format!(
-                            "task `{}` depends on `{name}`, which is not a task of the pipeline",
-                            task.name
-                        ),
-                        "this is a bug in flowc's analysis; please report it".into(),
-                    )),
+                if let Some(v) = var_of.get(name.as_str()) {
+                    upstream.push((*v).clone());
+                } else {
+                    let (message, help) = fl802::unknown_upstream(&task.name, name);
+                    problems.push(problem(Code::FL802, pipeline, Some(task), message, help));
                 }
             }
             if !upstream.is_empty() {
@@ -348,15 +295,8 @@ impl<'a> DagView<'a> {
             ];
             for (what, seconds) in durations {
                 if let Some(s) = seconds.filter(|s| *s > TIMEDELTA_MAX_SECONDS) {
-                    let mut found = problem(
-                        Code::FL802,
-                        pipeline,
-                        Some(task),
-                        format!(
-                            "a `{what}` of {s}s is longer than a Python timedelta holds (999999999 days)"
-                        ),
-                        format!("give a shorter `{what}`"),
-                    );
+                    let (message, help) = fl802::airflow_duration_too_long(what, s);
+                    let mut found = problem(Code::FL802, pipeline, Some(task), message, help);
                     if what == "timeout" {
                         found.at = At::Timeout;
                     }
@@ -364,13 +304,8 @@ impl<'a> DagView<'a> {
                 }
             }
             if task.timeout_seconds == Some(0) {
-                let mut found = problem(
-                    Code::FL802,
-                    pipeline,
-                    Some(task),
-                    "a timeout of 0s, which Airflow reads as no timeout at all".to_string(),
-                    "give a timeout of at least 1s, or none".into(),
-                );
+                let (message, help) = fl802::airflow_zero_timeout();
+                let mut found = problem(Code::FL802, pipeline, Some(task), message, help);
                 found.at = At::Timeout;
                 problems.push(found);
             }
@@ -381,17 +316,8 @@ impl<'a> DagView<'a> {
                 problems.push(found);
             }
             if i32::try_from(task.retries).is_err() {
-                let mut found = problem(
-                    Code::FL802,
-                    pipeline,
-                    Some(task),
-                    format!(
-                        "`retries {}` is more than Airflow's 32-bit retry count holds ({})",
-                        task.retries,
-                        i32::MAX
-                    ),
-                    "give fewer retries".into(),
-                );
+                let (message, help) = fl802::airflow_too_many_retries(task.retries);
+                let mut found = problem(Code::FL802, pipeline, Some(task), message, help);
                 found.at = At::Retries;
                 problems.push(found);
             }

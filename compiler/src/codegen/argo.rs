@@ -18,6 +18,7 @@ use super::helpers::quoting;
 use super::ir::{Pipeline, Task};
 use super::quote::yaml_str;
 use super::{At, GeneratedFile, TargetProblem};
+use crate::rules::{fl802, fl803};
 use crate::vocab::OnAmbiguous;
 
 /// Which Argo resource a pipeline becomes.
@@ -118,16 +119,13 @@ pub fn generate(
         let view = document(pipeline, kind, &mut problems);
         if let Some(name) = &view.as_ref().map(|v| v.name.clone()) {
             if let Some(first) = taken.get(name) {
+                let (message, help) = fl803::argo_pipelines_one_name(first, &pipeline.name, name);
                 problems.push(TargetProblem {
                     code: Code::FL803,
                     pipeline: pipeline.name.clone(),
                     task: None,
-                    message: format!(
-                        "pipelines `{first}` and `{}` both become the Argo name `{name}`",
-                        pipeline.name
-                    ),
-                    help: "Argo names are lowercase with `-` for `_`: rename one of the pipelines"
-                        .to_owned(),
+                    message,
+                    help,
                     at: At::Name,
                 });
             } else {
@@ -300,41 +298,22 @@ fn document(
     let name = match metadata_name(&pipeline.name, max_name) {
         Ok(name) => Some(name),
         Err(why) => {
-            problems.push(problem(
-                None,
-                Code::FL803,
-                format!("pipeline `{}` cannot become an Argo {api_kind} name: {why}", pipeline.name),
-                format!(
-                    "rename the pipeline: Argo needs a DNS-1123 name (lowercase letters, digits and `-`, \
-                     starting and ending with a letter or digit, at most {max_name} characters)"
-                ),
-            ));
+            let (message, help) =
+                fl803::argo_pipeline_name(&pipeline.name, api_kind, max_name, &why);
+            problems.push(problem(None, Code::FL803, message, help));
             None
         }
     };
 
     if let Some(schedule) = pipeline.schedule.as_ref().map(|s| &s.text) {
         if let Some(why) = schedule_problem(schedule) {
-            problems.push(problem(
-                None,
-                Code::FL802,
-                format!("schedule \"{schedule}\" cannot be carried to Argo unchanged: {why}"),
-                "Argo reads schedules with robfig/cron: write Sunday as `0` and use only numbers, \
-                 names, `*`, `,`, `-` and `/`"
-                    .to_owned(),
-            ));
+            let (message, help) = fl802::argo_schedule(schedule, &why);
+            problems.push(problem(None, Code::FL802, message, help));
         }
     }
     if pipeline.timezone.contains("{{") {
-        problems.push(problem(
-            None,
-            Code::FL802,
-            format!(
-                "timezone \"{}\" contains `{{{{`, which Argo would substitute",
-                pipeline.timezone
-            ),
-            "Argo has no escape for `{{`: use an IANA zone name".to_owned(),
-        ));
+        let (message, help) = fl802::argo_timezone_braces(&pipeline.timezone);
+        problems.push(problem(None, Code::FL802, message, help));
     }
 
     // Task names: lowercase, `_` to `-`; collisions and unconvertible names are FL803.
@@ -344,28 +323,17 @@ fn document(
         match task_name(&task.name) {
             Ok(converted) => {
                 if let Some(first) = seen.get(&converted) {
-                    problems.push(problem(
-                        Some(&task.name),
-                        Code::FL803,
-                        format!(
-                            "tasks `{first}` and `{}` both become the Argo name `{converted}`",
-                            task.name
-                        ),
-                        "Argo names are lowercase with `-` for `_` here: rename one of the tasks"
-                            .to_owned(),
-                    ));
+                    let (message, help) = fl803::argo_tasks_one_name(first, &task.name, &converted);
+                    problems.push(problem(Some(&task.name), Code::FL803, message, help));
                 } else {
                     seen.insert(converted.clone(), &task.name);
                 }
                 task_names.insert(&task.name, converted);
             }
-            Err(why) => problems.push(problem(
-                Some(&task.name),
-                Code::FL803,
-                format!("task `{}` cannot become an Argo task name: {why}", task.name),
-                "rename the task: Argo task names are letters, digits and `-`, starting with a letter or digit"
-                    .to_owned(),
-            )),
+            Err(why) => {
+                let (message, help) = fl803::argo_task_name(&task.name, &why);
+                problems.push(problem(Some(&task.name), Code::FL803, message, help));
+            }
         }
     }
 
@@ -478,14 +446,8 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
         at: At::Name,
     };
     if task.image.is_none() {
-        out.push(problem(
-            Code::FL801,
-            format!(
-                "task `{}` has no image, and Argo runs every task in a container",
-                task.name
-            ),
-            "add `run image \"REF\" command [..]` to the task, or `image \"REF\"` to the pipeline",
-        ));
+        let (message, help) = crate::rules::fl801::no_image_on_argo(&task.name);
+        out.push(problem(Code::FL801, message, &help));
     }
     // Every string Argo substitutes in, in the order they are written; what
     // each is called is only spelled out for one that holds `{{`.
@@ -501,12 +463,8 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
     });
     for (what, value) in image.chain(command).chain(env) {
         if value.contains("{{") {
-            let mut found = problem(
-                Code::FL802,
-                format!("{what} {} contains `{{{{`, which Argo substitutes with no way to escape it", shown(value)),
-                "keep `{{` out of the definition: read the text from a file in the image, or build it \
-                 at run time (for example `printf '\\173\\173'` in a shell)",
-            );
+            let (message, help) = fl802::argo_braces(&what, &shown(value));
+            let mut found = problem(Code::FL802, message, &help);
             if matches!(what, Label::Argument(_)) {
                 found.at = At::Run;
             }
@@ -521,47 +479,29 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
     // Argo reads `retryStrategy.limit` and `activeDeadlineSeconds` as 32-bit
     // integers, and a backoff as a Go duration (at most about 292 years).
     if i32::try_from(task.retries).is_err() {
-        let mut found = problem(
-            Code::FL802,
-            format!(
-                "`retries {}` is more than Argo's `retryStrategy.limit` holds ({})",
-                task.retries,
-                i32::MAX
-            ),
-            "give fewer retries",
-        );
+        let (message, help) = fl802::argo_too_many_retries(task.retries);
+        let mut found = problem(Code::FL802, message, &help);
         found.at = At::Retries;
         out.push(found);
     }
     if task.timeout_seconds.is_some_and(|s| s > i32::MAX as u64) {
-        let mut found = problem(
-            Code::FL802,
-            format!(
-                "a timeout of {}s is more than Argo's `activeDeadlineSeconds` holds ({}s)",
-                task.timeout_seconds.unwrap_or_default(),
-                i32::MAX
-            ),
-            "give a shorter timeout (68 years at the most)",
-        );
+        let (message, help) =
+            fl802::argo_timeout_too_long(task.timeout_seconds.unwrap_or_default());
+        let mut found = problem(Code::FL802, message, &help);
         found.at = At::Timeout;
         out.push(found);
     }
     if task.retries > 0 && task.retry_delay_seconds > GO_DURATION_MAX_SECONDS {
-        out.push(problem(
-            Code::FL802,
-            format!(
-                "task `{}` waits {}s between retries; Argo's backoff goes up to {GO_DURATION_MAX_SECONDS}s",
-                task.name, task.retry_delay_seconds
-            ),
-            "give a shorter `retry_delay`",
-        ));
+        let (message, help) = fl802::argo_retry_delay_too_long(
+            &task.name,
+            task.retry_delay_seconds,
+            GO_DURATION_MAX_SECONDS,
+        );
+        out.push(problem(Code::FL802, message, &help));
     }
     if task.timeout_seconds == Some(0) {
-        let mut found = problem(
-            Code::FL802,
-            "a timeout of 0s, which Argo cannot express".to_string(),
-            "Argo's `activeDeadlineSeconds` must be positive: give a timeout of at least 1s, or none",
-        );
+        let (message, help) = fl802::argo_zero_timeout();
+        let mut found = problem(Code::FL802, message, &help);
         found.at = At::Timeout;
         out.push(found);
     }

@@ -13,6 +13,7 @@ pub mod state;
 pub mod target;
 
 use crate::diagnostic::Code;
+use crate::rules::fl802;
 /// Environment variables the generated Argo definitions set for the task
 /// runtime (Airflow's operator sets the first six); a task's own `env` may
 /// not use the names its target sets.
@@ -35,46 +36,27 @@ pub(crate) fn process_problems(
     reserved: &[&str],
 ) -> Vec<(String, &'static str, At)> {
     let mut out = Vec::new();
-    let nul =
-        "a process's arguments and environment cannot hold a NUL character; remove the `\\u{0}`";
-    for (n, arg) in (1..).zip(&task.command) {
+    let nul = fl802::NUL_HELP;
+    for (n, arg) in (1usize..).zip(&task.command) {
         if arg.contains('\0') {
-            out.push((
-                format!(
-                    "command argument {n} of task `{}` holds a NUL character",
-                    task.name
-                ),
-                nul,
-                At::Run,
-            ));
+            out.push((fl802::nul_in_argument(n, &task.name), nul, At::Run));
         }
     }
     if task.image.as_deref().is_some_and(|i| i.contains('\0')) {
-        out.push((
-            format!("the image of task `{}` holds a NUL character", task.name),
-            nul,
-            At::Name,
-        ));
+        out.push((fl802::nul_in_image(&task.name), nul, At::Name));
     }
     for var in &task.env {
         if var.name.contains('\0') || var.value.contains('\0') {
             out.push((
-                format!(
-                    "env `{}` of task `{}` holds a NUL character",
-                    var.name.replace('\0', "\\u{0}"),
-                    task.name
-                ),
+                fl802::nul_in_env(&var.name.replace('\0', "\\u{0}"), &task.name),
                 nul,
                 At::Name,
             ));
         }
         if reserved.contains(&var.name.as_str()) {
             out.push((
-                format!(
-                    "env `{}` is set by flowc itself and would be overridden",
-                    var.name
-                ),
-                "rename the variable: names the runtime reads (`FLOW_*`) are reserved",
+                fl802::reserved_env(&var.name),
+                fl802::RESERVED_ENV_HELP,
                 At::Name,
             ));
         }

@@ -17,6 +17,7 @@ use super::helpers::{checked, param, py_str_helper};
 use super::ir::{Emit, Endpoint, Pipeline, Read, Task, Write};
 use super::quote::python_str;
 use super::{At, GeneratedFile, TargetProblem};
+use crate::rules::{fl802, fl803, fl805};
 use crate::vocab::{ParamValue, Tracking};
 
 /// What `scaffold` produces: files to write on every run, and files to write
@@ -127,8 +128,7 @@ struct Capabilities {
 }
 
 static CAPABILITIES: LazyLock<Result<Capabilities, String>> = LazyLock::new(|| {
-    serde_json::from_str(CAPABILITIES_JSON)
-        .map_err(|err| format!("templates/python/capabilities.json does not parse: {err}"))
+    serde_json::from_str(CAPABILITIES_JSON).map_err(|err| fl805::capabilities_unparsable(&err))
 });
 
 /// A problem with flowc's own Python templates (never with the user's input).
@@ -138,7 +138,7 @@ fn template_bug(message: String) -> Vec<TargetProblem> {
         pipeline: String::new(),
         task: None,
         message,
-        help: "this is a bug in flowc's Python templates".to_owned(),
+        help: fl805::TEMPLATE_BUG_HELP.to_owned(),
         at: At::Name,
     }]
 }
@@ -218,11 +218,8 @@ fn render_problem(pipeline: &Pipeline, task: &Task, err: &RenderError) -> Target
         code: Code::FL805,
         pipeline: pipeline.name.clone(),
         task: Some(task.name.clone()),
-        message: format!(
-            "the Python scaffold for task `{}` cannot be rendered: {err}",
-            task.name
-        ),
-        help: "this is a bug in flowc's Python templates".to_owned(),
+        message: fl805::scaffold_unrenderable(&task.name, err),
+        help: fl805::TEMPLATE_BUG_HELP.to_owned(),
         at: At::Name,
     }
 }
@@ -342,19 +339,9 @@ fn unreadable_location(
     if scheme.eq_ignore_ascii_case("file") {
         return None;
     }
-    Some(problem(
-        pipeline,
-        task,
-        at,
-        format!(
-            "`{}` is at `{scheme}://`, which the Python runtime cannot read or write: it would find no files there",
-            endpoint.name
-        ),
-        "the runtime works on local or mounted folders: write a relative path or `file://...`, or mount the store and point `FLOW_CONN_<NAME>` at it",
-    ))
+    let (message, help) = fl805::location_unreadable(&endpoint.name, scheme);
+    Some(problem(pipeline, task, at, message, &help))
 }
-
-const NO_RUNTIME_HELP: &str = "the Python runtime supports sqlite_table, postgres_table, files and delta_table, and the effects http_request, webhook, slack_message and email";
 
 /// A problem with the module a task's `run` statement runs.
 fn run_problem(
@@ -422,26 +409,21 @@ fn check(caps: &Capabilities, pipelines: &[Pipeline]) -> Vec<TargetProblem> {
             let module = module_for(pipeline, task);
             if let Some(why) = unimportable(&module) {
                 let (message, help) = if run_module(task).is_some() {
-                    (
-                        format!(
-                            "task `{}` runs `{}`, which flowc cannot scaffold: {why}",
-                            task.name,
-                            format!("python -m {module}").trim_end().escape_debug()
-                        ),
-                        "run a module of your own: ASCII identifiers that are not Python keywords, in a package that no standard module shares, as in `python -m orders.load`",
-                    )
+                    let shown = format!("python -m {module}")
+                        .trim_end()
+                        .escape_debug()
+                        .to_string();
+                    fl802::run_module_unimportable(&task.name, &shown, &why)
                 } else {
-                    (
-                        format!("the scaffold of task `{}` would be module `{module}`, which cannot work: {why}", task.name),
-                        "run the task with `python -m MODULE` naming a module of your own, or rename the pipeline or task",
-                    )
+                    fl802::scaffold_module_unimportable(&task.name, &module, &why)
                 };
-                problems.push(run_problem(pipeline, task, Code::FL802, message, help));
+                problems.push(run_problem(pipeline, task, Code::FL802, message, &help));
                 continue;
             }
             let top = module.split('.').next().unwrap_or_default();
             if top == "flowc_runtime" {
-                problems.push(run_problem(pipeline, task, Code::FL803, format!("task `{}` runs module `{module}`, inside the generated `flowc_runtime` package", task.name), "run the task from a module outside `flowc_runtime`"));
+                let (message, help) = fl803::module_inside_runtime(&task.name, &module);
+                problems.push(run_problem(pipeline, task, Code::FL803, message, &help));
             }
             // A module may not be another task's transform, nor the reverse.
             let transform = format!("{module}_transform");
@@ -450,10 +432,13 @@ fn check(caps: &Capabilities, pipelines: &[Pipeline]) -> Vec<TargetProblem> {
                 .or_else(|| modules.get(&transform))
                 .cloned();
             if let Some((other_pipeline, other_task)) = clash {
-                problems.push(run_problem(pipeline, task, Code::FL803, format!(
-                        "the modules of tasks `{other_pipeline}.{other_task}` and `{}.{}` clash: one's module is the other's transform (`{module}` and `{transform}`)",
-                        pipeline.name, task.name
-                    ), "give the tasks modules that do not end in the other's name plus `_transform`"));
+                let (message, help) = fl803::module_is_transform(
+                    &format!("{other_pipeline}.{other_task}"),
+                    &format!("{}.{}", pipeline.name, task.name),
+                    &module,
+                    &transform,
+                );
+                problems.push(run_problem(pipeline, task, Code::FL803, message, &help));
             }
             transforms.insert(transform, (pipeline.name.clone(), task.name.clone()));
             // A module may not also be a package another module sits in.
@@ -467,10 +452,11 @@ fn check(caps: &Capabilities, pipelines: &[Pipeline]) -> Vec<TargetProblem> {
                 .cloned()
                 .or_else(|| enclosing.iter().find_map(|p| modules.get(p).cloned()));
             if let Some((other_pipeline, other_task)) = clash {
-                problems.push(run_problem(pipeline, task, Code::FL803, format!(
-                        "the modules of tasks `{other_pipeline}.{other_task}` and `{}.{}` clash: one is the package the other sits in",
-                        pipeline.name, task.name
-                    ), "a module cannot also be a package: give the tasks modules that do not nest, as `orders.load` and `orders.report`"));
+                let (message, help) = fl803::module_is_package(
+                    &format!("{other_pipeline}.{other_task}"),
+                    &format!("{}.{}", pipeline.name, task.name),
+                );
+                problems.push(run_problem(pipeline, task, Code::FL803, message, &help));
             }
             for p in enclosing {
                 packages.entry(p).or_insert_with(|| owner.clone());
@@ -478,10 +464,13 @@ fn check(caps: &Capabilities, pipelines: &[Pipeline]) -> Vec<TargetProblem> {
             let lower = module.to_lowercase();
             match folded.get(&lower) {
                 Some((other_pipeline, other_task, other)) if *other != module => {
-                    problems.push(run_problem(pipeline, task, Code::FL803, format!(
-                        "the modules of tasks `{other_pipeline}.{other_task}` and `{}.{}`, `{other}` and `{module}`, differ only in case: on a file system that ignores case they are one file",
-                        pipeline.name, task.name
-                    ), "give the tasks modules whose names differ in more than case"));
+                    let (message, help) = fl803::modules_differ_in_case(
+                        &format!("{other_pipeline}.{other_task}"),
+                        &format!("{}.{}", pipeline.name, task.name),
+                        other,
+                        &module,
+                    );
+                    problems.push(run_problem(pipeline, task, Code::FL803, message, &help));
                 }
                 Some(_) => {}
                 None => {
@@ -494,10 +483,12 @@ fn check(caps: &Capabilities, pipelines: &[Pipeline]) -> Vec<TargetProblem> {
             if let Some((other_pipeline, other_task)) =
                 modules.insert(module.clone(), (pipeline.name.clone(), task.name.clone()))
             {
-                problems.push(run_problem(pipeline, task, Code::FL803, format!(
-                        "tasks `{other_pipeline}.{other_task}` and `{}.{}` both run module `{module}`",
-                        pipeline.name, task.name
-                    ), "give each task its own module in `run command [\"python\", \"-m\", ...]`"));
+                let (message, help) = fl803::module_run_twice(
+                    &format!("{other_pipeline}.{other_task}"),
+                    &format!("{}.{}", pipeline.name, task.name),
+                    &module,
+                );
+                problems.push(run_problem(pipeline, task, Code::FL803, message, &help));
             }
         }
     }
@@ -517,16 +508,13 @@ fn check_connection(
 ) {
     let var = format!("FLOW_CONN_{}", name.to_uppercase());
     match connections.get(&var) {
-        Some(first) if first != name => problems.push(TargetProblem {
-            code: Code::FL803,
-            ..problem(
-                pipeline,
-                task,
-                at,
-                format!("`{first}` and `{name}` would share the connection variable `{var}`"),
-                "rename one of them: the runtime finds each source, sink and effect's connection in `FLOW_CONN_` plus its name in upper case",
-            )
-        }),
+        Some(first) if first != name => {
+            let (message, help) = fl803::shared_connection(first, name, &var);
+            problems.push(TargetProblem {
+                code: Code::FL803,
+                ..problem(pipeline, task, at, message, &help)
+            });
+        }
         Some(_) => {}
         None => {
             connections.insert(var, name.to_owned());
@@ -543,15 +531,13 @@ fn check_read(
 ) {
     let kind = read.source.kind.as_str();
     let Some(data) = caps.data.get(kind) else {
+        let (message, help) = fl805::read_without_runtime(kind, &read.source.name);
         problems.push(problem(
             pipeline,
             task,
             At::Read(read.source.name.clone()),
-            format!(
-                "kind `{kind}` (read of `{}`) has no Python runtime yet",
-                read.source.name
-            ),
-            NO_RUNTIME_HELP,
+            message,
+            &help,
         ));
         return;
     };
@@ -567,16 +553,14 @@ fn check_read(
         .pin
         .is_none_or(|pin| data.pins.contains(&enum_name(&pin)));
     if !supported {
+        let (message, help) =
+            fl805::read_without_pin(kind, &read.source.name, &enum_name(&read.pin));
         problems.push(problem(
             pipeline,
             task,
             At::Read(read.source.name.clone()),
-            format!(
-                "kind `{kind}` (read of `{}`) has no Python runtime for pin `{}`",
-                read.source.name,
-                enum_name(&read.pin)
-            ),
-            "pin files by listing, SQLite and PostgreSQL tables by snapshot, delta tables by version or snapshot",
+            message,
+            &help,
         ));
     }
 }
@@ -590,15 +574,13 @@ fn check_write(
 ) {
     let kind = write.sink.kind.as_str();
     let Some(data) = caps.data.get(kind) else {
+        let (message, help) = fl805::write_without_runtime(kind, &write.sink.name);
         problems.push(problem(
             pipeline,
             task,
             At::Write(write.sink.name.clone()),
-            format!(
-                "kind `{kind}` (write to `{}`) has no Python runtime yet",
-                write.sink.name
-            ),
-            NO_RUNTIME_HELP,
+            message,
+            &help,
         ));
         return;
     };
@@ -612,16 +594,14 @@ fn check_write(
     }
     let supported = data.modes.contains(&enum_name(&write.mode));
     if !supported {
+        let (message, help) =
+            fl805::write_without_mode(kind, &write.sink.name, &enum_name(&write.mode));
         problems.push(problem(
             pipeline,
             task,
             At::Write(write.sink.name.clone()),
-            format!(
-                "kind `{kind}` (write to `{}`) has no Python runtime for mode `{}`",
-                write.sink.name,
-                enum_name(&write.mode)
-            ),
-            NO_RUNTIME_HELP,
+            message,
+            &help,
         ));
     }
 }
@@ -635,15 +615,13 @@ fn check_emit(
 ) {
     let kind = emit.effect.kind.as_str();
     if !caps.effects.iter().any(|k| k == kind) {
+        let (message, help) = fl805::emit_without_runtime(kind, &emit.effect.name);
         problems.push(problem(
             pipeline,
             task,
             At::Emit(emit.effect.name.clone()),
-            format!(
-                "kind `{kind}` (emit of `{}`) has no Python runtime yet",
-                emit.effect.name
-            ),
-            NO_RUNTIME_HELP,
+            message,
+            &help,
         ));
     }
     if emit.tracking == Tracking::Outbox {
@@ -657,26 +635,27 @@ fn check_emit(
                     .data
                     .get(w.sink.kind.as_str())
                     .is_some_and(|k| k.outbox) => {}
-            Some(w) => problems.push(problem(
-                pipeline,
-                task,
-                At::Emit(emit.effect.name.clone()),
-                format!(
-                    "kind `{}` (outbox of `{}`) has no Python runtime for an outbox",
-                    w.sink.kind, emit.effect.name
-                ),
-                "keep the outbox in a sqlite_table or postgres_table the task writes",
-            )),
-            None => problems.push(problem(
-                pipeline,
-                task,
-                At::Emit(emit.effect.name.clone()),
-                format!(
-                    "the outbox of `{}` names no sink the task writes",
-                    emit.effect.name
-                ),
-                "name a transactional sink of this task in `via outbox SINK`",
-            )),
+            Some(w) => {
+                let (message, help) =
+                    fl805::outbox_without_runtime(&w.sink.kind, &emit.effect.name);
+                problems.push(problem(
+                    pipeline,
+                    task,
+                    At::Emit(emit.effect.name.clone()),
+                    message,
+                    &help,
+                ));
+            }
+            None => {
+                let (message, help) = fl805::outbox_without_sink(&emit.effect.name);
+                problems.push(problem(
+                    pipeline,
+                    task,
+                    At::Emit(emit.effect.name.clone()),
+                    message,
+                    &help,
+                ));
+            }
         }
     }
 }
@@ -818,7 +797,7 @@ mod tests {
         assert!(caps.data.contains_key("sqlite_table"));
         for kind in caps.data.keys().chain(&caps.effects) {
             assert!(
-                NO_RUNTIME_HELP.contains(kind.as_str()),
+                fl805::NO_RUNTIME_HELP.contains(kind.as_str()),
                 "{kind} is missing from the help"
             );
         }

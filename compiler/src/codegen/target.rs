@@ -82,15 +82,14 @@ fn ir_files(pipelines: &[Pipeline]) -> Output {
     for pipeline in pipelines {
         let lower = pipeline.name.to_lowercase();
         if let Some(first) = seen.insert(lower, &pipeline.name) {
+            let (message, help) =
+                crate::rules::fl803::ir_pipelines_differ_in_case(first, &pipeline.name);
             problems.push(TargetProblem {
                 code: Code::FL803,
                 pipeline: pipeline.name.clone(),
                 task: None,
-                message: format!(
-                    "pipelines `{first}` and `{}` would be written to `{first}.ir.json` and `{}.ir.json`, one file where the file system ignores case",
-                    pipeline.name, pipeline.name
-                ),
-                help: "rename one of the pipelines, so their names differ in more than case".into(),
+                message,
+                help,
                 at: super::At::Name,
             });
         }

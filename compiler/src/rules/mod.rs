@@ -4,14 +4,15 @@
 //! Codes FL001–FL009, FL702, FL703, FL706 and FL707 are
 //! found while resolving names (`analyze::resolve`), which reports typed
 //! problems that [`finding`] words through the rule's file (FL001 also by
-//! the parser, which words its own findings); `FL8xx` by the code
-//! generators; the rest by the `check` functions here.
+//! the parser, whose typed problems [`syntax_finding`] words); `FL8xx` by the code
+//! generators, which call their rule's file for the words; the rest by the
+//! `check` functions here.
 
 /// Declares one `mod` per rule of the catalog (`diagnostic::code`) and the
 /// registry of their checks, in code order.
 macro_rules! declare_rules {
     ($($code:ident $module:ident $name:literal $severity:ident $summary:literal;)*) => {
-        $(mod $module;)*
+        $(pub(crate) mod $module;)*
 
         // Each rule file's `RULE` carries the code of its catalog entry.
         $(const _: () = assert!(matches!($module::RULE.code, Code::$code));)*
@@ -26,11 +27,22 @@ macro_rules! declare_rules {
 
 pub mod suppress;
 
+/// FL001's words for what the parser found (`syntax::problem`), for the
+/// driver and `fmt`.
+pub use fl001_syntax_error::{syntax_finding, too_deep, UNTERMINATED_STRING};
 /// FL806's words, for the check at `flowc build` (`codegen::state`).
 pub use fl806_no_durable_state::words as no_durable_state_words;
 /// FL807's words and its test of a parameter string, for `codegen::argo`.
 pub(crate) use fl807_no_catchup_on_target::{
     interval_scoped as fl807_interval_scoped, words as fl807_words,
+};
+/// The words of FL801 to FL805, for the code generators (`codegen`), which
+/// find them for the target being built. (FL802's name says "unsafe" of a
+/// string, not of Rust code.)
+#[allow(clippy::unsafe_removed_from_name)]
+pub(crate) use {
+    fl801_no_image as fl801, fl802_unsafe_for_target as fl802, fl803_name_collision as fl803,
+    fl804_output_outside_folder as fl804, fl805_no_runtime as fl805,
 };
 
 /// The finding of a problem the front end found, in its rule's words.

@@ -3,5 +3,6 @@
 pub mod ast;
 pub mod escape;
 pub mod parser;
+pub mod problem;
 
 pub use parser::parse;

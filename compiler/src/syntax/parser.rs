@@ -1,5 +1,6 @@
-//! pest to AST. Syntax errors come out as FL001 findings in words: pest's
-//! rule names never reach a user.
+//! pest to AST. Syntax errors come out as typed FL001 problems
+//! (`syntax::problem`) naming tokens in words, which FL001's rule file makes
+//! into sentences: pest's rule names never reach a user.
 
 use std::collections::BTreeSet;
 use std::num::NonZeroUsize;
@@ -15,7 +16,7 @@ use super::ast::{
     Value, Via, Write, WriteModeExpr,
 };
 use super::escape::unescape;
-use crate::diagnostic::{Code, Diagnostic};
+use super::problem::{Hint, SyntaxError, SyntaxProblem};
 use crate::source::FileId;
 use crate::span::Span;
 
@@ -31,22 +32,19 @@ pub const MAX_FILE_BYTES: usize = 32 * 1024 * 1024;
 /// Brackets and braces nested deeper than this are refused before parsing.
 pub const MAX_NESTING: usize = 64;
 
-/// Parse one file. Returns the tree when the file parses; syntax findings
-/// (FL001) otherwise, or alongside the tree for problems found while
-/// lowering (a bad escape in a string).
-pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
+/// Parse one file. Returns the tree when the file parses; syntax problems
+/// (FL001, worded by `rules::syntax_finding`) otherwise, or alongside the
+/// tree for problems found while lowering (a bad escape in a string).
+pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<SyntaxProblem>) {
     if text.len() > MAX_FILE_BYTES {
-        let d = Diagnostic::new(
-            Code::FL001,
+        let d = SyntaxProblem {
             file,
-            Span::new(0, 0),
-            format!(
-                "file is too large to check ({} MiB; the limit is {} MiB)",
-                text.len().div_ceil(1_048_576),
-                MAX_FILE_BYTES / 1_048_576
-            ),
-        )
-        .help("split the declarations and pipelines over several files joined with `use`");
+            span: Span::new(0, 0),
+            what: SyntaxError::TooLarge {
+                bytes: text.len(),
+                limit: MAX_FILE_BYTES,
+            },
+        };
         return (None, vec![d]);
     }
     // The grammar is linear and its nesting bounded (by the chunked parse's
@@ -65,8 +63,8 @@ pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
     }
 }
 
-/// The items of a file or chunk, and the findings made while building them.
-type Lowered = (Vec<Item>, Vec<Diagnostic>);
+/// The items of a file or chunk, and the problems found while building them.
+type Lowered = (Vec<Item>, Vec<SyntaxProblem>);
 
 /// Parse `text` (the whole file, or one chunk of it placed by `map`) and
 /// build its items; `None` when it does not parse.
@@ -94,10 +92,10 @@ fn lower_text(file: FileId, text: &str, map: PosMap) -> Option<Lowered> {
 /// process-wide switch.
 static EXPLAINING: Mutex<()> = Mutex::new(());
 
-/// The FL001 finding for a file that does not parse. Error detail (the rule
+/// The FL001 problem of a file that does not parse. Error detail (the rule
 /// stack behind each expected token) slows a parse, so only this second
 /// parse of a failed file turns it on.
-fn explain_failure(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
+fn explain_failure(file: FileId, text: &str) -> (Option<File>, Vec<SyntaxProblem>) {
     let _one_at_a_time = EXPLAINING.lock().unwrap_or_else(PoisonError::into_inner);
     pest::set_error_detail(true);
     let result = FlowParser::parse(Rule::file, text);
@@ -135,7 +133,7 @@ struct Cut {
 /// file instead) for small files, a single core, no place to cut, or any
 /// chunk that does not parse: the whole-file parse then explains the error
 /// exactly as it would have without chunks.
-fn parse_chunked(file: FileId, text: &str) -> Option<(Option<File>, Vec<Diagnostic>)> {
+fn parse_chunked(file: FileId, text: &str) -> Option<(Option<File>, Vec<SyntaxProblem>)> {
     if text.len() < CHUNKED_MIN_BYTES {
         return None;
     }
@@ -153,7 +151,7 @@ pub fn parse_in_chunks(
     file: FileId,
     text: &str,
     chunks: usize,
-) -> Option<(Option<File>, Vec<Diagnostic>)> {
+) -> Option<(Option<File>, Vec<SyntaxProblem>)> {
     if chunks < 2 {
         return None;
     }
@@ -363,7 +361,7 @@ impl PosMap {
 
 struct Lower {
     file: FileId,
-    diags: Vec<Diagnostic>,
+    diags: Vec<SyntaxProblem>,
     map: PosMap,
 }
 
@@ -554,15 +552,11 @@ impl Lower {
                 Str { value, span, raw }
             }
             Err((at, len, msg)) => {
-                self.diags.push(
-                    Diagnostic::new(
-                        Code::FL001,
-                        self.file,
-                        Span::new(body_start + at, body_start + at + len),
-                        msg,
-                    )
-                    .help("the escapes are `\\\"`, `\\\\`, `\\n`, `\\t`, `\\{`, `\\}` and `\\u{1F600}`"),
-                );
+                self.diags.push(SyntaxProblem {
+                    file: self.file,
+                    span: Span::new(body_start + at, body_start + at + len),
+                    what: SyntaxError::BadEscape(msg),
+                });
                 Str {
                     value: raw.to_string(),
                     span,
@@ -772,32 +766,21 @@ impl Lower {
                         .into_inner()
                         .find(|q| matches!(q.as_rule(), Rule::outbox_via | Rule::idem_via))?;
                     if let Some(word) = Self::first(&inner, Rule::reserved_name) {
-                        self.diags.push(
-                            Diagnostic::new(
-                                Code::FL001,
-                                self.file,
-                                self.span_of(&word),
-                                format!(
-                                    "`{}` starts a clause, so it cannot name the outbox sink here",
-                                    word.as_str()
-                                ),
-                            )
-                            .help("rename the sink, or leave the name out to use the task's first transactional write"),
-                        );
+                        self.diags.push(SyntaxProblem {
+                            file: self.file,
+                            span: self.span_of(&word),
+                            what: SyntaxError::OutboxNameIsClauseWord(word.as_str().to_owned()),
+                        });
                     }
                     if let Some(k) = Self::first(&inner, Rule::outbox_key) {
                         match Self::first(&k, Rule::key_expr) {
                             Some(expr) => key = Some(self.key_expr(&expr)),
-                            None => self.diags.push(
-                                Diagnostic::new(
-                                    Code::FL001,
-                                    self.file,
-                                    Self::first(&k, Rule::kw_key)
-                                        .map_or_else(|| self.span_of(&k), |w| self.span_of(&w)),
-                                    "`key` after `via outbox` needs the key's terms",
-                                )
-                                .help("write the effect's key, e.g. `key input.id` or `key (input.id, interval.start)`, or remove `key` to use the key of the outbox's write"),
-                            ),
+                            None => self.diags.push(SyntaxProblem {
+                                file: self.file,
+                                span: Self::first(&k, Rule::kw_key)
+                                    .map_or_else(|| self.span_of(&k), |w| self.span_of(&w)),
+                                what: SyntaxError::OutboxKeyWithoutTerms,
+                            }),
                         }
                     }
                     via = Some(if inner.as_rule() == Rule::outbox_via {
@@ -930,28 +913,19 @@ impl Iterator for CodeChars<'_> {
     }
 }
 
-/// What `check` and `fmt` say about brackets nested deeper than [`MAX_NESTING`].
-pub fn too_deep() -> String {
-    format!("brackets nested more than {MAX_NESTING} levels deep")
-}
-
 /// Refuse input nested deeper than [`MAX_NESTING`] before pest sees it.
-fn check_nesting(file: FileId, text: &str) -> Option<Diagnostic> {
+fn check_nesting(file: FileId, text: &str) -> Option<SyntaxProblem> {
     let mut depth = 0usize;
     for (i, c) in code_chars(text) {
         match c {
             '(' | '[' | '{' => {
                 depth += 1;
                 if depth > MAX_NESTING {
-                    return Some(
-                        Diagnostic::new(
-                            Code::FL001,
-                            file,
-                            Span::new(i, i + 1),
-                            too_deep(),
-                        )
-                        .help("a `.flow` file nests at most a pipeline, a task and an `env` block, and lists hold no lists"),
-                    );
+                    return Some(SyntaxProblem {
+                        file,
+                        span: Span::new(i, i + 1),
+                        what: SyntaxError::TooDeep { limit: MAX_NESTING },
+                    });
                 }
             }
             ')' | ']' | '}' => depth = depth.saturating_sub(1),
@@ -1185,7 +1159,9 @@ fn order(word: &str) -> usize {
     FIRST.iter().position(|w| *w == word).unwrap_or(FIRST.len())
 }
 
-fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> Diagnostic {
+/// What is wrong where pest stopped (`e`): the token found, the names of
+/// the tokens that could have come there, and which help fits.
+fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> SyntaxProblem {
     use pest::error::{ErrorVariant, InputLocation};
     let pos = match e.location {
         InputLocation::Pos(p) | InputLocation::Span((p, _)) => p,
@@ -1194,13 +1170,11 @@ fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> Diagn
     if let ErrorVariant::CustomError { message } = &e.variant {
         // pest's own limits (call budget, stack guard).
         let _ = message;
-        return Diagnostic::new(
-            Code::FL001,
+        return SyntaxProblem {
             file,
-            Span::new(pos, pos),
-            "input is too complex to parse",
-        )
-        .help("this does not look like a `.flow` file; check that the path is right");
+            span: Span::new(pos, pos),
+            what: SyntaxError::TooComplex,
+        };
     }
     let mut rules = BTreeSet::new();
     let mut tokens: Vec<String> = Vec::new();
@@ -1245,86 +1219,53 @@ fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> Diagn
     let (found, len) = describe_found(rest);
     // A keyword tried in a lookahead is not what is expected.
     let words: Vec<String> = words.into_iter().filter(|w| *w != found).collect();
-    // After a clause word, "a name" is one of a closed set of words: say which.
     let before = text[..pos].rsplit('\n').next().unwrap_or_default();
     let last_word = before.split_whitespace().last().unwrap_or_default();
-    let named = match last_word {
-        "require" => Some(
-            "a guarantee (`exactly_once`, `effectively_once`, `at_least_once` or `at_most_once`)",
-        ),
-        "pinned" => Some("a pin (`version`, `snapshot`, `listing` or `offsets`)"),
-        "commit" => {
-            Some("a commit mode (`auto`, `before_write`, `after_write` or `in_transaction`)")
-        }
-        "allow" => Some("a rule code such as `FL202`"),
-        _ => None,
-    };
-    let words: Vec<String> = match named {
-        Some(what) => words
-            .into_iter()
-            .map(|w| if w == "a name" { what.to_string() } else { w })
-            .collect(),
-        None => words,
-    };
-    let expected = if words.is_empty() {
-        String::new()
-    } else {
-        join_or(&words)
-    };
     let span = Span::new(pos, pos + len);
-    let message = if expected.is_empty() {
-        format!("unexpected {found}")
-    } else {
-        format!("expected {expected}, found {found}")
-    };
     if let Some(open) = unterminated_string(text, pos) {
         let line_end = text[open..]
             .find(['\n', '\r'])
             .map_or(text.len(), |n| open + n);
-        return Diagnostic::new(
-            Code::FL001,
+        return SyntaxProblem {
             file,
-            Span::new(open, line_end),
-            UNTERMINATED_STRING,
-        )
-        .help("close the string with `\"`; inside a string, write `\\\"` for a quote and `\\\\` for a backslash");
+            span: Span::new(open, line_end),
+            what: SyntaxError::UnterminatedString,
+        };
     }
-    let mut d = Diagnostic::new(Code::FL001, file, span, message);
-    if rest.trim().is_empty() {
+    let hint = if rest.trim().is_empty() {
         if let Some((open, c)) = unclosed_brace(text) {
-            let close = match c {
-                '{' => '}',
-                '[' => ']',
-                _ => ')',
-            };
-            d = d
-                .label(
-                    file,
-                    Span::new(open, open + 1),
-                    format!("this `{c}` is never closed"),
-                )
-                .help(format!("add the missing `{close}`"));
+            Hint::Unclosed {
+                open: Span::new(open, open + 1),
+                bracket: c,
+            }
         } else if words.iter().any(|w| w == "`{`") {
-            d = d.help("open the block: `{` at the end of this line, the statements on the lines after it, and `}` on a line of its own");
+            Hint::OpenBlock
         } else {
-            d = d.help("the file ends in the middle of a statement; `flowc explain FL001` shows the shape of a `.flow` file");
+            Hint::EndsMidStatement
         }
     } else if found == "end of line" && words.iter().any(|w| w == "`}`") {
-        d = d.help("statements end at the end of their line; put each on a line of its own");
+        Hint::OneStatementPerLine
     } else if CLAUSE_WORDS.iter().any(|w| found == format!("`{w}`")) {
-        d = d.help(if found == "`image`" && before.trim_start().starts_with("run") {
-            "write the image first: `run image \"REF\" command [..]`".to_string()
-        } else {
-            format!("{found} starts a clause, so it cannot stand here; if it names a declaration, rename that declaration")
-        });
+        Hint::ClauseWord {
+            image_first: found == "`image`" && before.trim_start().starts_with("run"),
+        }
     } else if found == "end of line" {
-        d = d.help("the statement is incomplete; statements end at the end of their line, except inside `[...]` and `(...)` and after a comma");
+        Hint::Incomplete
     } else if let Some(keyword) = keyword_meant(&rest[..len], line_start) {
-        d = d.help(format!("did you mean `{keyword}`? keywords are lowercase"));
+        Hint::Keyword(keyword)
     } else {
-        d = d.help("`flowc explain FL001` shows the shape of a `.flow` file; docs/language.md has the grammar");
+        Hint::Shape
+    };
+    SyntaxProblem {
+        file,
+        span,
+        what: SyntaxError::Unexpected {
+            found,
+            expected: words,
+            after: last_word.to_owned(),
+            hint,
+        },
     }
-    d
 }
 
 /// The keyword a word that starts a line most likely means: the same in
@@ -1342,10 +1283,6 @@ fn keyword_meant(word: &str, line_start: bool) -> Option<&'static str> {
         crate::suggest::closest(&lower, KEYWORDS.iter().copied()).filter(|_| lower.len() > 3)
     })
 }
-
-/// What an unterminated string is told, by `check` and by `fmt` alike.
-pub const UNTERMINATED_STRING: &str =
-    "unterminated string: a string must close with `\"` on the line it starts";
 
 /// The opening quote of a string left open on the line that holds `pos`,
 /// when the error is at that line's end.
@@ -1387,13 +1324,5 @@ fn describe_found(rest: &str) -> (String, usize) {
         }
         Some(c) if c.is_control() => (format!("character U+{:04X}", c as u32), c.len_utf8()),
         Some(c) => (format!("`{c}`"), c.len_utf8()),
-    }
-}
-
-fn join_or(words: &[String]) -> String {
-    match words {
-        [] => String::new(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
     }
 }

@@ -296,7 +296,10 @@ fn a_files_path_on_an_object_store_is_fl805() {
         if refused {
             let scheme = path.split("://").next().unwrap_or_default();
             assert!(stdout.contains(&format!("`{scheme}://`")), "{stdout}");
-            assert!(!dir.path().join("py").join("p").exists(), "nothing is written");
+            assert!(
+                !dir.path().join("py").join("p").exists(),
+                "nothing is written"
+            );
         }
     }
 }
