@@ -271,9 +271,10 @@ def test_postgres_fences_inside_the_write_transaction(tmp_path: Path, monkeypatc
     real = attempts.latest
 
     def spy(db: Any, attempt: Any, lock: bool = False) -> int | None:
-        if lock and db is not attempt.state():
+        raw = getattr(db, "db", db)  # the state store (a State) wraps the Database it runs on
+        if lock and raw is not attempt.state().db:
             checked.append("other connection")
-        elif lock and db.conn.info.transaction_status != 0:
+        elif lock and raw.conn.info.transaction_status != 0:
             checked.append("in transaction")
         return real(db, attempt, lock)
 
