@@ -89,13 +89,10 @@ def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def ensure_tables(store: Database | State) -> None:
+def ensure_tables(store: State) -> None:
     for statement in _TABLES:
-        try:
-            store.execute(statement)
-        except Exception:  # noqa: BLE001 - a concurrent CREATE on PostgreSQL; the table exists
-            if store.dialect != "postgres":
-                raise
+        # two attempts creating the tables at once on PostgreSQL: one wins (State.execute)
+        store.execute(statement, tolerate_race=True)
 
 
 def _key(attempt: Attempt) -> tuple[str, str, str]:
