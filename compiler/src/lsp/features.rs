@@ -414,6 +414,15 @@ fn item(label: &str, kind: lt::CompletionItemKind, detail: Option<String>) -> lt
     }
 }
 
+/// A declared source, sink or effect as a completion: its name, with its role and kind.
+fn decl_item(d: &DeclDef) -> lt::CompletionItem {
+    item(
+        &d.name,
+        lt::CompletionItemKind::VARIABLE,
+        Some(format!("{}: {}", d.role.word(), d.kind)),
+    )
+}
+
 fn kind_of_decl<'a>(snap: &'a Snapshot, file: FileId, name: &str) -> Option<&'a KindDef> {
     let i = decl_named(snap, file, name)?;
     snap.outcome
@@ -515,13 +524,7 @@ pub fn completion(
                 .decls
                 .iter()
                 .filter(|d| d.role == role)
-                .map(|d| {
-                    item(
-                        &d.name,
-                        K::VARIABLE,
-                        Some(format!("{}: {}", d.role.word(), d.kind)),
-                    )
-                })
+                .map(decl_item)
                 .collect();
         }
         ["after", ..] => {
@@ -573,13 +576,7 @@ pub fn completion(
         .decls
         .iter()
         .filter(|d| !d.name.is_empty())
-        .map(|d| {
-            item(
-                &d.name,
-                K::VARIABLE,
-                Some(format!("{}: {}", d.role.word(), d.kind)),
-            )
-        })
+        .map(decl_item)
         .collect();
     out.extend(
         [
