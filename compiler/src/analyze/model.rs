@@ -100,6 +100,8 @@ pub struct DeclDef {
     /// Secret, an Airflow Connection) that holds the connection URL, and
     /// where it is written.
     pub secret: Option<(String, Loc)>,
+    /// Where each kind parameter's value is written.
+    pub param_locs: BTreeMap<String, Loc>,
     /// Kind parameters; a `string` one in its template form (placeholders
     /// as written, literal braces doubled: `literal::template`).
     pub params: BTreeMap<String, ParamValue>,

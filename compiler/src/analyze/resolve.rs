@@ -471,6 +471,7 @@ impl Resolver<'_> {
             cluster: "default".into(),
             ready: None,
             secret: None,
+            param_locs: BTreeMap::new(),
             params: BTreeMap::new(),
         };
         let mut seen = Seen::default();
@@ -594,6 +595,7 @@ impl Resolver<'_> {
                             }
                         }
                         def.params.insert(name.to_string(), v);
+                        def.param_locs.insert(name.to_string(), loc(f, p.value_span()));
                     }
                 }
             }
