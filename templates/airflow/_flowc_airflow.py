@@ -342,7 +342,7 @@ class FlowPodOperator(BaseOperator):  # type: ignore[misc, unused-ignore]
         on_ambiguous: str,
         namespace: str | None = None,
         service_account_name: str | None = None,
-        resources: Mapping[str, str] | None = None,
+        container_resources: Mapping[str, str] | None = None,
         labels: Mapping[str, str] | None = None,
         annotations: Mapping[str, str] | None = None,
         image_pull_policy: str | None = None,
@@ -356,7 +356,8 @@ class FlowPodOperator(BaseOperator):  # type: ignore[misc, unused-ignore]
         self.on_ambiguous = _check_on_ambiguous(on_ambiguous)
         self.namespace = namespace
         self.service_account_name = service_account_name
-        self.resources = dict(resources or {})
+        # Not `resources`: BaseOperator reads that as Airflow's own resource request.
+        self.container_resources = dict(container_resources or {})
         self.labels = dict(labels or {})
         self.annotations = dict(annotations or {})
         self.image_pull_policy = image_pull_policy
@@ -368,7 +369,7 @@ class FlowPodOperator(BaseOperator):  # type: ignore[misc, unused-ignore]
 
         Its environment: the task's env, then each connection from its
         Kubernetes Secret (``secrets``: variable to Secret name, key ``url``;
-        the value never passes through Airflow), then ``FLOW_*``. ``resources``
+        the value never passes through Airflow), then ``FLOW_*``. ``container_resources``
         are the container's requests and limits alike.
         """
         from kubernetes.client import models as k8s  # type: ignore[import-not-found, import-untyped, unused-ignore]
@@ -390,9 +391,9 @@ class FlowPodOperator(BaseOperator):  # type: ignore[misc, unused-ignore]
             pod_settings["namespace"] = self.namespace
         if self.service_account_name is not None:
             pod_settings["service_account_name"] = self.service_account_name
-        if self.resources:
+        if self.container_resources:
             pod_settings["container_resources"] = k8s.V1ResourceRequirements(
-                requests=dict(self.resources), limits=dict(self.resources)
+                requests=dict(self.container_resources), limits=dict(self.container_resources)
             )
         if self.labels:
             pod_settings["labels"] = dict(self.labels)
