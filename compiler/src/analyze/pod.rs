@@ -151,7 +151,7 @@ fn label_name(s: &str, empty_ok: bool) -> Result<(), String> {
         };
     }
     if s.len() > 63 {
-        return Err(format!("`{s}` has {} characters, more than 63", s.len()));
+        return Err(format!("it has {} characters, more than 63", s.len()));
     }
     let ok = s
         .bytes()
@@ -159,9 +159,10 @@ fn label_name(s: &str, empty_ok: bool) -> Result<(), String> {
     let ends = s.starts_with(|c: char| c.is_ascii_alphanumeric())
         && s.ends_with(|c: char| c.is_ascii_alphanumeric());
     if !ok || !ends {
-        return Err(format!(
-            "`{s}` may hold only letters, digits, `-`, `_` and `.`, and must start and end with a letter or digit"
-        ));
+        return Err(
+            "it may hold only letters, digits, `-`, `_` and `.`, and must start and end with a letter or digit"
+                .to_owned(),
+        );
     }
     Ok(())
 }
@@ -173,7 +174,8 @@ pub fn metadata_key(key: &str) -> Result<(), String> {
         None => (None, key),
     };
     if let Some(p) = prefix {
-        dns_subdomain(p).map_err(|why| format!("its prefix `{p}` is no DNS subdomain: {why}"))?;
+        dns_subdomain(p).map_err(|why| format!("its prefix `{p}` is no DNS name: {why}"))?;
+        return label_name(name, false).map_err(|why| format!("after the `/`, {why}"));
     }
     label_name(name, false)
 }

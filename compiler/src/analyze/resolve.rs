@@ -595,7 +595,8 @@ impl Resolver<'_> {
                             }
                         }
                         def.params.insert(name.to_string(), v);
-                        def.param_locs.insert(name.to_string(), loc(f, p.value_span()));
+                        def.param_locs
+                            .insert(name.to_string(), loc(f, p.value_span()));
                     }
                 }
             }
@@ -1776,7 +1777,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                             self.problem(Problem::BadPodValue {
                                 setting: "resources".to_owned(),
                                 value: k.value.clone(),
-                                why: "a key of `resources` is `cpu` or `memory`".to_owned(),
+                                why: "`resources` takes `cpu` and `memory`".to_owned(),
                                 at: loc(f, k.span),
                             });
                             continue;

@@ -397,11 +397,23 @@ pub fn bad_pod_value(setting: &str, value: &str, why: &str, at: Loc) -> Diagnost
         "argo_pod_gc" => "write `\"OnPodCompletion\"`, `\"OnPodSuccess\"`, `\"OnWorkflowCompletion\"`, `\"OnWorkflowSuccess\"` or `none`",
         _ => "see `docs/targets/` for the values this setting takes",
     };
+    let what = match setting {
+        "secret" => "Secret name",
+        "service_account" => "service account name",
+        "cpu" => "CPU quantity",
+        "memory" => "memory quantity",
+        "resources" => "key of `resources`",
+        "label" => "label key",
+        "annotation" => "annotation key",
+        "image_pull_policy" => "image pull policy",
+        "argo_pod_gc" => "pod garbage-collection strategy",
+        other => other,
+    };
     Diagnostic::new(
         Code::FL002,
         at.file,
         at.span,
-        format!("`{value}` is no valid {setting}: {why}"),
+        format!("`{value}` is not a valid {what}: {why}"),
     )
     .help(help)
 }
