@@ -258,8 +258,8 @@ pub struct PipelineDef {
     pub executor: Option<Executor>,
     /// `argo_ttl`: how long Argo keeps a finished workflow, in seconds.
     pub argo_ttl: Option<u64>,
-    /// `argo_pod_gc`: Argo's strategy, or `Some(None)` for `argo_pod_gc none`.
-    pub argo_pod_gc: Option<Option<String>>,
+    /// `argo_pod_gc`: Argo's strategy, or `none` for `argo_pod_gc none`.
+    pub argo_pod_gc: Option<String>,
     pub allows: Vec<AllowDef>,
     pub tasks: Vec<Box<TaskDef>>,
 }

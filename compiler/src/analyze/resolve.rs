@@ -1769,8 +1769,8 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                     return;
                 };
                 for (k, v) in entries {
-                    let (check, slot): (fn(&str) -> Result<(), String>, _) = match k.value.as_str()
-                    {
+                    type Check = fn(&str) -> Result<(), String>;
+                    let (check, slot): (Check, _) = match k.value.as_str() {
                         "cpu" => (|q| pod::quantity(q, false), &mut pod.cpu),
                         "memory" => (|q| pod::quantity(q, true), &mut pod.memory),
                         _ => {
@@ -1821,10 +1821,10 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
     }
 
     /// `argo_pod_gc "STRATEGY"` or `argo_pod_gc none`.
-    fn pod_gc_arg(&mut self, f: FileId, s: &ast::Setting) -> Option<Option<String>> {
+    fn pod_gc_arg(&mut self, f: FileId, s: &ast::Setting) -> Option<String> {
         if let [Value::Ident(i)] = s.args.as_slice() {
             if i.name == "none" {
-                return Some(None);
+                return Some("none".to_owned());
             }
         }
         let v = self.string_arg_raw(f, s)?;
@@ -1836,7 +1836,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             }
         };
         self.pod_value(f, "argo_pod_gc", &v, known)
-            .then_some(Some(v.value))
+            .then_some(v.value)
     }
 
     fn string_arg(&mut self, f: FileId, s: &ast::Setting) -> Option<String> {

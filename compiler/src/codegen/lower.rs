@@ -88,10 +88,7 @@ fn pipeline(
         needs_state: crate::analyze::state::needs_state(program, p),
         pod: pod(&p.pod),
         argo_ttl_seconds: p.argo_ttl,
-        argo_pod_gc: p
-            .argo_pod_gc
-            .as_ref()
-            .map(|g| g.clone().unwrap_or_else(|| "none".to_owned())),
+        argo_pod_gc: p.argo_pod_gc.clone(),
         tasks,
     }
 }

@@ -984,7 +984,7 @@ fn rule_words(rule: Rule) -> Option<&'static str> {
         Rule::tuple => "a tuple",
         Rule::args => "a value",
         Rule::setting => "a property name",
-        Rule::lbrace => "`{`",
+        Rule::lbrace | Rule::map_block => "`{`",
         Rule::rbrace => "`}`",
         Rule::EOI => "end of file",
         Rule::use_item | Rule::kw_use => "`use`",
@@ -1022,7 +1022,6 @@ fn rule_words(rule: Rule) -> Option<&'static str> {
         Rule::key_expr | Rule::key_part | Rule::key_term => "a key term",
         Rule::call_args => "`(`",
         Rule::env_entry => "a variable name",
-        Rule::map_block => "`{`",
         Rule::map_entry => "a key",
         _ => return None,
     })
