@@ -477,14 +477,17 @@ impl Done {
             text.push_str(&line);
             text.push('\n');
         }
+        // A setting whose block opens and closes on its line (`resources {
+        // cpu "1" }`) is laid out as any one-line statement.
+        let inline = stmt.inline_block(source);
         Done {
             indent: stmt.indent,
             opens: stmt.opens(),
             closes: stmt.closes(),
-            ends_with_close: stmt.ends_with_close(),
-            is_header: stmt.is_header(),
-            has_brace: stmt.has_brace(),
-            align_width: stmt.align_width(source),
+            ends_with_close: stmt.ends_with_close() && !inline,
+            is_header: stmt.is_header() && !inline,
+            has_brace: stmt.has_brace() && !inline,
+            align_width: stmt.align_width(source, inline),
             first_len: match stmt.nodes.first() {
                 Some(Node::Tok(first)) => Some((first.end - first.start) as usize),
                 _ => None,
@@ -559,9 +562,21 @@ impl Stmt {
     fn is_header(&self) -> bool {
         !self.closes() && self.nodes.iter().any(|n| n.is_punct(b'{'))
     }
+    /// A setting whose `{ KEY "value" ... }` block is on its one line
+    /// (flowc 0.2's pod settings): not a block header, though it holds braces.
+    fn inline_block(&self, source: &str) -> bool {
+        const BLOCKS: [&str; 7] = [
+            "kind", "source", "sink", "effect", "pipeline", "task", "env",
+        ];
+        self.has_brace()
+            && !self.opens()
+            && !self.closes()
+            && self.ends_with_close()
+            && matches!(self.nodes.first(), Some(Node::Tok(t)) if !BLOCKS.contains(&t.text(source)))
+    }
     /// The first token's width when this statement takes part in value alignment.
-    fn align_width(&self, source: &str) -> Option<usize> {
-        if self.has_brace() {
+    fn align_width(&self, source: &str, inline: bool) -> Option<usize> {
+        if self.has_brace() && !inline {
             return None;
         }
         let Node::Tok(first) = self.nodes.first()? else {

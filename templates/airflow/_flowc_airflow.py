@@ -171,24 +171,54 @@ def die_with_parent() -> Callable[[], None] | None:
     return preexec
 
 
+def connection_urls(connections: Mapping[str, str]) -> dict[str, str]:
+    """Each variable of ``connections`` set to the URI of the Airflow Connection it names.
+
+    Read when the task runs, never when the DAG file is parsed, so the URL
+    stays in Airflow's secret backend (or metadata database) and reaches only
+    the task's process. A missing Connection fails the attempt before anything
+    runs: an ordinary failure, retried.
+    """
+    if not connections:
+        return {}
+    from airflow.sdk import Connection  # type: ignore[attr-defined, unused-ignore]
+
+    urls: dict[str, str] = {}
+    for variable, conn_id in connections.items():
+        try:
+            urls[variable] = str(Connection.get(conn_id).get_uri())
+        except Exception as exc:  # the SDK raises its own error types for a missing id
+            raise AirflowException(f"cannot read the Airflow Connection {conn_id!r} for {variable}: {exc}") from exc
+    return urls
+
+
 class FlowSubprocessOperator(BaseOperator):  # type: ignore[misc, unused-ignore]
     """Run ``command`` (an argv list) as a local process with no shell.
 
     The process inherits the worker's environment, then gets the task's
-    ``env`` entries, then the ``FLOW_*`` variables (which win). Its output
-    goes to the task log. It runs in its own session (so ``on_kill`` and a
-    timeout kill everything it started) and dies with the runner.
+    ``env`` entries, then the connections read from Airflow Connections
+    (``connections``: variable to connection id), then the ``FLOW_*``
+    variables (which win). Its output goes to the task log. It runs in its
+    own session (so ``on_kill`` and a timeout kill everything it started) and
+    dies with the runner.
     """
 
     template_fields = ()
     ui_color = "#e8f1f8"
 
     def __init__(
-        self, *, command: Iterable[str], env: Mapping[str, str] | None = None, on_ambiguous: str, **kwargs: Any
+        self,
+        *,
+        command: Iterable[str],
+        env: Mapping[str, str] | None = None,
+        connections: Mapping[str, str] | None = None,
+        on_ambiguous: str,
+        **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.command = list(command)
         self.env = dict(env or {})
+        self.connections = dict(connections or {})
         self.on_ambiguous = _check_on_ambiguous(on_ambiguous)
         self._process: subprocess.Popen[bytes] | None = None
         self._runner_parent: int | None = None
@@ -196,6 +226,7 @@ class FlowSubprocessOperator(BaseOperator):  # type: ignore[misc, unused-ignore]
     def execute(self, context: Context) -> None:
         env = dict(os.environ)
         env.update(self.env)
+        env.update(connection_urls(self.connections))
         env.update(flow_env(context, self.dag_id, self.task_id))
         self._runner_parent = os.getppid()
         stop = threading.Event()
@@ -309,6 +340,13 @@ class FlowPodOperator(BaseOperator):  # type: ignore[misc, unused-ignore]
         command: Iterable[str],
         env: Mapping[str, str] | None = None,
         on_ambiguous: str,
+        namespace: str | None = None,
+        service_account_name: str | None = None,
+        container_resources: Mapping[str, str] | None = None,
+        labels: Mapping[str, str] | None = None,
+        annotations: Mapping[str, str] | None = None,
+        image_pull_policy: str | None = None,
+        secrets: Mapping[str, str] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -316,20 +354,61 @@ class FlowPodOperator(BaseOperator):  # type: ignore[misc, unused-ignore]
         self.command = list(command)
         self.env = dict(env or {})
         self.on_ambiguous = _check_on_ambiguous(on_ambiguous)
+        self.namespace = namespace
+        self.service_account_name = service_account_name
+        # Not `resources`: BaseOperator reads that as Airflow's own resource request.
+        self.container_resources = dict(container_resources or {})
+        self.labels = dict(labels or {})
+        self.annotations = dict(annotations or {})
+        self.image_pull_policy = image_pull_policy
+        self.secrets = dict(secrets or {})
         self._pod: Any = None
 
     def pod_operator(self, context: Context) -> Any:
-        """The ``KubernetesPodOperator`` that runs one attempt: the task's env, then ``FLOW_*``."""
+        """The ``KubernetesPodOperator`` that runs one attempt.
+
+        Its environment: the task's env, then each connection from its
+        Kubernetes Secret (``secrets``: variable to Secret name, key ``url``;
+        the value never passes through Airflow), then ``FLOW_*``. ``container_resources``
+        are the container's requests and limits alike.
+        """
         from kubernetes.client import models as k8s  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
-        env = list(self.env.items()) + list(flow_env(context, self.dag_id, self.task_id).items())
+        env = [k8s.V1EnvVar(name=name, value=k8s_escape(value)) for name, value in self.env.items()]
+        env += [
+            k8s.V1EnvVar(
+                name=name,
+                value_from=k8s.V1EnvVarSource(secret_key_ref=k8s.V1SecretKeySelector(name=secret, key="url")),
+            )
+            for name, secret in self.secrets.items()
+        ]
+        env += [
+            k8s.V1EnvVar(name=name, value=k8s_escape(value))
+            for name, value in flow_env(context, self.dag_id, self.task_id).items()
+        ]
+        pod_settings: dict[str, Any] = {}
+        if self.namespace is not None:
+            pod_settings["namespace"] = self.namespace
+        if self.service_account_name is not None:
+            pod_settings["service_account_name"] = self.service_account_name
+        if self.container_resources:
+            pod_settings["container_resources"] = k8s.V1ResourceRequirements(
+                requests=dict(self.container_resources), limits=dict(self.container_resources)
+            )
+        if self.labels:
+            pod_settings["labels"] = dict(self.labels)
+        if self.annotations:
+            pod_settings["annotations"] = dict(self.annotations)
+        if self.image_pull_policy is not None:
+            pod_settings["image_pull_policy"] = self.image_pull_policy
         return _pod_operator_class()(
             task_id=self.task_id,
             image=self.image,
             cmds=[k8s_escape(arg) for arg in self.command],
             arguments=[],
-            env_vars=[k8s.V1EnvVar(name=name, value=k8s_escape(value)) for name, value in env],
+            env_vars=env,
             deferrable=False,
+            **pod_settings,
         )
 
     def execute(self, context: Context) -> Any:

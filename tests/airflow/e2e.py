@@ -5,6 +5,10 @@
     e2e.py argv DUMP.json IR.json DATE   compare a task's argv and environment with the spec
     e2e.py big-ir N OUT.json             write the IR of a pipeline of N chained tasks
     e2e.py big-load DAG_FOLDER SECONDS   the folder's one big DAG loads within SECONDS
+    e2e.py pods DAG_FOLDER IR_DIR        build every FlowPodOperator's pod offline and compare
+                                         it with the pipeline's IR (and the example's .flow file)
+    e2e.py secret-free SECRET DIR...     no file under the folders holds SECRET
+    e2e.py connection PG_URL START       the local task wrote its interval START to PostgreSQL
 
 Each prints what it checked and exits non-zero on the first mismatch.
 """
@@ -179,8 +183,151 @@ def cmd_big_load(folder, seconds):
     expect(elapsed < float(seconds), f"loading took {elapsed:.2f} s, more than {seconds} s")
 
 
+# What examples/invoices_deploy.flow declares, written out by hand so that a
+# mistake in the IR cannot hide a mistake in the pod.
+INVOICES_PODS = {
+    "copy_invoices": {
+        "resources": {"cpu": "500m", "memory": "512Mi"},
+        "labels": {"team": "billing", "app.kubernetes.io/part-of": "invoicing"},
+        "secrets": {"FLOW_CONN_BILLING_INVOICES": "billing-db", "FLOW_CONN_WH_INVOICES": "warehouse-db"},
+    },
+    "total_by_customer": {
+        "resources": {"cpu": "2", "memory": "2Gi"},
+        "labels": {"team": "billing", "app.kubernetes.io/part-of": "invoicing", "tier": "batch"},
+        "secrets": {
+            "FLOW_CONN_WH_INVOICES": "warehouse-db",
+            "FLOW_CONN_WH_INVOICE_TOTALS": "warehouse-db",
+            "FLOW_CONN_INVOICES_READY": "invoices-hook",
+        },
+    },
+}
+
+
+def offline_context(task_id):
+    """The parts of an Airflow context that ``FlowPodOperator.pod_operator`` reads."""
+    from types import SimpleNamespace
+
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    return {
+        "data_interval_start": start,
+        "data_interval_end": start + timedelta(days=1),
+        "run_id": f"manual__{task_id}",
+        "ti": SimpleNamespace(try_number=1),
+        "dag_run": None,
+        "logical_date": start,
+    }
+
+
+def built_pod(task):
+    """The pod the task's next attempt would create, built with no cluster."""
+    operator = task.pod_operator(offline_context(task.task_id))
+    return operator.build_pod_request_obj(None, dry_run=True)
+
+
+def check_pod(dag_id, task, ir_task):
+    pod = built_pod(task)
+    where = f"{dag_id}.{task.task_id}"
+    want = ir_task.get("pod", {})
+    (container,) = [c for c in pod.spec.containers if c.name == "base"]
+    expect(container.image == ir_task["image"], f"{where}: image {container.image!r}")
+    if "namespace" in want:
+        expect(pod.metadata.namespace == want["namespace"], f"{where}: namespace {pod.metadata.namespace!r}")
+    expect(
+        pod.spec.service_account_name == want.get("service_account"),
+        f"{where}: service account {pod.spec.service_account_name!r}, expected {want.get('service_account')!r}",
+    )
+    quantities = {k: want[k] for k in ("cpu", "memory") if k in want}
+    resources = container.resources
+    got_requests = dict(resources.requests or {}) if resources else {}
+    got_limits = dict(resources.limits or {}) if resources else {}
+    expect(got_requests == quantities, f"{where}: requests {got_requests}, expected {quantities}")
+    expect(got_limits == quantities, f"{where}: limits {got_limits}, expected {quantities}")
+    labels = pod.metadata.labels or {}
+    for key, value in want.get("labels", {}).items():
+        expect(labels.get(key) == value, f"{where}: label {key} = {labels.get(key)!r}, expected {value!r}")
+    annotations = pod.metadata.annotations or {}
+    expect(
+        all(annotations.get(k) == v for k, v in want.get("annotations", {}).items()),
+        f"{where}: annotations {annotations}, expected {want.get('annotations')}",
+    )
+    expect(
+        container.image_pull_policy == want.get("image_pull_policy"),
+        f"{where}: image pull policy {container.image_pull_policy!r}",
+    )
+    env = {e.name: e for e in container.env or []}
+    secrets = {s["name"]: s["secret"] for s in ir_task.get("secrets", [])}
+    for name, secret in secrets.items():
+        var = env.get(name)
+        expect(var is not None, f"{where}: no {name} in the container's env")
+        ref = var.value_from.secret_key_ref if var.value_from else None
+        expect(var.value is None and ref is not None, f"{where}: {name} is not from a Secret: {var}")
+        expect((ref.name, ref.key) == (secret, "url"), f"{where}: {name} from {ref.name}/{ref.key}")
+    from_secrets = {n: e.value_from.secret_key_ref.name for n, e in env.items() if e.value_from}
+    expect(from_secrets == secrets, f"{where}: env from Secrets {from_secrets}, expected {secrets}")
+    return pod, from_secrets
+
+
+def cmd_pods(folder, ir_dir):
+    bag = load_bag(folder)
+    expect(not bag.import_errors, f"import errors: {bag.import_errors}")
+    checked = 0
+    for path in sorted(Path(ir_dir).glob("*.ir.json")):
+        pipeline = json.loads(path.read_text(encoding="utf-8"))
+        dag = bag.dags.get(pipeline["name"])
+        expect(dag is not None, f"no DAG {pipeline['name']}")
+        for ir_task in pipeline["tasks"]:
+            task = dag.get_task(ir_task["name"])
+            in_pod = ir_task.get("image") is not None and ir_task.get("airflow_executor") != "local"
+            kind = type(task).__name__
+            expect(kind == ("FlowPodOperator" if in_pod else "FlowSubprocessOperator"), f"{dag.dag_id}.{task.task_id} is a {kind}")
+            if not in_pod:
+                conns = {s["name"]: s["secret"] for s in ir_task.get("secrets", [])}
+                expect(task.connections == conns, f"{dag.dag_id}.{task.task_id}: connections {task.connections}")
+                continue
+            pod, from_secrets = check_pod(dag.dag_id, task, ir_task)
+            if dag.dag_id == "invoices_deploy":
+                want = INVOICES_PODS[task.task_id]
+                (container,) = [c for c in pod.spec.containers if c.name == "base"]
+                expect(pod.metadata.namespace == "billing-jobs", f"namespace {pod.metadata.namespace!r}")
+                expect(pod.spec.service_account_name == "flowc-invoices", "service account")
+                expect(container.image_pull_policy == "IfNotPresent", "image pull policy")
+                expect(dict(container.resources.requests) == want["resources"], f"requests {container.resources.requests}")
+                expect(dict(container.resources.limits) == want["resources"], f"limits {container.resources.limits}")
+                expect(all(pod.metadata.labels.get(k) == v for k, v in want["labels"].items()), f"labels {pod.metadata.labels}")
+                expect(pod.metadata.annotations.get("acme.io/owner") == "billing-platform@acme.example", "annotation")
+                expect(from_secrets == want["secrets"], f"secrets {from_secrets}")
+            checked += 1
+    expect(checked >= 2, f"only {checked} pods built")
+    print(f"built {checked} pods offline: namespace, service account, resources, labels, annotations, pull policy and Secret-backed env as declared")
+
+
+def cmd_secret_free(secret, *folders):
+    files = 0
+    for folder in folders:
+        for path in Path(folder).rglob("*"):
+            if path.is_file():
+                files += 1
+                expect(secret.encode() not in path.read_bytes(), f"{path} holds the secret")
+    expect(files > 0, "no files to look at")
+    print(f"the secret is in none of {files} generated files")
+
+
+def cmd_connection(pg_url, expected_start):
+    import subprocess
+
+    rows = subprocess.run(
+        ["psql", pg_url, "-Atc", "SELECT interval_start, scheme FROM flowc_e2e_connection ORDER BY 1"],
+        check=True, capture_output=True, text=True,
+    ).stdout.split()
+    expect(rows == [f"{expected_start}|postgres"], f"rows {rows}, expected the interval {expected_start} through a postgres:// URL")
+    print(f"the local task reached PostgreSQL through the Airflow Connection and wrote interval {expected_start}")
+
+
 def main(argv):
     commands = {
+        "pods": cmd_pods,
+        "secret-free": cmd_secret_free,
+        "connection": cmd_connection,
         "load": cmd_load,
         "attempts": cmd_attempts,
         "argv": cmd_argv,

@@ -356,3 +356,84 @@ def test_base_container_exit_code():
     assert flowc.base_container_exit_code(terminated_pod(7, name="sidecar"), "base") is None
     assert flowc.base_container_exit_code(terminated_pod(None), "base") is None
     assert flowc.base_container_exit_code(None, "base") is None
+
+
+def test_local_connections_come_from_airflow_connections(tmp_path, monkeypatch):
+    out = tmp_path / "dump.json"
+    monkeypatch.setenv("OUT", str(out))
+    # An Airflow Connection from the environment backend, as a deployment's
+    # secrets backend would hold it.
+    monkeypatch.setenv("AIRFLOW_CONN_FLOWC_TEST_DB", "postgresql://loader:s3cret@db.internal:5432/wh")
+    with DAG("flowc_test", schedule=None):
+        op = flowc.FlowSubprocessOperator(
+            task_id="dump",
+            command=py(DUMP),
+            env={"FLOW_CONN_WAREHOUSE": "overridden"},
+            connections={"FLOW_CONN_WAREHOUSE": "flowc_test_db"},
+            on_ambiguous="retry",
+        )
+    # Nothing is read when the DAG is parsed.
+    assert op.connections == {"FLOW_CONN_WAREHOUSE": "flowc_test_db"}
+    op.execute(context())
+    got = json.loads(out.read_text())["env"]
+    assert got["FLOW_CONN_WAREHOUSE"] == "postgres://loader:s3cret@db.internal:5432/wh"
+
+
+def test_a_missing_connection_is_an_ordinary_failure(tmp_path):
+    marker = tmp_path / "ran"
+    with DAG("flowc_test", schedule=None):
+        op = flowc.FlowSubprocessOperator(
+            task_id="t",
+            command=py("import pathlib, sys; pathlib.Path(sys.argv[1]).touch()", str(marker)),
+            connections={"FLOW_CONN_X": "flowc_no_such_connection"},
+            on_ambiguous="fail",
+        )
+    with pytest.raises(AirflowException) as err:
+        op.execute(context())
+    assert not isinstance(err.value, AirflowFailException)
+    assert "flowc_no_such_connection" in str(err.value)
+    assert not marker.exists()
+
+
+def test_pod_settings_and_secrets_reach_the_pod():
+    with DAG("flowc_test", schedule=None):
+        op = flowc.FlowPodOperator(
+            task_id="in_pod",
+            image="registry.example/img:1",
+            command=["python", "-m", "job"],
+            env={"A": "1"},
+            on_ambiguous="retry",
+            namespace="data-jobs",
+            service_account_name="flowc-runner",
+            container_resources={"cpu": "500m", "memory": "1Gi"},
+            labels={"team": "billing"},
+            annotations={"acme.io/owner": "billing"},
+            image_pull_policy="IfNotPresent",
+            secrets={"FLOW_CONN_WAREHOUSE": "warehouse-db"},
+        )
+    kpo = op.pod_operator(context())
+    assert kpo.namespace == "data-jobs"
+    assert kpo.service_account_name == "flowc-runner"
+    assert kpo.image_pull_policy == "IfNotPresent"
+    pod = kpo.build_pod_request_obj(None, dry_run=True)
+    assert pod.metadata.namespace == "data-jobs"
+    assert pod.spec.service_account_name == "flowc-runner"
+    assert pod.metadata.labels["team"] == "billing"
+    assert pod.metadata.annotations == {"acme.io/owner": "billing"}
+    (base,) = [c for c in pod.spec.containers if c.name == "base"]
+    assert base.resources.requests == {"cpu": "500m", "memory": "1Gi"}
+    assert base.resources.limits == {"cpu": "500m", "memory": "1Gi"}
+    env = {e.name: e for e in base.env}
+    ref = env["FLOW_CONN_WAREHOUSE"].value_from.secret_key_ref
+    assert env["FLOW_CONN_WAREHOUSE"].value is None
+    assert (ref.name, ref.key) == ("warehouse-db", "url")
+    # The task's env, then the connections, then FLOW_* (which win).
+    assert [e.name for e in base.env][:2] == ["A", "FLOW_CONN_WAREHOUSE"]
+    assert [e.name for e in base.env][2:] == list(flowc.flow_env(context(), "flowc_test", "in_pod"))
+
+
+def test_a_pod_without_settings_leaves_the_provider_defaults():
+    kpo = pod_op().pod_operator(context())
+    assert kpo.service_account_name is None
+    assert kpo.container_resources is None
+    assert not any(e.value_from for e in kpo.env_vars)

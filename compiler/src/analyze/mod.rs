@@ -6,6 +6,7 @@ pub mod graph;
 pub mod guarantee;
 pub mod literal;
 pub mod model;
+pub mod pod;
 pub mod problem;
 pub mod resolve;
 pub mod state;

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 pub use crate::syntax::ast::Role;
 
+pub use super::pod::{Executor, PodDef};
 use crate::diagnostic::Code;
 use crate::source::FileId;
 use crate::span::Span;
@@ -95,6 +96,12 @@ pub struct DeclDef {
     pub cluster: String,
     /// `ready ...` as written on a source, and where.
     pub ready: Option<(Ready, Loc)>,
+    /// `secret "NAME"` (flowc 0.2): the platform's secret (a Kubernetes
+    /// Secret, an Airflow Connection) that holds the connection URL, and
+    /// where it is written.
+    pub secret: Option<(String, Loc)>,
+    /// Where each kind parameter's value is written.
+    pub param_locs: BTreeMap<String, Loc>,
     /// Kind parameters; a `string` one in its template form (placeholders
     /// as written, literal braces doubled: `literal::template`).
     pub params: BTreeMap<String, ParamValue>,
@@ -214,6 +221,12 @@ pub struct TaskDef {
     pub require: Option<(Guarantee, Loc)>,
     pub run: Option<RunDef>,
     pub env: Vec<(String, String)>,
+    /// Where each `env` value is written, in the order of `env`.
+    pub env_locs: Vec<Loc>,
+    /// The task's own pod settings (flowc 0.2).
+    pub pod: PodDef,
+    /// `airflow_executor`, when the task sets it.
+    pub executor: Option<Executor>,
     pub allows: Vec<AllowDef>,
 }
 
@@ -239,6 +252,14 @@ pub struct PipelineDef {
     /// `state NAME`: the sink (index into decls) that keeps the pipeline's
     /// state, and where the setting is.
     pub state: Option<(usize, Loc)>,
+    /// The default pod settings of the pipeline's tasks (flowc 0.2).
+    pub pod: PodDef,
+    /// `airflow_executor`, when the pipeline sets it.
+    pub executor: Option<Executor>,
+    /// `argo_ttl`: how long Argo keeps a finished workflow, in seconds.
+    pub argo_ttl: Option<u64>,
+    /// `argo_pod_gc`: Argo's strategy, or `none` for `argo_pod_gc none`.
+    pub argo_pod_gc: Option<String>,
     pub allows: Vec<AllowDef>,
     pub tasks: Vec<Box<TaskDef>>,
 }

@@ -355,6 +355,14 @@ pub enum Problem {
     /// FL002: a placeholder at `at` of a string parameter is not well formed
     /// or not known.
     BadPlaceholder { error: PlaceholderError, at: Loc },
+    /// FL002: the value at `at` of pod setting `setting` (`namespace`,
+    /// `resources`'s `cpu`, a label key...) breaks a Kubernetes rule: `why`.
+    BadPodValue {
+        setting: String,
+        value: String,
+        why: String,
+        at: Loc,
+    },
     // ---- end FL002 ----
 }
 
@@ -407,7 +415,8 @@ impl Problem {
             | Problem::BadTimezone { .. }
             | Problem::EmptyImage { .. }
             | Problem::EmptyProgram { .. }
-            | Problem::BadPlaceholder { .. } => Code::FL002,
+            | Problem::BadPlaceholder { .. }
+            | Problem::BadPodValue { .. } => Code::FL002,
         }
     }
 }

@@ -11,6 +11,7 @@ use super::model::{
     AllowDef, DeclDef, EmitDef, KeyDef, KeyPartDef, KindDef, Loc, ParamDef, PipelineDef, Program,
     ReadDef, Ready, Role, RunDef, TaskDef, ViaDef, WriteDef, WRITE_CAPS,
 };
+use super::pod::{Executor, PodDef, POD_SETTINGS};
 use super::problem::{Clause, Namespace, Problem};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::source::FileId;
@@ -469,6 +470,8 @@ impl Resolver<'_> {
             coordinator: kind.coordinator.clone(),
             cluster: "default".into(),
             ready: None,
+            secret: None,
+            param_locs: BTreeMap::new(),
             params: BTreeMap::new(),
         };
         let mut seen = Seen::default();
@@ -484,6 +487,7 @@ impl Resolver<'_> {
                     | "commit"
                     | "coordinator"
                     | "ready"
+                    | "secret"
             );
             let param = kind.params.iter().find(|q| q.name == name);
             if !analysis && param.is_none() {
@@ -574,6 +578,13 @@ impl Resolver<'_> {
                     }
                 }
                 "ready" => def.ready = self.ready(f, p, &kind, &d.name.name).map(|r| (r, at)),
+                "secret" => {
+                    if let Some(s) = self.string_arg_raw(f, p) {
+                        if self.pod_value(f, "secret", &s, super::pod::dns_subdomain) {
+                            def.secret = Some((s.value, at));
+                        }
+                    }
+                }
                 _ => {
                     let Some(param) = param else { continue };
                     if let Some(v) = self.param_value(f, p, param) {
@@ -584,6 +595,8 @@ impl Resolver<'_> {
                             }
                         }
                         def.params.insert(name.to_string(), v);
+                        def.param_locs
+                            .insert(name.to_string(), loc(f, p.value_span()));
                     }
                 }
             }
@@ -709,6 +722,10 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             image: None,
             require: None,
             state: None,
+            pod: PodDef::default(),
+            executor: None,
+            argo_ttl: None,
+            argo_pod_gc: None,
             allows: Vec::new(),
             tasks: Vec::with_capacity(p.tasks.len()),
         };
@@ -784,6 +801,11 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                     });
                 }
                 "state" => def.state = self.state_setting(f, s).map(|i| (i, at)),
+                "argo_ttl" => def.argo_ttl = self.duration_arg(f, s),
+                "argo_pod_gc" => def.argo_pod_gc = self.pod_gc_arg(f, s),
+                n if POD_SETTINGS.contains(&n) => {
+                    self.pod_setting(f, s, &mut def.pod, &mut def.executor);
+                }
                 _ => def.require = self.guarantee_arg(f, s).map(|g| (g, at)),
             }
         }
@@ -1006,6 +1028,9 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             require: None,
             run: None,
             env: Vec::new(),
+            env_locs: Vec::new(),
+            pod: PodDef::default(),
+            executor: None,
             allows: Vec::new(),
         };
         let mut seen = Seen::default();
@@ -1080,6 +1105,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                             }
                             names.insert(&n.name, n.span);
                             def.env.push((n.name.clone(), v.value.clone()));
+                            def.env_locs.push(loc(f, v.span));
                         }
                     }
                 }
@@ -1138,6 +1164,9 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 {
                     def.on_ambiguous = Some((o, at));
                 }
+            }
+            n if POD_SETTINGS.contains(&n) => {
+                self.pod_setting(f, s, &mut def.pod, &mut def.executor);
             }
             _ => def.require = self.guarantee_arg(f, s).map(|g| (g, at)),
         }
@@ -1647,6 +1676,169 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         }
     }
 
+    /// FL002 unless `check` accepts `s` (a value of `setting`).
+    fn pod_value(
+        &mut self,
+        f: FileId,
+        setting: &str,
+        s: &ast::Str,
+        check: fn(&str) -> Result<(), String>,
+    ) -> bool {
+        match check(&s.value) {
+            Ok(()) => true,
+            Err(why) => {
+                self.problem(Problem::BadPodValue {
+                    setting: setting.to_owned(),
+                    value: s.value.clone(),
+                    why,
+                    at: loc(f, s.span),
+                });
+                false
+            }
+        }
+    }
+
+    /// `{ KEY "value" ... }`: the entries, FL007 for a key given twice.
+    fn map_arg(
+        &mut self,
+        f: FileId,
+        s: &ast::Setting,
+        example: &str,
+    ) -> Option<Vec<(ast::Str, ast::Str)>> {
+        let v = self.one(f, s, "a block")?;
+        let Value::Map(entries, _) = v else {
+            self.wrong_type(f, s, v, "a block", example);
+            return None;
+        };
+        let mut out: Vec<(ast::Str, ast::Str)> = Vec::with_capacity(entries.len());
+        for (k, v) in entries {
+            if let Some((first, _)) = out.iter().find(|(o, _)| o.value == k.value) {
+                self.problem(Problem::SettingTwice {
+                    first_word: k.value.clone(),
+                    word: k.value.clone(),
+                    at: loc(f, k.span),
+                    first: loc(f, first.span),
+                });
+                continue;
+            }
+            out.push((k.clone(), v.clone()));
+        }
+        Some(out)
+    }
+
+    /// One pod setting (`POD_SETTINGS`) of a pipeline or task.
+    fn pod_setting(
+        &mut self,
+        f: FileId,
+        s: &ast::Setting,
+        pod: &mut PodDef,
+        executor: &mut Option<Executor>,
+    ) {
+        use super::pod;
+        match s.name.name.as_str() {
+            "namespace" => {
+                if let Some(v) = self.string_arg_raw(f, s) {
+                    if self.pod_value(f, "namespace", &v, pod::dns_label) {
+                        pod.namespace = Some(v.value);
+                    }
+                }
+            }
+            "service_account" => {
+                if let Some(v) = self.string_arg_raw(f, s) {
+                    if self.pod_value(f, "service_account", &v, pod::dns_subdomain) {
+                        pod.service_account = Some(v.value);
+                    }
+                }
+            }
+            "image_pull_policy" => {
+                if let Some(v) = self.string_arg_raw(f, s) {
+                    let known = |p: &str| {
+                        if pod::PULL_POLICIES.contains(&p) {
+                            Ok(())
+                        } else {
+                            Err("Kubernetes knows `Always`, `IfNotPresent` and `Never`".to_owned())
+                        }
+                    };
+                    if self.pod_value(f, "image_pull_policy", &v, known) {
+                        pod.image_pull_policy = Some(v.value);
+                    }
+                }
+            }
+            "resources" => {
+                let Some(entries) = self.map_arg(f, s, "{ cpu \"500m\" memory \"1Gi\" }") else {
+                    return;
+                };
+                for (k, v) in entries {
+                    type Check = fn(&str) -> Result<(), String>;
+                    let (check, slot): (Check, _) = match k.value.as_str() {
+                        "cpu" => (|q| pod::quantity(q, false), &mut pod.cpu),
+                        "memory" => (|q| pod::quantity(q, true), &mut pod.memory),
+                        _ => {
+                            self.problem(Problem::BadPodValue {
+                                setting: "resources".to_owned(),
+                                value: k.value.clone(),
+                                why: "`resources` takes `cpu` and `memory`".to_owned(),
+                                at: loc(f, k.span),
+                            });
+                            continue;
+                        }
+                    };
+                    let name = k.value.clone();
+                    if self.pod_value(f, &name, &v, check) {
+                        *slot = Some(v.value);
+                    }
+                }
+            }
+            "labels" | "annotations" => {
+                let labels = s.name.name == "labels";
+                let Some(entries) = self.map_arg(f, s, "{ team \"billing\" }") else {
+                    return;
+                };
+                let what = if labels { "label" } else { "annotation" };
+                let mut out = Vec::with_capacity(entries.len());
+                for (k, v) in entries {
+                    let key_ok = self.pod_value(f, what, &k, pod::metadata_key);
+                    let value_ok =
+                        !labels || self.pod_value(f, "label value", &v, pod::label_value);
+                    if key_ok && value_ok {
+                        out.push((k.value, v.value));
+                    }
+                }
+                out.sort();
+                if labels {
+                    pod.labels = out;
+                } else {
+                    pod.annotations = out;
+                }
+            }
+            _ => {
+                let words = Executor::ALL.map(|(w, _)| w);
+                if let Some(w) = self.word_arg(f, s, &words) {
+                    *executor = Executor::ALL.iter().find(|(n, _)| *n == w).map(|(_, e)| *e);
+                }
+            }
+        }
+    }
+
+    /// `argo_pod_gc "STRATEGY"` or `argo_pod_gc none`.
+    fn pod_gc_arg(&mut self, f: FileId, s: &ast::Setting) -> Option<String> {
+        if let [Value::Ident(i)] = s.args.as_slice() {
+            if i.name == "none" {
+                return Some("none".to_owned());
+            }
+        }
+        let v = self.string_arg_raw(f, s)?;
+        let known = |g: &str| {
+            if super::pod::POD_GC.contains(&g) {
+                Ok(())
+            } else {
+                Err("Argo knows `OnPodCompletion`, `OnPodSuccess`, `OnWorkflowCompletion` and `OnWorkflowSuccess`".to_owned())
+            }
+        };
+        self.pod_value(f, "argo_pod_gc", &v, known)
+            .then_some(v.value)
+    }
+
     fn string_arg(&mut self, f: FileId, s: &ast::Setting) -> Option<String> {
         self.string_arg_raw(f, s).map(|s| s.value)
     }
@@ -1805,7 +1997,7 @@ const CAPS: [&str; 12] = [
 ];
 
 /// Settings of a pipeline.
-const SETTINGS: [&str; 10] = [
+const SETTINGS: [&str; 19] = [
     "schedule",
     "start",
     "timezone",
@@ -1816,10 +2008,19 @@ const SETTINGS: [&str; 10] = [
     "image",
     "require",
     "state",
+    "namespace",
+    "service_account",
+    "resources",
+    "labels",
+    "annotations",
+    "image_pull_policy",
+    "airflow_executor",
+    "argo_ttl",
+    "argo_pod_gc",
 ];
 
 /// Settings of a task (besides its statements).
-const TASK_SETTINGS: [&str; 7] = [
+const TASK_SETTINGS: [&str; 14] = [
     "retries",
     "internal_retries",
     "retry_delay",
@@ -1827,6 +2028,13 @@ const TASK_SETTINGS: [&str; 7] = [
     "nondeterministic",
     "on_ambiguous",
     "require",
+    "namespace",
+    "service_account",
+    "resources",
+    "labels",
+    "annotations",
+    "image_pull_policy",
+    "airflow_executor",
 ];
 
 pub fn role_props(role: Role) -> &'static [&'static str] {
@@ -1840,9 +2048,10 @@ pub fn role_props(role: Role) -> &'static [&'static str] {
             "commit",
             "coordinator",
             "ready",
+            "secret",
         ],
-        Role::Sink => &["fields", "coordinator"],
-        Role::Effect => &[],
+        Role::Sink => &["fields", "coordinator", "secret"],
+        Role::Effect => &["secret"],
     }
 }
 

@@ -222,6 +222,19 @@ struct TaskView<'a> {
     retry_delay_seconds: u64,
     has_timeout: bool,
     timeout_seconds: u64,
+    /// The pod operator's settings (flowc 0.2); all empty for a local process.
+    namespace: Option<&'a str>,
+    service_account: Option<&'a str>,
+    has_resources: bool,
+    cpu: Option<&'a str>,
+    memory: Option<&'a str>,
+    labels: Vec<EnvView<'a>>,
+    annotations: Vec<EnvView<'a>>,
+    image_pull_policy: Option<&'a str>,
+    /// Pod: `FLOW_CONN_<DECL>` from a Kubernetes Secret.
+    secrets: Vec<EnvView<'a>>,
+    /// Local process: `FLOW_CONN_<DECL>` from an Airflow Connection.
+    connections: Vec<EnvView<'a>>,
 }
 
 #[derive(Serialize)]
@@ -327,32 +340,68 @@ impl<'a> DagView<'a> {
             .tasks
             .iter()
             .zip(vars)
-            .map(|(task, var)| TaskView {
-                var,
-                name: &task.name,
-                operator: if task.image.is_some() {
-                    "FlowPodOperator"
-                } else {
-                    "FlowSubprocessOperator"
-                },
-                image: task.image.as_deref(),
-                command: &task.command,
-                env: task
-                    .env
+            .map(|(task, var)| {
+                let pod = runs_in_pod(task);
+                let pairs = |m: &'a std::collections::BTreeMap<String, String>| {
+                    m.iter()
+                        .map(|(k, v)| EnvView { name: k, value: v })
+                        .collect::<Vec<_>>()
+                };
+                let secrets: Vec<EnvView<'a>> = task
+                    .secrets
                     .iter()
-                    .map(|e| EnvView {
-                        name: &e.name,
-                        value: &e.value,
+                    .map(|s| EnvView {
+                        name: &s.name,
+                        value: &s.secret,
                     })
-                    .collect(),
-                on_ambiguous: match task.on_ambiguous {
-                    OnAmbiguous::Retry => "retry",
-                    OnAmbiguous::Fail => "fail",
-                },
-                retries: task.retries,
-                retry_delay_seconds: task.retry_delay_seconds,
-                has_timeout: task.timeout_seconds.is_some(),
-                timeout_seconds: task.timeout_seconds.unwrap_or(0),
+                    .collect();
+                let (secrets, connections) = if pod {
+                    (secrets, Vec::new())
+                } else {
+                    (Vec::new(), secrets)
+                };
+                let p = &task.pod;
+                TaskView {
+                    var,
+                    name: &task.name,
+                    operator: if pod {
+                        "FlowPodOperator"
+                    } else {
+                        "FlowSubprocessOperator"
+                    },
+                    image: task.image.as_deref().filter(|_| pod),
+                    namespace: p.namespace.as_deref().filter(|_| pod),
+                    service_account: p.service_account.as_deref().filter(|_| pod),
+                    has_resources: pod && (p.cpu.is_some() || p.memory.is_some()),
+                    cpu: p.cpu.as_deref(),
+                    memory: p.memory.as_deref(),
+                    labels: if pod { pairs(&p.labels) } else { Vec::new() },
+                    annotations: if pod {
+                        pairs(&p.annotations)
+                    } else {
+                        Vec::new()
+                    },
+                    image_pull_policy: p.image_pull_policy.as_deref().filter(|_| pod),
+                    secrets,
+                    connections,
+                    command: &task.command,
+                    env: task
+                        .env
+                        .iter()
+                        .map(|e| EnvView {
+                            name: &e.name,
+                            value: &e.value,
+                        })
+                        .collect(),
+                    on_ambiguous: match task.on_ambiguous {
+                        OnAmbiguous::Retry => "retry",
+                        OnAmbiguous::Fail => "fail",
+                    },
+                    retries: task.retries,
+                    retry_delay_seconds: task.retry_delay_seconds,
+                    has_timeout: task.timeout_seconds.is_some(),
+                    timeout_seconds: task.timeout_seconds.unwrap_or(0),
+                }
             })
             .collect();
 
@@ -369,6 +418,12 @@ impl<'a> DagView<'a> {
             edges,
         }
     }
+}
+
+/// Whether Airflow runs `task` as a Kubernetes pod: it has an image and
+/// `airflow_executor` does not say `local`.
+fn runs_in_pod(task: &Task) -> bool {
+    task.image.is_some() && task.airflow_executor.as_deref() != Some("local")
 }
 
 /// The Python variable for each task: the task's own name where that is a

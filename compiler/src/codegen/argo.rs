@@ -63,6 +63,11 @@ const ENTRYPOINT: &str = "main";
 const STARTING_DEADLINE_SECONDS: u64 = 300;
 /// The exit code of the protocol that means "nothing was committed".
 const EXIT_NOTHING_COMMITTED: u32 = 75;
+/// How long Argo keeps a finished workflow unless `argo_ttl` says: a week.
+const DEFAULT_TTL_SECONDS: u64 = 7 * 86_400;
+/// Argo's pod garbage collection unless `argo_pod_gc` says: a pod that
+/// succeeded goes, a failed one stays for its logs.
+const DEFAULT_POD_GC: &str = "OnPodSuccess";
 
 const DOCUMENT: &str = include_str!("../../../templates/argo/document.yaml.hbs");
 const WORKFLOW_SPEC: &str = include_str!("../../../templates/argo/workflow_spec.yaml.hbs");
@@ -216,6 +221,16 @@ struct DocumentView {
     annotations: Vec<Annotation>,
     cron: Option<CronView>,
     entrypoint: &'static str,
+    /// `metadata.namespace`: the pipeline's `namespace`.
+    namespace: Option<String>,
+    /// The workflow's `serviceAccountName`: the pipeline's.
+    service_account: Option<String>,
+    /// `podMetadata`: the pipeline's labels and annotations, on every pod.
+    pod_labels: Vec<Annotation>,
+    pod_annotations: Vec<Annotation>,
+    /// `ttlStrategy.secondsAfterCompletion`, as text (`0` must still be written).
+    ttl_seconds: Option<String>,
+    pod_gc: Option<String>,
     has_tasks: bool,
     /// The tasks: their DAG entries and container templates end the document,
     /// rendered on their own, each with its task alone as context, and
@@ -233,8 +248,17 @@ struct DagTaskView<'a> {
 
 #[derive(Debug, Serialize)]
 struct Annotation {
-    key: &'static str,
+    key: std::borrow::Cow<'static, str>,
     value: String,
+}
+
+fn pairs(m: &BTreeMap<String, String>) -> Vec<Annotation> {
+    m.iter()
+        .map(|(k, v)| Annotation {
+            key: k.clone().into(),
+            value: v.clone(),
+        })
+        .collect()
 }
 
 #[derive(Debug, Serialize)]
@@ -253,6 +277,18 @@ struct TaskView {
     active_deadline_seconds: Option<u64>,
     mutexes: Vec<String>,
     image: String,
+    image_pull_policy: Option<String>,
+    /// The template's own `serviceAccountName`, where the task's differs
+    /// from the workflow's.
+    service_account: Option<String>,
+    /// The template's `metadata`, where the task's labels or annotations
+    /// differ from the pipeline's (its full set: the task's over the pipeline's).
+    has_metadata: bool,
+    labels: Vec<Annotation>,
+    annotations: Vec<Annotation>,
+    has_resources: bool,
+    cpu: Option<String>,
+    memory: Option<String>,
     /// argv with every `$` doubled (Kubernetes expands `$(VAR)` and `$$`).
     command: Vec<String>,
     env: Vec<EnvView>,
@@ -270,6 +306,8 @@ struct EnvView {
     name: String,
     /// The value with every `$` doubled.
     value: String,
+    /// A connection from a Kubernetes Secret (its key `url`) instead of a value.
+    secret: Option<String>,
 }
 
 /// Builds the view of one pipeline, pushing its problems; `None` when the
@@ -358,13 +396,13 @@ fn document(
     let mut annotations = Vec::new();
     if let Some(start) = &pipeline.start {
         annotations.push(Annotation {
-            key: "flowc.dev/start",
+            key: "flowc.dev/start".into(),
             value: start.to_string(),
         });
     }
     if pipeline.catchup {
         annotations.push(Annotation {
-            key: "flowc.dev/catchup",
+            key: "flowc.dev/catchup".into(),
             value: "requested, but Argo has no catch-up: missed intervals are not run".to_owned(),
         });
     }
@@ -385,6 +423,21 @@ fn document(
         annotations,
         cron,
         entrypoint: ENTRYPOINT,
+        namespace: pipeline.pod.namespace.clone(),
+        service_account: pipeline.pod.service_account.clone(),
+        pod_labels: pairs(&pipeline.pod.labels),
+        pod_annotations: pairs(&pipeline.pod.annotations),
+        ttl_seconds: Some(
+            pipeline
+                .argo_ttl_seconds
+                .unwrap_or(DEFAULT_TTL_SECONDS)
+                .to_string(),
+        ),
+        pod_gc: match pipeline.argo_pod_gc.as_deref() {
+            Some("none") => None,
+            Some(g) => Some(g.to_owned()),
+            None => Some(DEFAULT_POD_GC.to_owned()),
+        },
         has_tasks: !tasks.is_empty(),
         task_views: tasks,
     })
@@ -396,6 +449,7 @@ enum Label<'a> {
     Argument(usize),
     EnvName,
     EnvValue(&'a str),
+    Annotation(&'a str),
 }
 
 impl std::fmt::Display for Label<'_> {
@@ -405,6 +459,7 @@ impl std::fmt::Display for Label<'_> {
             Label::Argument(n) => write!(f, "command argument {n}"),
             Label::EnvName => f.write_str("env name"),
             Label::EnvValue(name) => write!(f, "env `{name}`"),
+            Label::Annotation(key) => write!(f, "annotation `{key}`"),
         }
     }
 }
@@ -461,7 +516,12 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
             (Label::EnvValue(&var.name), var.value.as_str()),
         ]
     });
-    for (what, value) in image.chain(command).chain(env) {
+    let annotations = task
+        .pod
+        .annotations
+        .iter()
+        .map(|(k, v)| (Label::Annotation(k), v.as_str()));
+    for (what, value) in image.chain(command).chain(env).chain(annotations) {
         if value.contains("{{") {
             let (message, help) = fl802::argo_braces(&what, &shown(value));
             let mut found = problem(Code::FL802, message, &help);
@@ -505,6 +565,16 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
         found.at = At::Timeout;
         out.push(found);
     }
+    if let Some(ns) = task
+        .pod
+        .namespace
+        .as_deref()
+        .filter(|ns| pipeline.pod.namespace.as_deref() != Some(*ns))
+    {
+        let (message, help) =
+            fl802::argo_task_namespace(&task.name, ns, pipeline.pod.namespace.as_deref());
+        out.push(problem(Code::FL802, message, &help));
+    }
     out
 }
 
@@ -539,12 +609,19 @@ fn task_view(
         .map(|v| EnvView {
             name: v.name.clone(),
             value: kubernetes_literal(&v.value),
+            secret: None,
         })
         .collect();
+    env.extend(task.secrets.iter().map(|s| EnvView {
+        name: s.name.clone(),
+        value: String::new(),
+        secret: Some(s.secret.clone()),
+    }));
     let mut flow = |name: &str, value: &str| {
         env.push(EnvView {
             name: name.to_owned(),
             value: kubernetes_literal(value),
+            secret: None,
         });
     };
     flow("FLOW_PIPELINE", &pipeline.name);
@@ -579,6 +656,19 @@ fn task_view(
         active_deadline_seconds: task.timeout_seconds.filter(|s| *s > 0),
         mutexes,
         image: task.image.clone().unwrap_or_default(),
+        image_pull_policy: task.pod.image_pull_policy.clone(),
+        service_account: task
+            .pod
+            .service_account
+            .clone()
+            .filter(|sa| pipeline.pod.service_account.as_ref() != Some(sa)),
+        has_metadata: task.pod.labels != pipeline.pod.labels
+            || task.pod.annotations != pipeline.pod.annotations,
+        labels: pairs(&task.pod.labels),
+        annotations: pairs(&task.pod.annotations),
+        has_resources: task.pod.cpu.is_some() || task.pod.memory.is_some(),
+        cpu: task.pod.cpu.clone(),
+        memory: task.pod.memory.clone(),
         command: task.command.iter().map(|a| kubernetes_literal(a)).collect(),
         env,
     }

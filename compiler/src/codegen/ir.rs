@@ -33,6 +33,16 @@ pub struct Pipeline {
     /// `conditional_commit` or `append ledger` write, or an outbox.
     #[serde(default)]
     pub needs_state: bool,
+    /// The pipeline's own pod settings, the defaults of its tasks' (flowc 0.2).
+    #[serde(default, skip_serializing_if = "Pod::is_empty")]
+    pub pod: Pod,
+    /// `argo_ttl`: how long Argo keeps a finished workflow; `None` for the default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub argo_ttl_seconds: Option<u64>,
+    /// `argo_pod_gc`: Argo's strategy, `none` for no garbage collection;
+    /// `None` for the default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub argo_pod_gc: Option<String>,
     /// Tasks in a deterministic topological order.
     pub tasks: Vec<Task>,
 }
@@ -96,6 +106,54 @@ pub struct Task {
     pub reads: Vec<Read>,
     pub writes: Vec<Write>,
     pub emits: Vec<Emit>,
+    /// Where the task's pod runs: its own settings over its pipeline's.
+    #[serde(default, skip_serializing_if = "Pod::is_empty")]
+    pub pod: Pod,
+    /// The connections the platform's secret store holds: every declaration
+    /// the task reads, writes or emits to, and the pipeline's state store,
+    /// that says `secret "NAME"`; sorted by variable.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub secrets: Vec<SecretEnv>,
+    /// `airflow_executor` (`local` or `kubernetes`), the task's else the
+    /// pipeline's; `None`: a pod when the task has an image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub airflow_executor: Option<String>,
+}
+
+/// Pod settings (flowc 0.2); every field optional.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Pod {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service_account: Option<String>,
+    /// Requests and limits alike.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub annotations: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image_pull_policy: Option<String>,
+}
+
+impl Pod {
+    pub fn is_empty(&self) -> bool {
+        *self == Pod::default()
+    }
+}
+
+/// An environment variable whose value is in the platform's secret store:
+/// `FLOW_CONN_<DECL>` from the secret `secret` (a Kubernetes Secret's key
+/// `url`, an Airflow Connection's URI).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct SecretEnv {
+    pub name: String,
+    pub secret: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -116,6 +174,9 @@ pub struct Endpoint {
     pub fields: Option<Vec<String>>,
     /// The kind's coordinator name after any `coordinator` override.
     pub coordinator: Option<String>,
+    /// `secret "NAME"`: where the platform keeps the connection URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

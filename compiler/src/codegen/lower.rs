@@ -37,6 +37,7 @@ impl Endpoints {
                 params: d.params.clone(),
                 fields: d.fields.clone(),
                 coordinator: d.coordinator.clone(),
+                secret: d.secret.as_ref().map(|(s, _)| s.clone()),
             })
         }))
     }
@@ -85,8 +86,57 @@ fn pipeline(
         image: p.image.clone(),
         state: state_store(program, p),
         needs_state: crate::analyze::state::needs_state(program, p),
+        pod: pod(&p.pod),
+        argo_ttl_seconds: p.argo_ttl,
+        argo_pod_gc: p.argo_pod_gc.clone(),
         tasks,
     }
+}
+
+fn pod(p: &crate::analyze::pod::PodDef) -> ir::Pod {
+    ir::Pod {
+        namespace: p.namespace.clone(),
+        service_account: p.service_account.clone(),
+        cpu: p.cpu.clone(),
+        memory: p.memory.clone(),
+        labels: p.labels.iter().cloned().collect(),
+        annotations: p.annotations.iter().cloned().collect(),
+        image_pull_policy: p.image_pull_policy.clone(),
+    }
+}
+
+/// `FLOW_CONN_<NAME>` from its secret for every declaration the task
+/// reaches that names one, and the pipeline's state store.
+fn secrets(
+    program: &Program,
+    pipeline: &PipelineDef,
+    t: &crate::analyze::model::TaskDef,
+) -> Vec<ir::SecretEnv> {
+    use crate::analyze::state::{store, Store};
+    let mut decls: Vec<usize> = t.reads.iter().map(|r| r.decl).collect();
+    decls.extend(t.writes.iter().map(|w| w.decl));
+    decls.extend(t.emits.iter().map(|e| e.decl));
+    for e in &t.emits {
+        if let ViaDef::Outbox(Some((d, _))) = &e.via {
+            decls.push(*d);
+        }
+    }
+    if let Store::Sink { decl, .. } = store(program, pipeline) {
+        decls.push(decl);
+    }
+    let mut out: Vec<ir::SecretEnv> = decls
+        .into_iter()
+        .filter_map(|i| program.decls.get(i))
+        .filter_map(|d| {
+            d.secret.as_ref().map(|(s, _)| ir::SecretEnv {
+                name: format!("FLOW_CONN_{}", d.name.to_uppercase()),
+                secret: s.clone(),
+            })
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Where the pipeline's state lives, with the sink that reaches it.
@@ -218,6 +268,12 @@ fn lower_task(
             .collect(),
         writes,
         emits,
+        pod: pod(&t.pod.over(&pipeline.pod)),
+        secrets: secrets(program, pipeline, t),
+        airflow_executor: t
+            .executor
+            .or(pipeline.executor)
+            .map(|e| e.word().to_owned()),
     }
 }
 

@@ -32,6 +32,8 @@ macro_rules! catalog {
                 "a scheduled pipeline without `start`, or a task without `run`";
             FL009 fl009_role_mismatch "role-mismatch" Error
                 "a declaration, `read`, `write` or `emit` that does not fit the kind's roles";
+            FL010 fl010_credential_in_url "credential-in-url" Warning
+                "a connection URL with a password written in the `.flow` file";
             FL101 fl101_attempt_scoped_key "attempt-scoped-key" Error
                 "a key term that changes on every attempt: `attempt.*`, `now()`, `uuid()`, `random()`";
             FL102 fl102_run_scoped_key "run-scoped-key" Warning

@@ -608,3 +608,16 @@ fn fuzz_structured_files_are_stable_and_preserved() {
         assert_canonical(&format!("generated #{i}: {src:?}"), &src);
     }
 }
+
+#[test]
+fn a_one_line_block_setting_aligns_like_any_setting() {
+    // flowc 0.2's pod settings: `resources { cpu "1" }` on its line is no
+    // block header (no blank lines around it) and takes part in alignment;
+    // a block over several lines, and a task's empty block, stay blocks.
+    let src = "pipeline p {\n  image \"jobs\"\n  resources { cpu \"1\"  memory \"1Gi\" }\n  labels {\n    team \"a\"\n    \"x.io/y\" \"b\"\n  }\n  task t {}\n}\n";
+    let out = assert_canonical("inline-block", src);
+    assert_eq!(
+        out,
+        "pipeline p {\n  image      \"jobs\"\n  resources  { cpu \"1\" memory \"1Gi\" }\n\n  labels {\n    team      \"a\"\n    \"x.io/y\"  \"b\"\n  }\n\n  task t { }\n}\n"
+    );
+}

@@ -382,3 +382,38 @@ impl fmt::Display for LiteralError {
         }
     }
 }
+
+/// The value at `at` of pod setting `setting` breaks a Kubernetes rule (`why`).
+pub fn bad_pod_value(setting: &str, value: &str, why: &str, at: Loc) -> Diagnostic {
+    let help = match setting {
+        "namespace" => "write a Kubernetes namespace: lowercase letters, digits and `-`, at most 63, as in `namespace \"data-jobs\"`",
+        "service_account" | "secret" => "write a Kubernetes object name: lowercase letters, digits, `-` and `.`, as in `\"flowc-runner\"`",
+        "cpu" => "write a CPU quantity, such as `\"500m\"` (half a core) or `\"2\"`",
+        "memory" => "write a memory quantity, such as `\"512Mi\"` or `\"1Gi\"`",
+        "resources" => "`resources` takes `cpu` and `memory`, as in `resources { cpu \"500m\" memory \"1Gi\" }`",
+        "label" | "annotation" => "a key is `NAME` or `PREFIX/NAME`: NAME at most 63 letters, digits, `-`, `_` or `.`, PREFIX a DNS name, as in `\"app.kubernetes.io/part-of\"`",
+        "label value" => "a label value is at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit; put free text in `annotations`",
+        "image_pull_policy" => "write `\"Always\"`, `\"IfNotPresent\"` or `\"Never\"`",
+        "argo_pod_gc" => "write `\"OnPodCompletion\"`, `\"OnPodSuccess\"`, `\"OnWorkflowCompletion\"`, `\"OnWorkflowSuccess\"` or `none`",
+        _ => "see `docs/targets/` for the values this setting takes",
+    };
+    let what = match setting {
+        "secret" => "Secret name",
+        "service_account" => "service account name",
+        "cpu" => "CPU quantity",
+        "memory" => "memory quantity",
+        "resources" => "key of `resources`",
+        "label" => "label key",
+        "annotation" => "annotation key",
+        "image_pull_policy" => "image pull policy",
+        "argo_pod_gc" => "pod garbage-collection strategy",
+        other => other,
+    };
+    Diagnostic::new(
+        Code::FL002,
+        at.file,
+        at.span,
+        format!("`{value}` is not a valid {what}: {why}"),
+    )
+    .help(help)
+}

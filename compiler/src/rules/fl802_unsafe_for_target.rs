@@ -208,3 +208,23 @@ pub(crate) fn argo_zero_timeout() -> (String, String) {
             .to_owned(),
     )
 }
+
+/// The message and help for task `task`, whose pods would run in
+/// `namespace` while its workflow runs in `workflow` (`None`: the
+/// namespace the workflow is submitted to).
+pub(crate) fn argo_task_namespace(
+    task: &str,
+    namespace: &str,
+    workflow: Option<&str>,
+) -> (String, String) {
+    let workflow = workflow.map_or_else(
+        || "the namespace it is submitted to".to_owned(),
+        |w| format!("`{w}`"),
+    );
+    (
+        format!(
+            "task `{task}` asks for namespace `{namespace}`, but Argo runs every pod of a workflow in the workflow's namespace ({workflow})"
+        ),
+        "set `namespace` on the pipeline for Argo, or move the task to a pipeline of its own".to_owned(),
+    )
+}

@@ -270,6 +270,12 @@ pub fn finding(problem: Problem) -> Diagnostic {
         Problem::EmptyImage { at } => fl002_invalid_literal::empty_image(at),
         Problem::EmptyProgram { at } => fl002_invalid_literal::empty_program(at),
         Problem::BadPlaceholder { error, at } => fl002_invalid_literal::bad_placeholder(&error, at),
+        Problem::BadPodValue {
+            setting,
+            value,
+            why,
+            at,
+        } => fl002_invalid_literal::bad_pod_value(&setting, &value, &why, at),
     }
 }
 

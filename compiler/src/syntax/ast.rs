@@ -141,6 +141,9 @@ pub enum Value {
     Ident(Ident),
     List(Vec<Value>, Span),
     Tuple(Vec<Value>, Span),
+    /// `{ KEY "value" ... }` after a setting's name (flowc 0.2's pod
+    /// settings): each key (a name, or a string) with its value, in order.
+    Map(Vec<(Str, Str)>, Span),
 }
 
 impl Value {
@@ -148,7 +151,7 @@ impl Value {
         match self {
             Value::Str(s) => s.span,
             Value::Number(i) | Value::Ident(i) => i.span,
-            Value::List(_, s) | Value::Tuple(_, s) => *s,
+            Value::List(_, s) | Value::Tuple(_, s) | Value::Map(_, s) => *s,
         }
     }
 
@@ -162,6 +165,7 @@ impl Value {
             Value::Ident(_) => "a name",
             Value::List(..) => "a list",
             Value::Tuple(..) => "a tuple",
+            Value::Map(..) => "a block",
         }
     }
 }

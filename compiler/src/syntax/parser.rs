@@ -503,6 +503,30 @@ impl Lower {
                         }
                     }
                 }
+                Rule::map_block => {
+                    let at = self.span_of(&p);
+                    let entries = p
+                        .into_inner()
+                        .filter(|q| q.as_rule() == Rule::map_entry)
+                        .filter_map(|q| {
+                            let mut parts = q.into_inner();
+                            let key = parts.next()?;
+                            let value = parts.next()?;
+                            let key = if key.as_rule() == Rule::ident {
+                                let i = self.ident(&key);
+                                Str {
+                                    value: i.name,
+                                    span: i.span,
+                                    raw: None,
+                                }
+                            } else {
+                                self.string(&key)
+                            };
+                            Some((key, self.string(&value)))
+                        })
+                        .collect();
+                    args.push(Value::Map(entries, at));
+                }
                 _ => {}
             }
         }
@@ -960,7 +984,7 @@ fn rule_words(rule: Rule) -> Option<&'static str> {
         Rule::tuple => "a tuple",
         Rule::args => "a value",
         Rule::setting => "a property name",
-        Rule::lbrace => "`{`",
+        Rule::lbrace | Rule::map_block => "`{`",
         Rule::rbrace => "`}`",
         Rule::EOI => "end of file",
         Rule::use_item | Rule::kw_use => "`use`",
@@ -998,6 +1022,7 @@ fn rule_words(rule: Rule) -> Option<&'static str> {
         Rule::key_expr | Rule::key_part | Rule::key_term => "a key term",
         Rule::call_args => "`(`",
         Rule::env_entry => "a variable name",
+        Rule::map_entry => "a key",
         _ => return None,
     })
 }

@@ -26,6 +26,9 @@ fn task(name: &str, upstream: &[&str], command: &[&str]) -> Task {
         reads: Vec::new(),
         writes: Vec::new(),
         emits: Vec::new(),
+        pod: flowc::codegen::ir::Pod::default(),
+        secrets: Vec::new(),
+        airflow_executor: None,
     }
 }
 
@@ -72,6 +75,9 @@ fn scheduled_with_image() -> Pipeline {
         catchup: true,
         state: flowc::codegen::ir::StateStore::default(),
         needs_state: false,
+        pod: flowc::codegen::ir::Pod::default(),
+        argo_ttl_seconds: None,
+        argo_pod_gc: None,
         image: Some(image.into()),
         tasks: vec![load, rollup, report],
     }
@@ -95,6 +101,9 @@ fn manual_without_image() -> Pipeline {
         catchup: false,
         state: flowc::codegen::ir::StateStore::default(),
         needs_state: false,
+        pod: flowc::codegen::ir::Pod::default(),
+        argo_ttl_seconds: None,
+        argo_pod_gc: None,
         image: None,
         tasks: vec![extract, load],
     }
@@ -129,6 +138,9 @@ fn keyword_names() -> Pipeline {
         catchup: false,
         state: flowc::codegen::ir::StateStore::default(),
         needs_state: false,
+        pod: flowc::codegen::ir::Pod::default(),
+        argo_ttl_seconds: None,
+        argo_pod_gc: None,
         image: None,
         tasks,
     }
@@ -171,6 +183,9 @@ fn nasty_strings() -> Pipeline {
         catchup: false,
         state: flowc::codegen::ir::StateStore::default(),
         needs_state: false,
+        pod: flowc::codegen::ir::Pod::default(),
+        argo_ttl_seconds: None,
+        argo_pod_gc: None,
         image: None,
         tasks: vec![local, pod],
     }
@@ -531,6 +546,9 @@ fn five_thousand_tasks_render_and_parse_quickly() {
         catchup: false,
         state: flowc::codegen::ir::StateStore::default(),
         needs_state: false,
+        pod: flowc::codegen::ir::Pod::default(),
+        argo_ttl_seconds: None,
+        argo_pod_gc: None,
         image: None,
         tasks,
     };

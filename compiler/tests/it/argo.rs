@@ -21,6 +21,7 @@ fn sink(name: &str) -> Endpoint {
         params: BTreeMap::new(),
         fields: None,
         coordinator: Some("postgres".to_owned()),
+        secret: None,
     }
 }
 
@@ -57,6 +58,9 @@ fn task(name: &str, upstream: &[&str]) -> Task {
         reads: Vec::new(),
         writes: Vec::new(),
         emits: Vec::new(),
+        pod: flowc::codegen::ir::Pod::default(),
+        secrets: Vec::new(),
+        airflow_executor: None,
     }
 }
 
@@ -70,6 +74,9 @@ fn manual(name: &str, tasks: Vec<Task>) -> Pipeline {
         catchup: false,
         state: flowc::codegen::ir::StateStore::default(),
         needs_state: false,
+        pod: flowc::codegen::ir::Pod::default(),
+        argo_ttl_seconds: None,
+        argo_pod_gc: None,
         image: Some("ghcr.io/acme/orders:1.4".to_owned()),
         tasks,
     }
@@ -105,6 +112,9 @@ fn orders_daily() -> Pipeline {
         catchup: false,
         state: flowc::codegen::ir::StateStore::default(),
         needs_state: false,
+        pod: flowc::codegen::ir::Pod::default(),
+        argo_ttl_seconds: None,
+        argo_pod_gc: None,
         image: Some("ghcr.io/acme/orders:1.4".into()),
         tasks: vec![load, rollup],
     }
@@ -150,6 +160,9 @@ fn hourly_catchup() -> Pipeline {
         catchup: true,
         state: flowc::codegen::ir::StateStore::default(),
         needs_state: false,
+        pod: flowc::codegen::ir::Pod::default(),
+        argo_ttl_seconds: None,
+        argo_pod_gc: None,
         image: Some("ghcr.io/acme/orders:1.4".into()),
         tasks: vec![retry, fail],
     }

@@ -14,6 +14,7 @@ mod argo;
 mod cli;
 mod contract;
 mod contributing;
+mod deployable;
 mod determinism;
 mod docs;
 mod examples;

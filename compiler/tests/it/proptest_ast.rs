@@ -896,6 +896,17 @@ impl<'a> Printer<'a> {
             Value::Number(i) | Value::Ident(i) => self.ident(i),
             Value::List(items, _) => self.group("[", "]", items, Self::value),
             Value::Tuple(items, _) => self.group("(", ")", items, Self::value),
+            // The generator makes no pod blocks (flowc 0.2); printed for completeness.
+            Value::Map(entries, _) => {
+                self.w("{");
+                for (k, v) in entries {
+                    self.w(" ");
+                    self.string(k);
+                    self.w(" ");
+                    self.string(v);
+                }
+                self.w(" }");
+            }
         }
     }
 
