@@ -86,3 +86,48 @@ fn explain_examples_do_what_they_say() {
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
+
+fn repo_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn argo_strict_check(
+    published: &std::path::Path,
+    strict: &std::path::Path,
+) -> std::process::Output {
+    std::process::Command::new("python3")
+        .arg(repo_root().join("scripts/argo-schema-strict"))
+        .arg("--check")
+        .arg(published)
+        .arg(strict)
+        .output()
+        .expect("python3 runs scripts/argo-schema-strict")
+}
+
+/// The strict Argo schema the Argo tests validate against is exactly what
+/// scripts/argo-schema-strict derives from the published schema committed
+/// beside it; a strict file edited by hand (or a published one replaced
+/// without re-deriving) fails.
+#[test]
+fn argo_strict_schema_is_derived_from_the_published_one() {
+    let data = repo_root().join("tests/data");
+    let published = data.join("argo-workflows-schema.json");
+    let strict = data.join("argo-workflows-schema.strict.json");
+    let out = argo_strict_check(&published, &strict);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // A near miss: the same file with one `additionalProperties: false` dropped.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(&strict).unwrap();
+    let tampered = text.replacen("   \"additionalProperties\": false,\n", "", 1);
+    assert_ne!(tampered, text);
+    let bad = dir.path().join("strict.json");
+    std::fs::write(&bad, tampered).unwrap();
+    let out = argo_strict_check(&published, &bad);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("run scripts/argo-schema-strict"));
+}
