@@ -131,3 +131,91 @@ fn argo_strict_schema_is_derived_from_the_published_one() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("run scripts/argo-schema-strict"));
 }
+
+/// The examples of one reference page: (line, annotation, source) of every
+/// fenced block whose info string starts with `flow`.
+fn reference_examples(page: &str) -> Vec<(usize, String, String)> {
+    let mut out = Vec::new();
+    let mut lines = page.lines().enumerate();
+    while let Some((n, line)) = lines.next() {
+        let Some(info) = line.strip_prefix("```flow") else {
+            continue;
+        };
+        let mut src = String::new();
+        for (_, l) in lines.by_ref() {
+            if l.starts_with("```") {
+                break;
+            }
+            src.push_str(l);
+            src.push('\n');
+        }
+        out.push((n + 1, info.trim().to_string(), src));
+    }
+    out
+}
+
+/// What an example's annotation promises, checked against its findings:
+/// `clean` gives no finding at all; `FL304` (or `FL304 FL102`) gives each
+/// code named. An example with no annotation is refused, so every example
+/// of the reference says what it does.
+fn example_problem(annotation: &str, codes: &[&str]) -> Option<String> {
+    if annotation == "clean" {
+        return (!codes.is_empty()).then(|| format!("marked clean, gives {codes:?}"));
+    }
+    let named: Vec<&str> = annotation.split_whitespace().collect();
+    if named.is_empty()
+        || !named
+            .iter()
+            .all(|c| Code::ALL.iter().any(|r| r.as_str() == *c))
+    {
+        return Some(format!(
+            "annotation `{annotation}` is neither `clean` nor rule codes"
+        ));
+    }
+    let missing: Vec<&&str> = named.iter().filter(|c| !codes.contains(c)).collect();
+    (!missing.is_empty()).then(|| format!("should give {missing:?}, gives {codes:?}"))
+}
+
+#[test]
+fn example_annotations_are_checked() {
+    assert_eq!(example_problem("clean", &[]), None);
+    assert!(example_problem("clean", &["FL202"]).is_some());
+    assert_eq!(example_problem("FL304", &["FL304", "FL202"]), None);
+    assert!(example_problem("FL304", &["FL202"]).is_some());
+    assert!(example_problem("", &[]).is_some());
+    assert!(example_problem("FL999", &["FL999"]).is_some());
+    let page = "text\n```flow clean\npipeline p {\n}\n```\n```flow FL001\n{\n```\n";
+    let ex = reference_examples(page);
+    assert_eq!(ex.len(), 2);
+    assert_eq!(ex[0], (2, "clean".into(), "pipeline p {\n}\n".into()));
+    assert_eq!(ex[1].1, "FL001");
+}
+
+/// Every example of docs/reference/ does what its annotation says.
+#[test]
+fn reference_examples_do_what_they_say() {
+    let dir = repo_root().join("docs/reference");
+    let mut pages: Vec<_> = std::fs::read_dir(&dir)
+        .expect("docs/reference exists")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    pages.sort();
+    let mut wrong = Vec::new();
+    let mut seen = 0;
+    for p in &pages {
+        let page = std::fs::read_to_string(p).unwrap();
+        for (line, annotation, src) in reference_examples(&page) {
+            seen += 1;
+            let codes = codes_of(&src);
+            if let Some(why) = example_problem(&annotation, &codes) {
+                wrong.push(format!(
+                    "{}:{line}: {why}",
+                    p.file_name().unwrap().to_string_lossy()
+                ));
+            }
+        }
+    }
+    assert!(seen >= 40, "only {seen} examples in docs/reference");
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
