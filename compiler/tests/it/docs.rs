@@ -219,3 +219,47 @@ fn reference_examples_do_what_they_say() {
     assert!(seen >= 40, "only {seen} examples in docs/reference");
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
+
+/// Every page under docs/ is a page of the docs site: SUMMARY.md lists it,
+/// and every page SUMMARY.md lists exists.
+#[test]
+fn the_site_summary_lists_every_page() {
+    let docs = repo_root().join("docs");
+    let summary = std::fs::read_to_string(docs.join("SUMMARY.md")).unwrap();
+    let listed: std::collections::BTreeSet<String> = summary
+        .split("](")
+        .skip(1)
+        .filter_map(|rest| rest.split(')').next())
+        .map(str::to_string)
+        .collect();
+    let mut pages = std::collections::BTreeSet::new();
+    let mut stack = vec![docs.clone()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                let rel = p
+                    .strip_prefix(&docs)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                if rel != "SUMMARY.md" {
+                    pages.insert(rel);
+                }
+            }
+        }
+    }
+    let missing: Vec<&String> = pages.difference(&listed).collect();
+    let dangling: Vec<&String> = listed.difference(&pages).collect();
+    assert!(
+        missing.is_empty(),
+        "pages not in docs/SUMMARY.md (add a line for each): {missing:?}"
+    );
+    assert!(
+        dangling.is_empty(),
+        "docs/SUMMARY.md lists missing pages: {dangling:?}"
+    );
+    assert!(pages.contains("rules/FL900.md") && pages.contains("reference/language.md"));
+}
