@@ -442,7 +442,7 @@ fn every_example_graph_renders_with_graphviz_and_mermaid() {
     );
     for f in common::flow_files("examples")
         .iter()
-        .filter(|f| !f.contains("/shared/"))
+        .filter(|f| !f.contains("/common/"))
     {
         let out = flowc().args(["graph", f]).output().expect("runs");
         assert_eq!(
