@@ -142,7 +142,7 @@ test('every page loads, renders, and links only to what exists', async () => {
   assert.deepEqual(broken, [], 'broken internal links');
   assert.ok(links.length > pages.length, `only ${links.length} internal links seen`);
   const anchored = links.filter(([, , f]) => f).length;
-  console.log(`# ${pages.length} pages, ${links.length} internal links (${anchored} with an anchor), none broken`);
+  console.log(`${pages.length} pages, ${links.length} internal links (${anchored} with an anchor), none broken`);
   await page.close();
 });
 
