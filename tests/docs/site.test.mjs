@@ -2,7 +2,8 @@
 // 127.0.0.1, and checks it as a reader would: every page of docs/SUMMARY.md loads and renders its
 // title and heading with no script error, every internal link (and its #fragment) leads to
 // something that exists, search finds a rule by its code, and the FL900 page is saved as a
-// screenshot (target/docs-site/FL900.png). Run by scripts/e2e/docs.
+// screenshot (target/docs-site/FL900.png). With FLOWC_SARIF (a `flowc check --format sarif` log),
+// every rule's helpUri is a page of this site. Run by scripts/e2e/docs.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -182,5 +183,24 @@ test('the FL900 page renders, and its screenshot is saved', async () => {
   const shot = join(site, 'FL900.png');
   await page.screenshot({ path: shot, fullPage: false });
   assert.ok(statSync(shot).size > 10000, 'the screenshot is not blank');
+  await page.close();
+});
+
+test("every rule's SARIF helpUri is its page of the site", { skip: !process.env.FLOWC_SARIF }, async () => {
+  const sarif = JSON.parse(readFileSync(process.env.FLOWC_SARIF, 'utf8'));
+  const rules = sarif.runs[0].tool.driver.rules;
+  assert.ok(rules.length >= 50, `only ${rules.length} rules in the SARIF log`);
+  const siteRoot = process.env.FLOWC_DOCS_URL || 'https://flowc.dev/';
+  const page = await context.newPage();
+  for (const r of rules) {
+    assert.ok(r.helpUri.startsWith(siteRoot), `${r.id}: ${r.helpUri} is not under ${siteRoot}`);
+    const path = r.helpUri.slice(siteRoot.length);
+    assert.equal(path, `rules/${r.id}.html`);
+    assert.ok(fileOf('/' + path), `${r.id}: ${path} is not in the built site`);
+  }
+  // One opened as a reader would follow it from a code-scanning alert.
+  const fl900 = rules.find((r) => r.id === 'FL900');
+  assert.deepEqual(await open(page, fl900.helpUri.slice(siteRoot.length)), []);
+  assert.equal(await page.locator('main h1').first().innerText(), 'FL900 guarantee-below-requirement');
   await page.close();
 });
