@@ -203,15 +203,15 @@ fn example_annotations_are_checked() {
 
 /// The codes `flowc build --target TARGET` reports for one file.
 fn build_codes(target: &str, src: &str) -> Vec<String> {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("example.flow"), src).unwrap();
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("example.flow"), src).expect("write example");
     let out = assert_cmd::Command::cargo_bin("flowc")
-        .unwrap()
+        .expect("binary builds")
         .current_dir(dir.path())
         .env("NO_COLOR", "1")
         .args(["build", "--target", target, "--out", "out", "example.flow"])
         .output()
-        .unwrap();
+        .expect("flowc runs");
     let text = String::from_utf8_lossy(&out.stdout);
     Code::ALL
         .iter()
