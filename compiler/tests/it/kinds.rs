@@ -155,3 +155,28 @@ fn kinds_from_lists_the_users_kinds_too() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn kinds_from_files_with_errors_lists_what_resolved_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mine.flow"),
+        "kind ledger_api {\n  roles sink\n  writes ledger\n}\n\nsink s: ledger_apii {\n}\n",
+    )
+    .unwrap();
+    let out = flowc()
+        .current_dir(dir.path())
+        .args(["kinds", "--from", "mine.flow", "ledger_api"])
+        .assert()
+        .code(1);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.starts_with("kind ledger_api  (mine.flow)\n"), "{text}");
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("run `flowc check`"), "{err}");
+    // A path that does not exist is a usage error.
+    flowc()
+        .current_dir(dir.path())
+        .args(["kinds", "--from", "missing.flow"])
+        .assert()
+        .code(2);
+}
