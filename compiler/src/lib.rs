@@ -31,6 +31,7 @@ pub mod graph;
 pub mod init;
 pub mod invariants;
 pub mod io;
+pub mod kinds;
 pub mod lsp;
 pub mod par;
 pub mod report;

@@ -58,8 +58,8 @@ function find(lines, source, lineMark, needle) {
 // [line containing, token text, scope it must carry]
 const EXPECT = [
   ['# Fixture', '# Fixture', 'comment.line.number-sign.flow'],
-  ['use "shared', 'use', 'keyword.control.import.flow'],
-  ['use "shared', 'shared/kinds.flow', 'string.quoted.double.flow'],
+  ['use "common', 'use', 'keyword.control.import.flow'],
+  ['use "common', 'common/kinds.flow', 'string.quoted.double.flow'],
   ['kind audit_log', 'kind', 'keyword.declaration.kind.flow'],
   ['kind audit_log', 'audit_log', 'entity.name.type.kind.flow'],
   ['roles        sink', 'roles', 'keyword.other.statement.flow'],

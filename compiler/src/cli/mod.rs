@@ -18,6 +18,7 @@ mod explain;
 mod fmt;
 mod graph;
 mod init;
+mod kinds;
 mod lsp;
 mod report;
 mod rules;
@@ -206,6 +207,9 @@ Nothing is overwritten: init stops (exit 2) if any of its files exists.")]
         /// The folder to create the project in (default: the current folder)
         dir: Option<PathBuf>,
     },
+    /// List the kinds: roles, pins, writes, capabilities and parameters of each
+    #[command(after_help = kinds::AFTER_HELP)]
+    Kinds(kinds::KindsArgs),
     /// Run the language server (LSP 3.17 on stdin/stdout) for editors
     #[command(after_help = "Editors start it themselves; see docs/editors.md.")]
     Lsp,
@@ -313,5 +317,6 @@ pub fn main() -> ExitCode {
         Command::Init { dir } => init::run(dir.as_deref()),
         Command::Rules => rules::run(),
         Command::Lsp => lsp::run(),
+        Command::Kinds(args) => kinds::run(&args),
     }
 }

@@ -9,8 +9,20 @@ use super::{Diagnostic, Severity};
 use crate::source::SourceMap;
 use crate::span::Span;
 
-/// Where each rule's page is published (`docs/rules/CODE.md`, rendered).
-pub const DOCS_BASE: &str = "https://flowc.dev/rules/";
+/// The root of the published docs site, which `scripts/docs` builds from
+/// `docs/` with mdBook: a rule's page is `rules/CODE.html` below it. A
+/// build of flowc for a site published elsewhere sets `FLOWC_DOCS_URL` at
+/// compile time (ending in `/`); the output never depends on the
+/// environment flowc runs in.
+pub const DOCS_SITE: &str = match option_env!("FLOWC_DOCS_URL") {
+    Some(url) => url,
+    None => "https://flowc.dev/",
+};
+
+/// The page of one rule on the docs site, as SARIF's `helpUri` gives it.
+pub fn rule_page(code: Code) -> String {
+    format!("{DOCS_SITE}rules/{}.html", code.as_str())
+}
 
 fn level(s: Severity) -> &'static str {
     match s {
@@ -117,7 +129,7 @@ pub fn render(sources: &SourceMap, diags: &[Diagnostic], omitted: usize) -> Stri
                 "name": r.name(),
                 "shortDescription": { "text": r.summary() },
                 "fullDescription": { "text": r.summary() },
-                "helpUri": format!("{DOCS_BASE}{r}"),
+                "helpUri": rule_page(*r),
                 "help": { "text": r.explain(), "markdown": r.explain() },
                 "defaultConfiguration": { "level": level(r.severity()) },
             })

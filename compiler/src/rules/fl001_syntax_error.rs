@@ -245,7 +245,7 @@ fn unexpected(
         Hint::ClauseWord { image_first: false } => d.help(format!("{found} starts a clause, so it cannot stand here; if it names a declaration, rename that declaration")),
         Hint::Incomplete => d.help("the statement is incomplete; statements end at the end of their line, except inside `[...]` and `(...)` and after a comma"),
         Hint::Keyword(keyword) => d.help(format!("did you mean `{keyword}`? keywords are lowercase")),
-        Hint::Shape => d.help("`flowc explain FL001` shows the shape of a `.flow` file; docs/language.md has the grammar"),
+        Hint::Shape => d.help("`flowc explain FL001` shows the shape of a `.flow` file; docs/reference/language.md describes every construct"),
     }
 }
 

@@ -296,6 +296,18 @@ fn sarif_output_validates_against_the_sarif_schema() {
     assert!(rules.iter().all(|r| r["helpUri"]
         .as_str()
         .is_some_and(|u| u.starts_with("https://"))));
+    // Each rule's `helpUri` is its page of the docs site as `scripts/docs` builds it.
+    for r in rules {
+        let id = r["id"].as_str().unwrap();
+        let uri = r["helpUri"].as_str().unwrap();
+        assert_eq!(uri, format!("https://flowc.dev/rules/{id}.html"));
+        assert!(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("../docs/rules/{id}.md"))
+                .is_file(),
+            "{uri} has no page"
+        );
+    }
     assert!(!v["runs"][0]["results"]
         .as_array()
         .expect("results")
@@ -430,7 +442,7 @@ fn every_example_graph_renders_with_graphviz_and_mermaid() {
     );
     for f in common::flow_files("examples")
         .iter()
-        .filter(|f| !f.contains("/shared/"))
+        .filter(|f| !f.contains("/common/"))
     {
         let out = flowc().args(["graph", f]).output().expect("runs");
         assert_eq!(

@@ -174,7 +174,7 @@ fn printers() -> Vec<Vec<&'static str>> {
 fn every_example_builds_and_prints_the_same_bytes_every_run() {
     let examples: Vec<String> = common::flow_files("examples")
         .into_iter()
-        .filter(|p| !p.starts_with("examples/shared/"))
+        .filter(|p| !p.starts_with("examples/common/"))
         .collect();
     assert!(examples.len() >= 5, "examples: {examples:?}");
     let mut commands = writers();

@@ -86,3 +86,221 @@ fn explain_examples_do_what_they_say() {
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
+
+fn repo_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn argo_strict_check(
+    published: &std::path::Path,
+    strict: &std::path::Path,
+) -> std::process::Output {
+    std::process::Command::new("python3")
+        .arg(repo_root().join("scripts/argo-schema-strict"))
+        .arg("--check")
+        .arg(published)
+        .arg(strict)
+        .output()
+        .expect("python3 runs scripts/argo-schema-strict")
+}
+
+/// The strict Argo schema the Argo tests validate against is exactly what
+/// scripts/argo-schema-strict derives from the published schema committed
+/// beside it; a strict file edited by hand (or a published one replaced
+/// without re-deriving) fails.
+#[test]
+fn argo_strict_schema_is_derived_from_the_published_one() {
+    let data = repo_root().join("tests/data");
+    let published = data.join("argo-workflows-schema.json");
+    let strict = data.join("argo-workflows-schema.strict.json");
+    let out = argo_strict_check(&published, &strict);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // A near miss: the same file with one `additionalProperties: false` dropped.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(&strict).unwrap();
+    let tampered = text.replacen("   \"additionalProperties\": false,\n", "", 1);
+    assert_ne!(tampered, text);
+    let bad = dir.path().join("strict.json");
+    std::fs::write(&bad, tampered).unwrap();
+    let out = argo_strict_check(&published, &bad);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("run scripts/argo-schema-strict"));
+}
+
+/// The examples of one reference page: (line, annotation, source) of every
+/// fenced block whose info string starts with `flow`.
+fn reference_examples(page: &str) -> Vec<(usize, String, String)> {
+    let mut out = Vec::new();
+    let mut lines = page.lines().enumerate();
+    while let Some((n, line)) = lines.next() {
+        let Some(info) = line.strip_prefix("```flow") else {
+            continue;
+        };
+        let mut src = String::new();
+        for (_, l) in lines.by_ref() {
+            if l.starts_with("```") {
+                break;
+            }
+            src.push_str(l);
+            src.push('\n');
+        }
+        out.push((n + 1, info.trim().to_string(), src));
+    }
+    out
+}
+
+/// What an example's annotation promises, checked against its findings:
+/// `clean` gives no finding at all; `FL304` (or `FL304 FL102`) gives each
+/// code named. An example with no annotation is refused, so every example
+/// of the reference says what it does.
+fn example_problem(annotation: &str, codes: &[&str]) -> Option<String> {
+    if annotation == "clean" {
+        return (!codes.is_empty()).then(|| format!("marked clean, gives {codes:?}"));
+    }
+    let named: Vec<&str> = annotation.split_whitespace().collect();
+    if named.is_empty()
+        || !named
+            .iter()
+            .all(|c| Code::ALL.iter().any(|r| r.as_str() == *c))
+    {
+        return Some(format!(
+            "annotation `{annotation}` is neither `clean` nor rule codes"
+        ));
+    }
+    let missing: Vec<&&str> = named.iter().filter(|c| !codes.contains(c)).collect();
+    (!missing.is_empty()).then(|| format!("should give {missing:?}, gives {codes:?}"))
+}
+
+#[test]
+fn example_annotations_are_checked() {
+    assert_eq!(example_problem("clean", &[]), None);
+    assert!(example_problem("clean", &["FL202"]).is_some());
+    assert_eq!(example_problem("FL304", &["FL304", "FL202"]), None);
+    assert!(example_problem("FL304", &["FL202"]).is_some());
+    assert!(example_problem("", &[]).is_some());
+    assert!(example_problem("FL999", &["FL999"]).is_some());
+    assert!(build_codes(
+        "argo",
+        "pipeline p {\n  task t {\n    run command [\"true\"]\n  }\n}\n"
+    )
+    .contains(&"FL801".to_string()));
+    assert!(build_codes(
+        "airflow",
+        "pipeline p {\n  task t {\n    run command [\"true\"]\n  }\n}\n"
+    )
+    .is_empty());
+    let page = "text\n```flow clean\npipeline p {\n}\n```\n```flow FL001\n{\n```\n";
+    let ex = reference_examples(page);
+    assert_eq!(ex.len(), 2);
+    assert_eq!(ex[0], (2, "clean".into(), "pipeline p {\n}\n".into()));
+    assert_eq!(ex[1].1, "FL001");
+}
+
+/// The codes `flowc build --target TARGET` reports for one file.
+fn build_codes(target: &str, src: &str) -> Vec<String> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("example.flow"), src).expect("write example");
+    let out = assert_cmd::Command::cargo_bin("flowc")
+        .expect("binary builds")
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .args(["build", "--target", target, "--out", "out", "example.flow"])
+        .output()
+        .expect("flowc runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    Code::ALL
+        .iter()
+        .filter(|c| text.contains(&format!("{}(", c.as_str())))
+        .map(|c| c.as_str().to_string())
+        .collect()
+}
+
+/// Every example of docs/reference/ does what its annotation says (an
+/// annotation that starts with a target's name, `argo FL801`, is checked
+/// against what `flowc build --target argo` reports).
+#[test]
+fn reference_examples_do_what_they_say() {
+    let dir = repo_root().join("docs/reference");
+    let mut pages: Vec<_> = std::fs::read_dir(&dir)
+        .expect("docs/reference exists")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    pages.sort();
+    let mut wrong = Vec::new();
+    let mut seen = 0;
+    for p in &pages {
+        let page = std::fs::read_to_string(p).unwrap();
+        for (line, annotation, src) in reference_examples(&page) {
+            seen += 1;
+            // `argo FL801`: the codes `flowc build --target argo` gives.
+            let (annotation, codes) = match annotation.split_once(' ') {
+                Some((target, rest)) if ["airflow", "argo", "ir"].contains(&target) => {
+                    (rest.to_string(), build_codes(target, &src))
+                }
+                _ => (
+                    annotation.clone(),
+                    codes_of(&src).into_iter().map(str::to_string).collect(),
+                ),
+            };
+            let codes: Vec<&str> = codes.iter().map(AsRef::as_ref).collect();
+            if let Some(why) = example_problem(&annotation, &codes) {
+                wrong.push(format!(
+                    "{}:{line}: {why}",
+                    p.file_name().unwrap().to_string_lossy()
+                ));
+            }
+        }
+    }
+    assert!(seen >= 40, "only {seen} examples in docs/reference");
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// Every page under docs/ is a page of the docs site: SUMMARY.md lists it,
+/// and every page SUMMARY.md lists exists.
+#[test]
+fn the_site_summary_lists_every_page() {
+    let docs = repo_root().join("docs");
+    let summary = std::fs::read_to_string(docs.join("SUMMARY.md")).unwrap();
+    let listed: std::collections::BTreeSet<String> = summary
+        .split("](")
+        .skip(1)
+        .filter_map(|rest| rest.split(')').next())
+        .map(str::to_string)
+        .collect();
+    let mut pages = std::collections::BTreeSet::new();
+    let mut stack = vec![docs.clone()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                let rel = p
+                    .strip_prefix(&docs)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                if rel != "SUMMARY.md" {
+                    pages.insert(rel);
+                }
+            }
+        }
+    }
+    let missing: Vec<&String> = pages.difference(&listed).collect();
+    let dangling: Vec<&String> = listed.difference(&pages).collect();
+    assert!(
+        missing.is_empty(),
+        "pages not in docs/SUMMARY.md (add a line for each): {missing:?}"
+    );
+    assert!(
+        dangling.is_empty(),
+        "docs/SUMMARY.md lists missing pages: {dangling:?}"
+    );
+    assert!(pages.contains("rules/FL900.md") && pages.contains("reference/language.md"));
+}

@@ -71,7 +71,7 @@ fn one_pretty_json_file_per_pipeline() {
 fn the_dump_reads_back_and_renders_the_airflow_build() {
     let examples: Vec<String> = common::flow_files("examples")
         .into_iter()
-        .filter(|p| !p.starts_with("examples/shared/"))
+        .filter(|p| !p.starts_with("examples/common/"))
         .collect();
     assert!(examples.len() >= 5, "{examples:?}");
     for example in &examples {

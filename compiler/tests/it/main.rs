@@ -25,6 +25,7 @@ mod hardening_files;
 mod hardening_input;
 mod hardening_render;
 mod ir_target;
+mod kinds;
 mod layering;
 mod lsp;
 mod model_v02_keys;
