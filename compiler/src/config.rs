@@ -311,9 +311,11 @@ pub fn settle(
         let level = match level.as_str() {
             "error" => Severity::Error,
             "warning" => Severity::Warning,
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "`severity`: `{code}` is \"{other}\", but a severity is \"error\" or \"warning\""
-            )),
+            ))
+            }
         };
         for c in codes_of(code).map_err(|e| format!("`severity`: {e}"))? {
             if ALWAYS_ERRORS.contains(&c) && level == Severity::Warning {
