@@ -6,6 +6,7 @@
 //! `io::read`'s. Every problem is a message naming the file and the key.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
@@ -424,16 +425,13 @@ impl Settings {
             Origin::Defaults { isolated: false } => "none found (the defaults)".to_owned(),
             Origin::File(p) => format!("`{}`", p.to_string_lossy().replace('\\', "/")),
         };
-        out.push_str(&format!("config: {origin}\n"));
-        out.push_str(&format!(
-            "target: {}\n",
-            self.target.as_deref().unwrap_or("none")
-        ));
+        let _ = writeln!(out, "config: {origin}");
+        let _ = writeln!(out, "target: {}", self.target.as_deref().unwrap_or("none"));
         let all: BTreeSet<Code> = Code::ALL.iter().copied().collect();
         let off: Vec<&str> = all.difference(&self.enabled).map(|c| c.as_str()).collect();
         let on: Vec<&str> = self.enabled.iter().map(|c| c.as_str()).collect();
-        out.push_str(&format!("enabled: {}\n", words(&on)));
-        out.push_str(&format!("disabled: {}\n", words(&off)));
+        let _ = writeln!(out, "enabled: {}", words(&on));
+        let _ = writeln!(out, "disabled: {}", words(&off));
         out.push_str("severity:");
         let changed: Vec<String> = self
             .severity
@@ -454,10 +452,10 @@ impl Settings {
         out.push('\n');
         for (p, codes) in &self.per_file_ignores {
             let codes: Vec<&str> = codes.iter().map(|c| c.as_str()).collect();
-            out.push_str(&format!("  \"{}\" = {}\n", p.text, words(&codes)));
+            let _ = writeln!(out, "  \"{}\" = {}", p.text, words(&codes));
         }
         let ex: Vec<&str> = self.exclude.iter().map(|p| p.text.as_str()).collect();
-        out.push_str(&format!("exclude: {}\n", words(&ex)));
+        let _ = writeln!(out, "exclude: {}", words(&ex));
         out
     }
 }
@@ -481,7 +479,9 @@ mod tests {
         assert_eq!(codes_of("fl202").expect("code"), vec![Code::FL202]);
         assert_eq!(codes_of("unused-allow").expect("name"), vec![Code::FL705]);
         assert!(codes_of("FL70").expect("prefix").contains(&Code::FL707));
-        assert!(codes_of("FL9").is_err());
+        assert_eq!(codes_of("FL9").expect("prefix"), vec![Code::FL900]);
+        assert!(codes_of("FL95").is_err());
+        assert!(codes_of("FL").is_err());
         assert!(codes_of("unused-alow")
             .unwrap_err()
             .contains("unused-allow"));

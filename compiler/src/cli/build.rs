@@ -190,12 +190,12 @@ fn generator<'a>(
 pub(super) fn target_findings(
     outcome: &crate::check::Outcome,
     target: &crate::codegen::target::Target,
-    options: &crate::codegen::target::TargetOptions,
+    options: crate::codegen::target::TargetOptions,
 ) -> Vec<diagnostic::Diagnostic> {
     use crate::codegen::places;
     let lowered = lower_clean(outcome);
     let mut extra = target_warnings(outcome, &lowered, target.warnings);
-    let mut generate = generator(target, options);
+    let mut generate = generator(target, &options);
     let mut generated: Vec<_> = lowered
         .iter()
         .map(|(places, pipelines)| {

@@ -3,6 +3,7 @@
 //! line's overrides; with a target, also what `flowc build` would refuse.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -216,7 +217,7 @@ fn target_findings(
         };
         // The same steps as `build`, over this target's files only.
         outcome.roots = roots;
-        extra.extend(super::build::target_findings(outcome, target, &options));
+        extra.extend(super::build::target_findings(outcome, target, options));
     }
     outcome.roots = all_roots;
     crate::check::settle(configs, &outcome.sources, &mut extra);
@@ -247,13 +248,14 @@ fn concise(
     for d in diags.iter().filter(|d| d.suppressed.is_none()) {
         let at = sources.locate(d.file, d.span);
         let message = d.message.replace(['\n', '\r'], " ");
-        out.push_str(&format!(
-            "{}:{}:{}: {} {message}\n",
+        let _ = writeln!(
+            out,
+            "{}:{}:{}: {} {message}",
             sources.path(d.file),
             at.line,
             at.column,
             d.code
-        ));
+        );
     }
     if !quiet {
         out.push_str(&diagnostic::human::summary_line(summary));
@@ -273,11 +275,12 @@ fn statistics(diags: &[Diagnostic], summary: Summary, quiet: bool) -> String {
     rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let mut out = String::new();
     for ((code, severity), n) in rows {
-        out.push_str(&format!(
-            "{n:>5}  {code}  {:<7}  {}\n",
+        let _ = writeln!(
+            out,
+            "{n:>5}  {code}  {:<7}  {}",
             severity.word(),
             code.name()
-        ));
+        );
     }
     if !quiet {
         out.push_str(&diagnostic::human::summary_line(summary));
