@@ -245,3 +245,92 @@ fn mistakes_in_a_configuration_name_the_file_and_the_key() {
     );
     assert_eq!(code, Some(2), "{err}");
 }
+
+/// One LSP message from `out`.
+fn lsp_message(out: &mut impl std::io::BufRead) -> Option<serde_json::Value> {
+    let mut len = 0;
+    loop {
+        let mut line = String::new();
+        if out.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(n) = line.strip_prefix("Content-Length: ") {
+            len = n.parse().ok()?;
+        }
+    }
+    let mut body = vec![0; len];
+    out.read_exact(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
+}
+
+/// The codes `flowc lsp` publishes for `file` opened with `text`.
+fn lsp_codes(dir: &Path, file: &Path, text: &str) -> Vec<String> {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flowc"))
+        .arg("lsp")
+        .current_dir(dir)
+        .env("XDG_CACHE_HOME", dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("flowc lsp starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let uri = format!("file://{}", file.display());
+    let messages = [
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"processId": null, "rootUri": null, "capabilities": {}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params":
+            {"textDocument": {"uri": uri, "languageId": "flow", "version": 1, "text": text}}}),
+    ];
+    for m in messages {
+        let body = m.to_string();
+        write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write");
+    }
+    stdin.flush().expect("flush");
+    let mut codes = None;
+    for _ in 0..50 {
+        let Some(m) = lsp_message(&mut out) else {
+            break;
+        };
+        if m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri.as_str() {
+            codes = Some(
+                m["params"]["diagnostics"]
+                    .as_array()
+                    .expect("a list")
+                    .iter()
+                    .map(|d| d["code"].as_str().unwrap_or_default().to_owned())
+                    .collect(),
+            );
+            break;
+        }
+    }
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    codes.expect("diagnostics published")
+}
+
+#[test]
+fn the_language_server_honours_the_configuration() {
+    let dir = project(&[("p.flow", APPEND)]);
+    let file = dir.path().canonicalize().expect("canonical").join("p.flow");
+    let all = lsp_codes(dir.path(), &file, APPEND);
+    assert!(
+        all.contains(&"FL202".to_owned()) && all.contains(&"FL900".to_owned()),
+        "{all:?}"
+    );
+    std::fs::write(dir.path().join("flowc.toml"), "ignore = [\"FL202\"]\n").expect("write");
+    let some = lsp_codes(dir.path(), &file, APPEND);
+    assert!(
+        !some.contains(&"FL202".to_owned()) && some.contains(&"FL900".to_owned()),
+        "{some:?}"
+    );
+}
