@@ -208,7 +208,7 @@ pub fn parse(
         Origin::Defaults { isolated: false },
         PathBuf::new(),
     )
-    .map_err(|e| format!("`{shown}`: {e}"))?;
+    .map_err(|e| format!("`{shown}`: {}", e.replacen('`', &format!("`{prefix}"), 1)))?;
     Ok(Some(config))
 }
 
@@ -263,11 +263,14 @@ pub fn codes_of(selector: &str) -> Result<Vec<Code>, String> {
         Vec::new()
     };
     if found.is_empty() {
-        let names = Code::ALL.iter().map(|c| c.name());
-        return Err(format!(
-            "no rule `{selector}`{}; `flowc rules` lists them",
-            crate::suggest::did_you_mean(selector, names)
-        ));
+        let names = Code::ALL.iter().flat_map(|c| [c.name(), c.as_str()]);
+        let near = crate::suggest::did_you_mean(selector, names);
+        let list = if near.is_empty() {
+            "; `flowc rules` lists them"
+        } else {
+            ""
+        };
+        return Err(format!("no rule `{selector}`{near}{list}"));
     }
     Ok(found)
 }

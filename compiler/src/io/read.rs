@@ -280,6 +280,8 @@ impl Configs {
     /// `targets` are the names a configured `target` may take.
     pub fn new(choice: ConfigChoice, cli: Overrides, targets: &[&str]) -> Result<Configs, String> {
         let targets: Vec<String> = targets.iter().map(|t| (*t).to_owned()).collect();
+        // The command line's own mistakes first, before any file is blamed.
+        Settings::defaults(Some(&cli), false, PathBuf::new())?;
         let fixed = match &choice {
             ConfigChoice::Discover => None,
             ConfigChoice::Isolated => Some(Arc::new(Settings::defaults(
@@ -346,8 +348,7 @@ impl Configs {
                 if !candidate.is_file() {
                     continue;
                 }
-                if let Some(file) =
-                    read_config(&candidate, &display(&candidate), pyproject, &names)?
+                if let Some(file) = read_config(&candidate, &shown(&candidate), pyproject, &names)?
                 {
                     found = Some((file, candidate));
                     break;
@@ -361,7 +362,7 @@ impl Configs {
             Some((file, path)) => {
                 let folder = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
                 config::settle(&file, Some(&self.cli), Origin::File(path.clone()), folder)
-                    .map_err(|e| format!("`{}`: {e}", display(&path)))?
+                    .map_err(|e| format!("`{}`: {e}", shown(&path)))?
             }
             None => Settings::defaults(Some(&self.cli), false, absolute(Path::new(".")))?,
         };
@@ -418,6 +419,18 @@ impl crate::check::Policy for Configs {
                 true
             }
         }
+    }
+}
+
+/// An absolute path as messages show it: relative to the current folder
+/// when it is inside it.
+fn shown(path: &Path) -> String {
+    let cwd = std::env::current_dir()
+        .ok()
+        .and_then(|c| std::fs::canonicalize(c).ok());
+    match cwd.as_deref().and_then(|c| path.strip_prefix(c).ok()) {
+        Some(rel) if !rel.as_os_str().is_empty() => display(rel),
+        _ => display(path),
     }
 }
 

@@ -334,3 +334,41 @@ fn the_language_server_honours_the_configuration() {
         "{some:?}"
     );
 }
+
+#[test]
+fn the_documented_configurations_are_accepted() {
+    let page =
+        std::fs::read_to_string(crate::common::repo_root().join("docs/tooling.md")).expect("page");
+    let section = page
+        .split("## Configuration\n")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("a Configuration section");
+    let blocks: Vec<&str> = section
+        .split("```toml\n")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .collect();
+    assert_eq!(blocks.len(), 2, "a flowc.toml and a pyproject.toml");
+    for block in blocks {
+        let name = if block.contains("[tool.flowc]") {
+            "pyproject.toml"
+        } else {
+            "flowc.toml"
+        };
+        let dir = project(&[(name, block), ("legacy/p.flow", APPEND)]);
+        let (code, out, err) = flowc(dir.path(), &["check", "--show-settings"]);
+        assert_eq!(code, Some(0), "{name}: {err}");
+        assert!(out.contains(name) && out.contains("target: argo"), "{out}");
+        assert!(
+            out.contains("FL202=error") && out.contains("\"legacy/**\""),
+            "{out}"
+        );
+        // A check under it runs: FL900 and FL2 ignored in legacy/, the
+        // target's FL807 reported.
+        let (code, out, err) = flowc(dir.path(), &["check", "--output-format", "concise"]);
+        assert_eq!(code, Some(0), "{out}{err}");
+        assert!(!out.contains("FL900") && !out.contains("FL202"), "{out}");
+        assert!(out.contains("FL807"), "{out}");
+    }
+}
