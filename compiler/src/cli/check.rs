@@ -77,7 +77,7 @@ pub(super) enum ColorChoice {
 /// Whether the human format is coloured: `--color` first, then `NO_COLOR`
 /// (set and not empty: never), then `FORCE_COLOR` (set and not empty:
 /// always), else only on a terminal.
-fn colored(choice: ColorChoice) -> bool {
+pub(super) fn colored(choice: ColorChoice) -> bool {
     let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
     match choice {
         ColorChoice::Always => true,

@@ -3,7 +3,7 @@
 //! The clap definitions and the helpers the commands share are here; each
 //! command is a module of its own.
 
-use std::io::{IsTerminal as _, Write as _};
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -50,7 +50,7 @@ pub struct Cli {
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum CheckFormat {
-    /// Rendered diagnostics for people (colour only on a terminal; `NO_COLOR` honoured)
+    /// Rendered diagnostics for people (colour as `--color` says)
     Human,
     /// One finding a line: `path:line:col: CODE message`
     Concise,
@@ -256,7 +256,7 @@ fn usage_error(msg: &str) -> ExitCode {
 }
 
 fn color_wanted() -> bool {
-    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+    check::colored(check::ColorChoice::Auto)
 }
 
 fn print(s: &str) {

@@ -274,6 +274,8 @@ pub struct Configs {
     by_dir: Mutex<BTreeMap<PathBuf, Arc<Settings>>>,
     /// The first configuration problem met while settling findings.
     problem: Mutex<Option<String>>,
+    /// By the path a file is shown as: its absolute path and settings.
+    by_path: Mutex<BTreeMap<String, (PathBuf, Arc<Settings>)>>,
 }
 
 impl Configs {
@@ -310,6 +312,7 @@ impl Configs {
             fixed,
             by_dir: Mutex::new(BTreeMap::new()),
             problem: Mutex::new(None),
+            by_path: Mutex::new(BTreeMap::new()),
         })
     }
 
@@ -323,6 +326,7 @@ impl Configs {
             fixed: None,
             by_dir: Mutex::new(BTreeMap::new()),
             problem: Mutex::new(None),
+            by_path: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -409,8 +413,23 @@ impl Configs {
 
 impl crate::check::Policy for Configs {
     fn settle(&self, path: &str, d: &mut crate::diagnostic::Diagnostic) -> bool {
-        match self.for_file(Path::new(path)) {
-            Ok(s) => s.settle(&absolute(Path::new(path)), d),
+        // Each file's absolute path and settings are looked up once, not
+        // once per finding.
+        let found = {
+            let mut by_path = self.by_path.lock().unwrap_or_else(PoisonError::into_inner);
+            match by_path.get(path) {
+                Some((abs, s)) => Ok((abs.clone(), Arc::clone(s))),
+                None => {
+                    let abs = absolute(Path::new(path));
+                    self.for_file(&abs).map(|s| {
+                        by_path.insert(path.to_owned(), (abs.clone(), Arc::clone(&s)));
+                        (abs, s)
+                    })
+                }
+            }
+        };
+        match found {
+            Ok((abs, s)) => s.settle(&abs, d),
             Err(e) => {
                 self.problem
                     .lock()
