@@ -504,7 +504,10 @@ mod tests {
             &TARGETS,
         )
         .unwrap_err();
-        assert!(e.contains("`tool.flowc.ignore`") && e.contains("FL999"), "{e}");
+        assert!(
+            e.contains("`tool.flowc.ignore`") && e.contains("FL999"),
+            "{e}"
+        );
         let e = parse(
             "[severity]\nFL202 = \"fatal\"",
             "flowc.toml",
