@@ -417,15 +417,14 @@ impl crate::check::Policy for Configs {
         // once per finding.
         let found = {
             let mut by_path = self.by_path.lock().unwrap_or_else(PoisonError::into_inner);
-            match by_path.get(path) {
-                Some((abs, s)) => Ok((abs.clone(), Arc::clone(s))),
-                None => {
-                    let abs = absolute(Path::new(path));
-                    self.for_file(&abs).map(|s| {
-                        by_path.insert(path.to_owned(), (abs.clone(), Arc::clone(&s)));
-                        (abs, s)
-                    })
-                }
+            if let Some((abs, s)) = by_path.get(path) {
+                Ok((abs.clone(), Arc::clone(s)))
+            } else {
+                let abs = absolute(Path::new(path));
+                self.for_file(&abs).map(|s| {
+                    by_path.insert(path.to_owned(), (abs.clone(), Arc::clone(&s)));
+                    (abs, s)
+                })
             }
         };
         match found {
