@@ -445,3 +445,37 @@ fn graph_draws_every_pipeline_of_every_file() {
     assert_eq!(r.code, Some(1));
     assert!(r.stdout.contains("FL001"), "{}", r.stdout);
 }
+
+#[test]
+fn build_settles_findings_by_the_configuration_too() {
+    let dir = project(&[("p.flow", CLEAN)]);
+    let out = tempfile::tempdir().expect("tempdir");
+    let build = || {
+        flowc(dir.path())
+            .args(["build", "--target", "airflow", "--out"])
+            .arg(out.path())
+            .arg("p.flow")
+            .output()
+            .expect("runs")
+    };
+    assert_eq!(build().status.code(), Some(0));
+    // FL704 (a warning) made an error: nothing is written for the file.
+    let unused =
+        format!("{CLEAN}\neffect spare: webhook {{\n  url \"https://example.invalid/x\"\n}}\n");
+    std::fs::write(dir.path().join("p.flow"), &unused).expect("write");
+    let (code, found) = codes(dir.path(), &[]);
+    assert_eq!(code, Some(0), "{found:?}");
+    std::fs::write(
+        dir.path().join("flowc.toml"),
+        "[severity]\nFL704 = \"error\"\n",
+    )
+    .expect("write");
+    let b = build();
+    assert_eq!(
+        b.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&b.stdout)
+    );
+    assert!(String::from_utf8_lossy(&b.stderr).contains("wrote 0 files"));
+}
