@@ -25,9 +25,10 @@ const KEYS: [&str; 7] = [
 ];
 
 /// Findings no configuration turns off or makes a warning: a file that does
-/// not parse (FL001) or whose import fails (FL005) has no other findings to
-/// trust, and an `allow` always needs a reason (FL706).
-pub const ALWAYS_ERRORS: [Code; 3] = [Code::FL001, Code::FL005, Code::FL706];
+/// not parse (FL001), whose import fails (FL005) or that names what is not
+/// declared (FL702) has no report and no output, and no other findings to
+/// trust; and an `allow` always needs a reason (FL706).
+pub const ALWAYS_ERRORS: [Code; 4] = [Code::FL001, Code::FL005, Code::FL702, Code::FL706];
 
 /// A glob of a configuration, matched against a path relative to the
 /// configuration's folder (or, without a `/`, against a file or folder name).
@@ -325,8 +326,8 @@ pub fn settle(
             if ALWAYS_ERRORS.contains(&c) && level == Severity::Warning {
                 if Code::lookup(code).is_some() {
                     return Err(format!(
-                        "`severity`: `{c}` is always an error (a file with it has no other findings to trust, \
-                         or an `allow` lacks its reason)"
+                        "`severity`: `{c}` is always an error (a file with it has no other findings to trust \
+                         and no output, or an `allow` lacks its reason)"
                     ));
                 }
                 continue;
@@ -365,8 +366,9 @@ fn refuse_always(list: &[String], key: &str) -> Result<(), String> {
     for s in list {
         if let Some(c) = Code::lookup(s).filter(|c| ALWAYS_ERRORS.contains(c)) {
             return Err(format!(
-                "`{key}`: `{c}` cannot be ignored: it is always reported (a file that does not parse or \
-                 whose import fails has no other findings to trust, and an `allow` needs its reason)"
+                "`{key}`: `{c}` cannot be ignored: it is always reported (a file that does not parse, whose \
+                 import fails or that names what is not declared has no output and no other findings \
+                 to trust, and an `allow` needs its reason)"
             ));
         }
     }

@@ -38,7 +38,7 @@ pub(super) struct CheckArgs {
     /// Also report these rules
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub(super) extend_select: Vec<String>,
-    /// Do not report these rules (FL001, FL005 and FL706 are always reported)
+    /// Do not report these rules (FL001, FL005, FL702 and FL706 are always reported)
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub(super) ignore: Vec<String>,
     /// Use exactly this configuration file (flowc.toml, or a pyproject.toml with [tool.flowc]) for every file
@@ -220,7 +220,13 @@ fn target_findings(
         extra.extend(super::build::target_findings(outcome, target, options));
     }
     outcome.roots = all_roots;
-    crate::check::settle(configs, &outcome.sources, &mut extra);
+    // What the generator refuses (an error) stays: `build` would not write
+    // it whatever the configuration says. Its warnings are settled.
+    let (refused, mut warned): (Vec<Diagnostic>, Vec<Diagnostic>) =
+        extra.into_iter().partition(Diagnostic::is_error);
+    crate::check::settle(configs, &outcome.sources, &mut warned);
+    let mut extra = refused;
+    extra.extend(warned);
     if let Some(e) = configs.problem() {
         return Err(e);
     }

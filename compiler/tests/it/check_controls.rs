@@ -108,7 +108,7 @@ fn select_and_ignore_by_code_name_and_prefix() {
 #[test]
 fn parse_errors_and_reasonless_allows_cannot_be_ignored() {
     let dir = project(&[("p.flow", "pipeline {")]);
-    for rule in ["FL001", "syntax-error", "FL706"] {
+    for rule in ["FL001", "syntax-error", "FL702", "FL706"] {
         let r = run(dir.path(), &["check", "--ignore", rule]);
         assert_eq!(r.code, Some(2), "{rule}");
         assert!(r.stderr.contains("cannot be ignored"), "{}", r.stderr);
@@ -382,7 +382,18 @@ fn target_at_check_time_reports_what_build_refuses() {
     let (code, found) = codes(d, &[]);
     assert_eq!(code, Some(1));
     assert!(found.contains(&"FL807".to_owned()), "{found:?}");
-    assert_eq!(codes(d, &["--ignore", "FL806,FL807"]), (Some(0), vec![]));
+    // What the generator refuses stays, as `build` would not write it; its
+    // warnings follow the selection.
+    assert_eq!(
+        codes(d, &["--ignore", "FL806,FL807"]),
+        (Some(1), vec!["FL806".to_owned()])
+    );
+    std::fs::write(
+        d.join("flowc.toml"),
+        "target = \"argo\"\n[severity]\nFL806 = \"warning\"\n",
+    )
+    .expect("write");
+    assert_eq!(codes(d, &["--select", "FL9"]).0, Some(1));
     let r = run(d, &["check", "--target", "nomad"]);
     assert_eq!(r.code, Some(2));
     std::fs::write(d.join("flowc.toml"), "target = \"nomad\"\n").expect("write");
