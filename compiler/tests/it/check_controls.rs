@@ -276,6 +276,28 @@ fn stdin_is_checked_under_its_stdin_filename() {
     let text = String::from_utf8(out.stdout).expect("utf-8");
     assert_eq!(out.status.code(), Some(1));
     assert!(text.starts_with("-:26:5: FL900 "), "{text}");
+    // `use` is read from the folder of the name: the example's imports resolve.
+    let root = common::repo_root();
+    let example = std::fs::read_to_string(root.join("examples/revenue_daily.flow")).expect("read");
+    assert!(example.contains("use \""), "the example imports");
+    for (name, code) in [
+        ("examples/revenue_daily.flow", 0),
+        ("elsewhere/revenue_daily.flow", 1),
+    ] {
+        let out = flowc(&root)
+            .args([
+                "check",
+                "--output-format",
+                "concise",
+                "--stdin-filename",
+                name,
+            ])
+            .write_stdin(example.clone())
+            .output()
+            .expect("runs");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert_eq!(out.status.code(), Some(code), "{name}: {text}");
+    }
 }
 
 #[test]
