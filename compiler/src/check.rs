@@ -41,6 +41,31 @@ impl Loader for NoImports {
     }
 }
 
+/// Which findings of a file are kept, and at what severity: the
+/// configuration in force for it (`config::Settings`, found by `io`).
+pub trait Policy {
+    /// Settle one finding of the file shown as `path`: `false` leaves it
+    /// out of the run; the severity may change.
+    fn settle(&self, path: &str, d: &mut Diagnostic) -> bool;
+}
+
+/// Every rule at its own severity.
+pub struct Defaults;
+
+impl Policy for Defaults {
+    fn settle(&self, _path: &str, _d: &mut Diagnostic) -> bool {
+        true
+    }
+}
+
+/// Apply `policy` to findings (those of the standard library stay as they are).
+pub fn settle(policy: &dyn Policy, sources: &SourceMap, diags: &mut Vec<Diagnostic>) {
+    diags.retain_mut(|d| {
+        let path = sources.path(d.file);
+        path.starts_with("<stdlib>") || policy.settle(path, d)
+    });
+}
+
 /// Everything one run found.
 #[derive(Debug)]
 pub struct Outcome {
@@ -106,8 +131,14 @@ struct Loaded {
     uses: Vec<(Span, FileId)>,
 }
 
-/// Check a set of files.
+/// Check a set of files with every rule at its own severity.
 pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
+    check_with(inputs, loader, &Defaults)
+}
+
+/// Check a set of files; `policy` says which findings each file keeps
+/// (after suppression, so an `allow` of a rule turned off is not unused).
+pub fn check_with(inputs: Vec<Input>, loader: &dyn Loader, policy: &dyn Policy) -> Outcome {
     let mut sources = SourceMap::default();
     let mut diags = Vec::new();
     let mut loaded: Vec<Loaded> = Vec::new();
@@ -236,6 +267,7 @@ pub fn check(inputs: Vec<Input>, loader: &dyn Loader) -> Outcome {
     let analysis = guarantee::analyze(&program, &broken, &mut diags);
     crate::rules::run(&program, &analysis, &broken, &mut diags);
     crate::rules::suppress::suppress(&program, &broken, &mut diags);
+    settle(policy, &sources, &mut diags);
     diags.retain(|d| !sources.path(d.file).starts_with("<stdlib>") || d.is_error());
     diagnostic::sort(&mut diags, &sources);
     dedup(&mut diags);

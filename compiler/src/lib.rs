@@ -13,6 +13,7 @@
 //! - [`check`]: the driver from files to findings, above `analyze` and `rules`.
 //! - [`diagnostic`]: findings, every rule code, and their human, JSON, SARIF
 //!   and GitHub forms.
+//! - [`config`]: `flowc.toml` and `[tool.flowc]`: rule selection, severities, excludes.
 //! - [`suggest`]: "did you mean" for every phase.
 //! - [`io`]: reading `.flow` files; writing files confined to a folder, atomically.
 //! - [`codegen`]: Airflow, Argo and Python scaffolding.
@@ -25,6 +26,7 @@ pub mod analyze;
 pub mod check;
 pub mod cli;
 pub mod codegen;
+pub mod config;
 pub mod diagnostic;
 pub mod format;
 pub mod graph;

@@ -51,7 +51,7 @@ pub(super) fn generate_into(
     mut generate: impl FnMut(&[crate::codegen::ir::Pipeline]) -> crate::codegen::target::Output,
     warnings: fn(&[crate::codegen::ir::Pipeline]) -> Vec<crate::codegen::TargetProblem>,
 ) -> Result<Run, ExitCode> {
-    use crate::codegen::{lower, places};
+    use crate::codegen::places;
     let mut outcome = check_paths(paths).map_err(|e| usage_error(&e))?;
     std::fs::create_dir_all(out).map_err(|e| {
         usage_error(&format!(
@@ -66,23 +66,8 @@ pub(super) fn generate_into(
     let mut kept = std::collections::BTreeSet::new();
     let mut extra = Vec::new();
     // Nothing is written for a file with errors.
-    let decl_names = places::Places::decl_names(&outcome);
-    let lowered: Vec<_> = outcome
-        .roots
-        .iter()
-        .filter(|&&file| !outcome.file_has_errors(file) && !outcome.broken.contains(&file))
-        .map(|&file| {
-            let places = places::Places::of(&outcome, file, &decl_names);
-            (places, lower::pipelines_of(&outcome, file))
-        })
-        .filter(|(_, pipelines)| !pipelines.is_empty())
-        .collect();
-    // The target's warnings, with the `allow`s that cover them.
-    for (places, pipelines) in &lowered {
-        let mut found = places::problems_to_diagnostics(places, warnings(pipelines));
-        crate::rules::suppress::suppress_target(&outcome.program, &mut found);
-        extra.extend(found);
-    }
+    let lowered = lower_clean(&outcome);
+    extra.extend(target_warnings(&outcome, &lowered, warnings));
     // The model and the analysis are in the pipelines now: free them (on
     // the other core) before the output takes their memory.
     let model = (
@@ -138,6 +123,96 @@ pub(super) fn generate_into(
     })
 }
 
+/// The pipelines of each file of `outcome` without errors, lowered to the IR
+/// (a file with errors gets no output, and no target findings).
+fn lower_clean(
+    outcome: &crate::check::Outcome,
+) -> Vec<(
+    crate::codegen::places::Places,
+    Vec<crate::codegen::ir::Pipeline>,
+)> {
+    use crate::codegen::{lower, places};
+    let decl_names = places::Places::decl_names(outcome);
+    outcome
+        .roots
+        .iter()
+        .filter(|&&file| !outcome.file_has_errors(file) && !outcome.broken.contains(&file))
+        .map(|&file| {
+            let places = places::Places::of(outcome, file, &decl_names);
+            (places, lower::pipelines_of(outcome, file))
+        })
+        .filter(|(_, pipelines)| !pipelines.is_empty())
+        .collect()
+}
+
+/// The target's warnings for the lowered files, with the `allow`s that cover them.
+fn target_warnings(
+    outcome: &crate::check::Outcome,
+    lowered: &[(
+        crate::codegen::places::Places,
+        Vec<crate::codegen::ir::Pipeline>,
+    )],
+    warnings: fn(&[crate::codegen::ir::Pipeline]) -> Vec<crate::codegen::TargetProblem>,
+) -> Vec<diagnostic::Diagnostic> {
+    use crate::codegen::places;
+    let mut extra = Vec::new();
+    for (places, pipelines) in lowered {
+        let mut found = places::problems_to_diagnostics(places, warnings(pipelines));
+        crate::rules::suppress::suppress_target(&outcome.program, &mut found);
+        extra.extend(found);
+    }
+    extra
+}
+
+/// What `build --target` generates for the pipelines of one file: the
+/// target's files, or its problems with FL806 (state a retry cannot reach,
+/// which concerns every target).
+fn generator<'a>(
+    target: &'a crate::codegen::target::Target,
+    options: &'a crate::codegen::target::TargetOptions,
+) -> impl FnMut(&[crate::codegen::ir::Pipeline]) -> crate::codegen::target::Output + 'a {
+    move |pipelines| {
+        let stateless = crate::codegen::state::problems(pipelines);
+        match (target.generate)(pipelines, options) {
+            Ok(_) if !stateless.is_empty() => Err(stateless),
+            Err(mut problems) => {
+                problems.extend(stateless);
+                Err(problems)
+            }
+            ok => ok,
+        }
+    }
+}
+
+/// The target findings `build` would report for `outcome` (FL801 to FL807
+/// but those met only while writing), found by the same steps, with nothing
+/// written: what `flowc check --target` adds.
+pub(super) fn target_findings(
+    outcome: &crate::check::Outcome,
+    target: &crate::codegen::target::Target,
+    options: crate::codegen::target::TargetOptions,
+) -> Vec<diagnostic::Diagnostic> {
+    use crate::codegen::places;
+    let lowered = lower_clean(outcome);
+    let mut extra = target_warnings(outcome, &lowered, target.warnings);
+    let mut generate = generator(target, &options);
+    let mut generated: Vec<_> = lowered
+        .iter()
+        .map(|(places, pipelines)| {
+            let result =
+                generate(pipelines).map_err(|p| places::problems_to_diagnostics(places, p));
+            (places, result)
+        })
+        .collect();
+    places::claims_across_files(&mut generated);
+    for (_, result) in generated {
+        if let Err(d) = result {
+            extra.extend(d);
+        }
+    }
+    extra
+}
+
 pub(super) fn plural(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
@@ -160,23 +235,7 @@ pub(super) fn run(
             ArgoKindArg::Template => argo::ArgoKind::Template,
         },
     };
-    let result = generate_into(
-        paths,
-        out,
-        |pipelines| {
-            // FL806 concerns every target: state a retry cannot reach.
-            let stateless = crate::codegen::state::problems(pipelines);
-            match (target.generate)(pipelines, &options) {
-                Ok(_) if !stateless.is_empty() => Err(stateless),
-                Err(mut problems) => {
-                    problems.extend(stateless);
-                    Err(problems)
-                }
-                ok => ok,
-            }
-        },
-        target.warnings,
-    );
+    let result = generate_into(paths, out, generator(target, &options), target.warnings);
     let run = match result {
         Ok(run) => run,
         Err(code) => return code,

@@ -3,7 +3,7 @@
 //! The clap definitions and the helpers the commands share are here; each
 //! command is a module of its own.
 
-use std::io::{IsTerminal as _, Write as _};
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -51,8 +51,10 @@ pub struct Cli {
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum CheckFormat {
-    /// Rendered diagnostics for people (colour only on a terminal; `NO_COLOR` honoured)
+    /// Rendered diagnostics for people (colour as `--color` says)
     Human,
+    /// One finding a line: `path:line:col: CODE message`
+    Concise,
     /// The versioned JSON of RULES.md
     Json,
     /// SARIF 2.1.0, for code-scanning tools
@@ -78,18 +80,19 @@ Examples:
   flowc check examples/ more.flow      folders are searched recursively for *.flow
   flowc check --format sarif . > flowc.sarif
   flowc check --deny-warnings pipeline.flow
+  flowc check --select FL2,unused-allow --ignore FL202 .
+  flowc check --target airflow .       also what `flowc build --target airflow` would refuse
+  cat p.flow | flowc check - --stdin-filename pipelines/p.flow --output-format concise
+  flowc check --show-settings          the configuration in force, and where it comes from
+
+Configuration: the closest flowc.toml, or pyproject.toml with [tool.flowc], at or above
+each file's folder (in one folder flowc.toml wins); the command line beats it, --isolated
+reads none, --config PATH reads exactly PATH. Keys: select, extend-select, ignore,
+severity, per-file-ignores, exclude, target (docs/tooling.md). Folders are searched
+honouring .gitignore, .ignore and exclude.
 
 Exit status: 0 no errors; 1 errors (or warnings with --deny-warnings); 2 the command could not run.")]
-    Check {
-        /// Files, or folders searched recursively for *.flow (default: the current folder)
-        paths: Vec<PathBuf>,
-        /// Output format
-        #[arg(long, value_enum, default_value = "human")]
-        format: CheckFormat,
-        /// Exit 1 on warnings too
-        #[arg(long)]
-        deny_warnings: bool,
-    },
+    Check(check::CheckArgs),
     /// Print the delivery guarantee derived for every output
     #[command(after_help = "\
 Examples:
@@ -185,10 +188,11 @@ Examples:
   flowc graph examples/revenue_daily.flow | dot -Tsvg > revenue.svg
   flowc graph --format mermaid examples/revenue_daily.flow
 
-Every pipeline of the file is drawn (one graph each); --pipeline picks one.")]
+Every pipeline of every file is drawn (one graph each, in file order); --pipeline
+picks one, and names the files when several declare it.")]
     Graph {
-        /// The .flow file
-        file: PathBuf,
+        /// Files, or folders searched recursively for *.flow (default: the current folder)
+        paths: Vec<PathBuf>,
         /// Output format
         #[arg(long, value_enum, default_value = "dot")]
         format: GraphFormat,
@@ -256,7 +260,7 @@ fn usage_error(msg: &str) -> ExitCode {
 }
 
 fn color_wanted() -> bool {
-    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+    check::colored(check::ColorChoice::Auto)
 }
 
 fn print(s: &str) {
@@ -289,11 +293,7 @@ pub fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Check {
-            paths,
-            format,
-            deny_warnings,
-        } => check::run(&paths, format, deny_warnings),
+        Command::Check(args) => check::run(&args),
         Command::Report { paths, format } => report::run(&paths, format),
         Command::Explain { rule } => explain::run(&rule),
         Command::Build {
@@ -310,10 +310,10 @@ pub fn main() -> ExitCode {
         } => scaffold::run(&paths, &out),
         Command::Fmt { paths, check } => fmt::run(&paths, check),
         Command::Graph {
-            file,
+            paths,
             format,
             pipeline,
-        } => graph::run(&file, format, pipeline.as_deref()),
+        } => graph::run(&paths, format, pipeline.as_deref()),
         Command::Init { dir } => init::run(dir.as_deref()),
         Command::Rules => rules::run(),
         Command::Lsp => lsp::run(),

@@ -335,12 +335,19 @@ impl Server {
             fs: &fs,
             open: &open,
         };
+        // The configuration in force for each file, read afresh on every
+        // check so an edit to `flowc.toml` shows at once; a broken one
+        // leaves every finding as it is (and says so on stderr).
+        let configs = crate::io::read::Configs::discover(&[]);
         // The core never panics on input; if it ever did, the server
         // stays up and keeps the findings it had.
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            crate::check::check(inputs, &loader)
+            crate::check::check_with(inputs, &loader, &configs)
         }))
         .ok()?;
+        if let Some(e) = configs.problem() {
+            eprintln!("flowc lsp: {e}");
+        }
         let mut file_of = BTreeMap::new();
         let mut uri_of = BTreeMap::new();
         let by_path: BTreeMap<&str, &str> = key_of_doc

@@ -11,7 +11,9 @@ mod common;
 
 mod airflow;
 mod argo;
+mod check_controls;
 mod cli;
+mod config;
 mod contract;
 mod contributing;
 mod deployable;

@@ -1,0 +1,574 @@
+//! The configuration of a run: which rules report, at what severity, which
+//! files are left out, and the default target of `flowc check`.
+//!
+//! Pure: a configuration file comes in as text (from `flowc.toml`, or the
+//! `[tool.flowc]` table of a `pyproject.toml`); finding and reading it is
+//! `io::read`'s. Every problem is a message naming the file and the key.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use globset::{GlobBuilder, GlobMatcher};
+
+use crate::diagnostic::{Code, Diagnostic, Severity};
+
+/// The keys of a configuration, in the order `--show-settings` prints them.
+const KEYS: [&str; 7] = [
+    "select",
+    "extend-select",
+    "ignore",
+    "severity",
+    "per-file-ignores",
+    "exclude",
+    "target",
+];
+
+/// Findings no configuration turns off or makes a warning: a file that does
+/// not parse (FL001), whose import fails (FL005) or that names what is not
+/// declared (FL702) has no report and no output, and no other findings to
+/// trust; and an `allow` always needs a reason (FL706).
+pub const ALWAYS_ERRORS: [Code; 4] = [Code::FL001, Code::FL005, Code::FL702, Code::FL706];
+
+/// A glob of a configuration, matched against a path relative to the
+/// configuration's folder (or, without a `/`, against a file or folder name).
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    pub text: String,
+    matcher: GlobMatcher,
+}
+
+impl Pattern {
+    fn new(text: &str) -> Result<Pattern, String> {
+        let glob = GlobBuilder::new(text.trim_start_matches("./"))
+            .literal_separator(true)
+            .build()
+            .map_err(|e| {
+                format!(
+                    "`{text}` is not a glob: {}",
+                    first_lower(&e.kind().to_string())
+                )
+            })?;
+        Ok(Pattern {
+            text: text.to_owned(),
+            matcher: glob.compile_matcher(),
+        })
+    }
+
+    /// Whether `rel` (relative to the configuration's folder, `/`-separated)
+    /// or, for a pattern without `/`, any of its components matches.
+    pub fn matches(&self, rel: &Path) -> bool {
+        if self.matcher.is_match(rel) {
+            return true;
+        }
+        let trimmed = self.text.trim_start_matches("./");
+        !trimmed.contains('/')
+            && rel
+                .components()
+                .any(|c| self.matcher.is_match(c.as_os_str()))
+    }
+}
+
+fn first_lower(s: &str) -> String {
+    let mut chars = s.chars();
+    chars.next().map_or_else(String::new, |c| {
+        c.to_lowercase().collect::<String>() + chars.as_str()
+    })
+}
+
+/// One configuration file, as written.
+#[derive(Debug, Clone, Default)]
+pub struct FileConfig {
+    pub select: Option<Vec<String>>,
+    pub extend_select: Vec<String>,
+    pub ignore: Vec<String>,
+    pub severity: Vec<(String, String)>,
+    pub per_file_ignores: Vec<(String, Vec<String>)>,
+    pub exclude: Vec<String>,
+    pub target: Option<String>,
+}
+
+/// What the command line adds: it beats the file (`--select` starts the
+/// selection afresh, as a file's `select` does; `--ignore` and
+/// `--extend-select` add to it).
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub select: Option<Vec<String>>,
+    pub extend_select: Vec<String>,
+    pub ignore: Vec<String>,
+    pub target: Option<String>,
+}
+
+/// Where the settings came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// No configuration file was found (or `--isolated`).
+    Defaults { isolated: bool },
+    /// This file (`flowc.toml` or `pyproject.toml`).
+    File(PathBuf),
+}
+
+/// The settings in force for the files under one folder.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub origin: Origin,
+    /// The folder globs are relative to: the configuration file's, else the
+    /// current one.
+    pub dir: PathBuf,
+    pub enabled: BTreeSet<Code>,
+    pub severity: BTreeMap<Code, Severity>,
+    pub per_file_ignores: Vec<(Pattern, BTreeSet<Code>)>,
+    pub exclude: Vec<Pattern>,
+    pub target: Option<String>,
+}
+
+/// Parse a configuration file's text. `pyproject` reads the
+/// `[tool.flowc]` table and returns `None` when there is none; `targets`
+/// are the names `target` may take (any, when empty: only `flowc check`
+/// reads the target, and it passes them).
+pub fn parse(
+    text: &str,
+    shown: &str,
+    pyproject: bool,
+    targets: &[&str],
+) -> Result<Option<FileConfig>, String> {
+    let doc: toml::Table = toml::from_str(text)
+        .map_err(|e| format!("`{shown}` is not valid TOML: {}", one_line(&e.to_string())))?;
+    let (table, prefix) = if pyproject {
+        let Some(tool) = doc.get("tool") else {
+            return Ok(None);
+        };
+        let Some(flowc) = tool.get("flowc") else {
+            return Ok(None);
+        };
+        let Some(t) = flowc.as_table() else {
+            return Err(format!("`{shown}`: `tool.flowc` must be a table"));
+        };
+        (t.clone(), "tool.flowc.")
+    } else {
+        (doc, "")
+    };
+    let at = |key: &str| format!("`{shown}`: `{prefix}{key}`");
+    let mut config = FileConfig::default();
+    for (key, value) in &table {
+        match key.as_str() {
+            "select" => config.select = Some(strings(value, &at(key))?),
+            "extend-select" => config.extend_select = strings(value, &at(key))?,
+            "ignore" => config.ignore = strings(value, &at(key))?,
+            "exclude" => config.exclude = strings(value, &at(key))?,
+            "severity" => {
+                let t = value.as_table().ok_or_else(|| {
+                    format!("{} must be a table of `CODE = \"error\"` lines", at(key))
+                })?;
+                for (code, level) in t {
+                    let level = level.as_str().ok_or_else(|| {
+                        format!("{}: `{code}` must be \"error\" or \"warning\"", at(key))
+                    })?;
+                    config.severity.push((code.clone(), level.to_owned()));
+                }
+            }
+            "per-file-ignores" => {
+                let t = value.as_table().ok_or_else(|| {
+                    format!(
+                        "{} must be a table of `\"GLOB\" = [\"CODE\", ...]` lines",
+                        at(key)
+                    )
+                })?;
+                for (glob, codes) in t {
+                    let codes = strings(codes, &format!("{}: `{glob}`", at(key)))?;
+                    config.per_file_ignores.push((glob.clone(), codes));
+                }
+            }
+            "target" => {
+                let t = value
+                    .as_str()
+                    .ok_or_else(|| format!("{} must be a string", at(key)))?;
+                if !targets.is_empty() && !targets.contains(&t) {
+                    return Err(format!(
+                        "{}: no target `{t}` (one of {})",
+                        at(key),
+                        quoted(targets.iter().copied())
+                    ));
+                }
+                config.target = Some(t.to_owned());
+            }
+            other => {
+                return Err(format!(
+                    "{}: unknown key{}",
+                    at(other),
+                    crate::suggest::did_you_mean(other, KEYS)
+                ));
+            }
+        }
+    }
+    // Every code and glob is checked now, so a mistake is reported with
+    // its file even when the command line overrides the key.
+    settle(
+        &config,
+        None,
+        Origin::Defaults { isolated: false },
+        PathBuf::new(),
+    )
+    .map_err(|e| format!("`{shown}`: {}", e.replacen('`', &format!("`{prefix}"), 1)))?;
+    Ok(Some(config))
+}
+
+fn one_line(s: &str) -> String {
+    s.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn quoted<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    items
+        .map(|t| format!("`{t}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn strings(value: &toml::Value, at: &str) -> Result<Vec<String>, String> {
+    let list = value
+        .as_array()
+        .ok_or_else(|| format!("{at} must be a list of strings"))?;
+    list.iter()
+        .map(|v| {
+            v.as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| format!("{at} must be a list of strings"))
+        })
+        .collect()
+}
+
+/// The codes a selector names: a code (`FL202`, any case), a rule name
+/// (`unpinned-mutable-input`), a prefix of codes (`FL2`, `FL20`), or `ALL`.
+pub fn codes_of(selector: &str) -> Result<Vec<Code>, String> {
+    if selector == "ALL" {
+        return Ok(Code::ALL.to_vec());
+    }
+    if let Some(c) = Code::lookup(selector) {
+        return Ok(vec![c]);
+    }
+    let upper = selector.to_ascii_uppercase();
+    let is_prefix = upper.len() > 2
+        && upper.starts_with("FL")
+        && upper[2..].bytes().all(|b| b.is_ascii_digit());
+    let found: Vec<Code> = if is_prefix {
+        Code::ALL
+            .iter()
+            .copied()
+            .filter(|c| c.as_str().starts_with(&upper))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if found.is_empty() {
+        let names = Code::ALL.iter().flat_map(|c| [c.name(), c.as_str()]);
+        let near = crate::suggest::did_you_mean(selector, names);
+        let list = if near.is_empty() {
+            "; `flowc rules` lists them"
+        } else {
+            ""
+        };
+        return Err(format!("no rule `{selector}`{near}{list}"));
+    }
+    Ok(found)
+}
+
+fn codes_of_all(list: &[String], key: &str) -> Result<BTreeSet<Code>, String> {
+    let mut out = BTreeSet::new();
+    for s in list {
+        out.extend(codes_of(s).map_err(|e| format!("`{key}`: {e}"))?);
+    }
+    Ok(out)
+}
+
+/// The settings of a configuration file (or none) with the command line's
+/// overrides on top.
+pub fn settle(
+    file: &FileConfig,
+    cli: Option<&Overrides>,
+    origin: Origin,
+    dir: PathBuf,
+) -> Result<Settings, String> {
+    let none = Overrides::default();
+    let cli = cli.unwrap_or(&none);
+    let mut enabled: BTreeSet<Code> = match &file.select {
+        Some(s) => codes_of_all(s, "select")?,
+        None => Code::ALL.iter().copied().collect(),
+    };
+    enabled.extend(codes_of_all(&file.extend_select, "extend-select")?);
+    let ignored = codes_of_all(&file.ignore, "ignore")?;
+    refuse_always(&file.ignore, "ignore")?;
+    enabled.retain(|c| !ignored.contains(c));
+    if let Some(s) = &cli.select {
+        enabled = codes_of_all(s, "--select")?;
+    }
+    enabled.extend(codes_of_all(&cli.extend_select, "--extend-select")?);
+    refuse_always(&cli.ignore, "--ignore")?;
+    let ignored = codes_of_all(&cli.ignore, "--ignore")?;
+    enabled.retain(|c| !ignored.contains(c));
+    enabled.extend(ALWAYS_ERRORS);
+
+    let mut severity = BTreeMap::new();
+    for (code, level) in &file.severity {
+        let level = match level.as_str() {
+            "error" => Severity::Error,
+            "warning" => Severity::Warning,
+            other => {
+                return Err(format!(
+                "`severity`: `{code}` is \"{other}\", but a severity is \"error\" or \"warning\""
+            ))
+            }
+        };
+        for c in codes_of(code).map_err(|e| format!("`severity`: {e}"))? {
+            if ALWAYS_ERRORS.contains(&c) && level == Severity::Warning {
+                if Code::lookup(code).is_some() {
+                    return Err(format!(
+                        "`severity`: `{c}` is always an error (a file with it has no other findings to trust \
+                         and no output, or an `allow` lacks its reason)"
+                    ));
+                }
+                continue;
+            }
+            severity.insert(c, level);
+        }
+    }
+    let mut per_file_ignores = Vec::new();
+    for (glob, codes) in &file.per_file_ignores {
+        let key = format!("per-file-ignores`: `{glob}");
+        let pattern = Pattern::new(glob).map_err(|e| format!("`per-file-ignores`: {e}"))?;
+        refuse_always(codes, &key)?;
+        let mut set = codes_of_all(codes, &key)?;
+        set.retain(|c| !ALWAYS_ERRORS.contains(c));
+        per_file_ignores.push((pattern, set));
+    }
+    let exclude = file
+        .exclude
+        .iter()
+        .map(|g| Pattern::new(g).map_err(|e| format!("`exclude`: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Settings {
+        origin,
+        dir,
+        enabled,
+        severity,
+        per_file_ignores,
+        exclude,
+        target: cli.target.clone().or_else(|| file.target.clone()),
+    })
+}
+
+/// A code of [`ALWAYS_ERRORS`] named by itself (not through a prefix) in an
+/// ignore list is a mistake worth saying.
+fn refuse_always(list: &[String], key: &str) -> Result<(), String> {
+    for s in list {
+        if let Some(c) = Code::lookup(s).filter(|c| ALWAYS_ERRORS.contains(c)) {
+            return Err(format!(
+                "`{key}`: `{c}` cannot be ignored: it is always reported (a file that does not parse, whose \
+                 import fails or that names what is not declared has no output and no other findings \
+                 to trust, and an `allow` needs its reason)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Settings {
+    /// The settings of no configuration file.
+    pub fn defaults(
+        cli: Option<&Overrides>,
+        isolated: bool,
+        dir: PathBuf,
+    ) -> Result<Settings, String> {
+        settle(
+            &FileConfig::default(),
+            cli,
+            Origin::Defaults { isolated },
+            dir,
+        )
+    }
+
+    fn relative<'a>(&self, path: &'a Path) -> Option<&'a Path> {
+        path.strip_prefix(&self.dir).ok()
+    }
+
+    /// Whether a file or folder found while searching a folder is left out.
+    /// `path` is absolute (or relative to the same folder as [`Settings::dir`]).
+    pub fn excludes(&self, path: &Path) -> bool {
+        self.relative(path)
+            .is_some_and(|rel| self.exclude.iter().any(|p| p.matches(rel)))
+    }
+
+    /// Apply the settings to one finding of the file at `path` (absolute):
+    /// `false` drops it; its severity may change.
+    pub fn settle(&self, path: &Path, d: &mut Diagnostic) -> bool {
+        if !self.enabled.contains(&d.code) {
+            return false;
+        }
+        if let Some(rel) = self.relative(path) {
+            if self
+                .per_file_ignores
+                .iter()
+                .any(|(p, codes)| codes.contains(&d.code) && p.matches(rel))
+            {
+                return false;
+            }
+        }
+        if let Some(s) = self.severity.get(&d.code) {
+            d.severity = *s;
+        }
+        true
+    }
+
+    /// What `flowc check --show-settings` prints.
+    pub fn show(&self) -> String {
+        let mut out = String::new();
+        let origin = match &self.origin {
+            Origin::Defaults { isolated: true } => "none (--isolated)".to_owned(),
+            Origin::Defaults { isolated: false } => "none found (the defaults)".to_owned(),
+            Origin::File(p) => format!("`{}`", p.to_string_lossy().replace('\\', "/")),
+        };
+        let _ = writeln!(out, "config: {origin}");
+        let _ = writeln!(out, "target: {}", self.target.as_deref().unwrap_or("none"));
+        let all: BTreeSet<Code> = Code::ALL.iter().copied().collect();
+        let off: Vec<&str> = all.difference(&self.enabled).map(|c| c.as_str()).collect();
+        let on: Vec<&str> = self.enabled.iter().map(|c| c.as_str()).collect();
+        let _ = writeln!(out, "enabled: {}", words(&on));
+        let _ = writeln!(out, "disabled: {}", words(&off));
+        out.push_str("severity:");
+        let changed: Vec<String> = self
+            .severity
+            .iter()
+            .filter(|(c, s)| c.severity() != **s)
+            .map(|(c, s)| format!(" {c}={}", s.word()))
+            .collect();
+        out.push_str(&if changed.is_empty() {
+            " (the rules' own)".to_owned()
+        } else {
+            changed.concat()
+        });
+        out.push('\n');
+        out.push_str("per-file-ignores:");
+        if self.per_file_ignores.is_empty() {
+            out.push_str(" none");
+        }
+        out.push('\n');
+        for (p, codes) in &self.per_file_ignores {
+            let codes: Vec<&str> = codes.iter().map(|c| c.as_str()).collect();
+            let _ = writeln!(out, "  \"{}\" = {}", p.text, words(&codes));
+        }
+        let ex: Vec<&str> = self.exclude.iter().map(|p| p.text.as_str()).collect();
+        let _ = writeln!(out, "exclude: {}", words(&ex));
+        out
+    }
+}
+
+fn words(items: &[&str]) -> String {
+    if items.is_empty() {
+        "none".to_owned()
+    } else {
+        items.join(" ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TARGETS: [&str; 2] = ["airflow", "argo"];
+
+    #[test]
+    fn selectors_name_codes_names_and_prefixes() {
+        assert_eq!(codes_of("fl202").expect("code"), vec![Code::FL202]);
+        assert_eq!(codes_of("unused-allow").expect("name"), vec![Code::FL705]);
+        assert!(codes_of("FL70").expect("prefix").contains(&Code::FL707));
+        assert_eq!(codes_of("FL9").expect("prefix"), vec![Code::FL900]);
+        assert!(codes_of("FL95").is_err());
+        assert!(codes_of("FL").is_err());
+        assert!(codes_of("unused-alow")
+            .unwrap_err()
+            .contains("unused-allow"));
+    }
+
+    #[test]
+    fn parse_errors_name_the_file_and_key() {
+        let e = parse("selct = []", "flowc.toml", false, &TARGETS).unwrap_err();
+        assert!(
+            e.contains("`flowc.toml`") && e.contains("`selct`") && e.contains("select"),
+            "{e}"
+        );
+        let e = parse(
+            "[tool.flowc]\nignore = [\"FL999\"]",
+            "pyproject.toml",
+            true,
+            &TARGETS,
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("`tool.flowc.ignore`") && e.contains("FL999"),
+            "{e}"
+        );
+        let e = parse(
+            "[severity]\nFL202 = \"fatal\"",
+            "flowc.toml",
+            false,
+            &TARGETS,
+        )
+        .unwrap_err();
+        assert!(e.contains("fatal"), "{e}");
+        let e = parse(
+            "[per-file-ignores]\n\"a[\" = [\"FL202\"]",
+            "flowc.toml",
+            false,
+            &TARGETS,
+        )
+        .unwrap_err();
+        assert!(e.contains("a["), "{e}");
+        let e = parse("target = \"nomad\"", "flowc.toml", false, &TARGETS).unwrap_err();
+        assert!(e.contains("nomad"), "{e}");
+        assert!(parse("ignore = [\"FL001\"]", "flowc.toml", false, &TARGETS).is_err());
+        // A pyproject.toml without the table is no configuration.
+        assert!(
+            parse("[tool.ruff]\nx = 1", "pyproject.toml", true, &TARGETS)
+                .expect("valid")
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn the_command_line_beats_the_file() {
+        let file = parse(
+            "ignore = [\"FL202\"]\n[severity]\nFL101 = \"warning\"",
+            "f",
+            false,
+            &TARGETS,
+        )
+        .expect("valid")
+        .expect("a config");
+        let s = settle(
+            &file,
+            None,
+            Origin::Defaults { isolated: false },
+            PathBuf::new(),
+        )
+        .expect("ok");
+        assert!(!s.enabled.contains(&Code::FL202));
+        assert_eq!(s.severity.get(&Code::FL101), Some(&Severity::Warning));
+        let cli = Overrides {
+            select: Some(vec!["FL2".into()]),
+            ..Overrides::default()
+        };
+        let s = settle(
+            &file,
+            Some(&cli),
+            Origin::Defaults { isolated: false },
+            PathBuf::new(),
+        )
+        .expect("ok");
+        assert!(s.enabled.contains(&Code::FL202));
+        assert!(!s.enabled.contains(&Code::FL101));
+        assert!(s.enabled.contains(&Code::FL001), "parse errors stay on");
+    }
+}
