@@ -11,6 +11,7 @@ mod common;
 
 mod airflow;
 mod argo;
+mod backfill;
 mod cli;
 mod contract;
 mod contributing;
