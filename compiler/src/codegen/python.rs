@@ -698,11 +698,17 @@ fn view(pipeline: &Pipeline, task: &Task, module: &str, transform_path: &str) ->
         of.map(|e| e.effect.name.as_str()).collect()
     };
     let (slack, email) = (effects_of("slack_message"), effects_of("email"));
-    let records: Vec<&str> = task.writes.iter().map(|w| w.sink.name.as_str()).chain(
-        task.emits.iter()
-            .filter(|e| !matches!(e.effect.kind.as_str(), "slack_message" | "email"))
-            .map(|e| e.effect.name.as_str()),
-    ).collect();
+    let records: Vec<&str> = task
+        .writes
+        .iter()
+        .map(|w| w.sink.name.as_str())
+        .chain(
+            task.emits
+                .iter()
+                .filter(|e| !matches!(e.effect.kind.as_str(), "slack_message" | "email"))
+                .map(|e| e.effect.name.as_str()),
+        )
+        .collect();
     json!({
         "pipeline": pipeline.name,
         "source_file": pipeline.source_file,
