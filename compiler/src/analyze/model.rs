@@ -239,6 +239,8 @@ pub struct PipelineDef {
     /// `state NAME`: the sink (index into decls) that keeps the pipeline's
     /// state, and where the setting is.
     pub state: Option<(usize, Loc)>,
+    /// `param NAME: TYPE`: what a manual run is given when it is triggered.
+    pub params: Vec<ParamDef>,
     pub allows: Vec<AllowDef>,
     pub tasks: Vec<Box<TaskDef>>,
 }

@@ -202,6 +202,7 @@ pub fn backfill(
             .map(|(name, value)| ArgumentView {
                 name: (*name).to_owned(),
                 value: Some(value.clone()),
+                has_value: true,
             })
             .collect();
         let (contents, more) = render(&registry, &view);
@@ -285,7 +286,9 @@ struct DocumentView {
 #[derive(Debug, Serialize)]
 struct ArgumentView {
     name: String,
+    /// `None`: a parameter `argo submit -p` must give.
     value: Option<String>,
+    has_value: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -450,7 +453,17 @@ fn document(
         annotations,
         cron,
         entrypoint: ENTRYPOINT,
-        arguments: Vec::new(),
+        // A run parameter without a value is one `argo submit -p NAME=VALUE`
+        // must give; an optional one defaults to the empty string.
+        arguments: pipeline
+            .params
+            .iter()
+            .map(|p| ArgumentView {
+                name: p.name.clone(),
+                value: p.optional.then(String::new),
+                has_value: p.optional,
+            })
+            .collect(),
         has_tasks: !tasks.is_empty(),
         task_views: tasks,
     })
@@ -634,6 +647,12 @@ fn task_view(
     }
     flow("FLOW_TIMEZONE", &pipeline.timezone);
     flow("FLOW_RUN_ID", "{{workflow.uid}}");
+    for param in &pipeline.params {
+        flow(
+            &param.env_name(),
+            &format!("{{{{workflow.parameters.{}}}}}", param.name),
+        );
+    }
     // `retries` exists only in a template with a retryStrategy; it counts from 0.
     flow(
         "FLOW_ATTEMPT",

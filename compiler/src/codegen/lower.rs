@@ -85,6 +85,15 @@ fn pipeline(
         image: p.image.clone(),
         state: state_store(program, p),
         needs_state: crate::analyze::state::needs_state(program, p),
+        params: p
+            .params
+            .iter()
+            .map(|d| ir::RunParam {
+                name: d.name.clone(),
+                ty: d.ty,
+                optional: d.optional,
+            })
+            .collect(),
         tasks,
     }
 }

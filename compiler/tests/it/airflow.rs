@@ -72,6 +72,7 @@ fn scheduled_with_image() -> Pipeline {
         catchup: true,
         state: flowc::codegen::ir::StateStore::default(),
         needs_state: false,
+        params: Vec::new(),
         image: Some(image.into()),
         tasks: vec![load, rollup, report],
     }
@@ -95,6 +96,7 @@ fn manual_without_image() -> Pipeline {
         catchup: false,
         state: flowc::codegen::ir::StateStore::default(),
         needs_state: false,
+        params: Vec::new(),
         image: None,
         tasks: vec![extract, load],
     }
@@ -129,6 +131,7 @@ fn keyword_names() -> Pipeline {
         catchup: false,
         state: flowc::codegen::ir::StateStore::default(),
         needs_state: false,
+        params: Vec::new(),
         image: None,
         tasks,
     }
@@ -171,6 +174,7 @@ fn nasty_strings() -> Pipeline {
         catchup: false,
         state: flowc::codegen::ir::StateStore::default(),
         needs_state: false,
+        params: Vec::new(),
         image: None,
         tasks: vec![local, pod],
     }
@@ -531,6 +535,7 @@ fn five_thousand_tasks_render_and_parse_quickly() {
         catchup: false,
         state: flowc::codegen::ir::StateStore::default(),
         needs_state: false,
+        params: Vec::new(),
         image: None,
         tasks,
     };

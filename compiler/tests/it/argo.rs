@@ -70,6 +70,7 @@ fn manual(name: &str, tasks: Vec<Task>) -> Pipeline {
         catchup: false,
         state: flowc::codegen::ir::StateStore::default(),
         needs_state: false,
+        params: Vec::new(),
         image: Some("ghcr.io/acme/orders:1.4".to_owned()),
         tasks,
     }
@@ -105,6 +106,7 @@ fn orders_daily() -> Pipeline {
         catchup: false,
         state: flowc::codegen::ir::StateStore::default(),
         needs_state: false,
+        params: Vec::new(),
         image: Some("ghcr.io/acme/orders:1.4".into()),
         tasks: vec![load, rollup],
     }
@@ -150,6 +152,7 @@ fn hourly_catchup() -> Pipeline {
         catchup: true,
         state: flowc::codegen::ir::StateStore::default(),
         needs_state: false,
+        params: Vec::new(),
         image: Some("ghcr.io/acme/orders:1.4".into()),
         tasks: vec![retry, fail],
     }

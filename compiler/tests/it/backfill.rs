@@ -54,7 +54,7 @@ static WORKFLOW: LazyLock<jsonschema::Validator> = LazyLock::new(|| {
         .expect("the Workflow schema compiles")
 });
 
-fn schema_errors(doc: &Value) -> Vec<String> {
+pub(crate) fn schema_errors(doc: &Value) -> Vec<String> {
     WORKFLOW
         .iter_errors(doc)
         .map(|e| format!("{e} at {}", e.instance_path()))

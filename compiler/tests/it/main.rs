@@ -31,6 +31,7 @@ mod model_v02_keys;
 mod model_v02_loss;
 mod model_v02_state;
 mod output_safety;
+mod params;
 mod placeholders;
 mod proptest_ast;
 mod robustness;
