@@ -270,6 +270,9 @@ struct DocumentView {
     pipeline: String,
     kind: &'static str,
     name: String,
+    /// The `flowc.dev/pipeline` label: the pipeline's Argo name, which a
+    /// backfill's Workflows keep while their names add the interval.
+    label: String,
     annotations: Vec<Annotation>,
     cron: Option<CronView>,
     entrypoint: &'static str,
@@ -445,11 +448,13 @@ fn document(
     } else {
         None
     };
+    let name = name?;
     Some(DocumentView {
         source_file: pipeline.source_file.clone(),
         pipeline: pipeline.name.clone(),
         kind: api_kind,
-        name: name?,
+        label: name.clone(),
+        name,
         annotations,
         cron,
         entrypoint: ENTRYPOINT,
