@@ -282,3 +282,16 @@ def test_an_email_without_a_sender_or_subject_is_refused(tmp_path: Path, mailbox
     assert run(task_with(emit), messages(lambda r: {"subject": "s", "text": "t", "from": "a@example.com"}),
                env_for(tmp_path, attempt=3, FLOW_CONN_HOOK=conn)) == 0
     assert len(mailbox.envelopes) == 1
+
+
+def test_the_outbox_relay_sends_email_over_smtp_too(tmp_path: Path, mailbox: Mailbox) -> None:
+    seed(tmp_path, ROWS)
+    emit = Emit(Endpoint("hook", "email", {"to": "ops@example.com"}), "outbox", outbox="out")
+    conn = f"smtp://127.0.0.1:{mailbox.port}?from=flowc%40example.com"
+    transform = messages(lambda r: {"subject": f"order {r['id']}", "text": f"amount {r['amount']}"})
+    assert run(task_with(emit, (OUT,)), transform, env_for(tmp_path, FLOW_CONN_HOOK=conn)) == 0
+    assert run(task_with(emit, (OUT,)), transform, env_for(tmp_path, attempt=2, FLOW_CONN_HOOK=conn)) == 0
+    subjects = sorted(message_from_bytes(e.original_content, policy=policy.default)["Subject"]
+                      for e in mailbox.envelopes)
+    assert subjects == ["order a", "order b"]  # relayed once each, the retry sent nothing again
+    assert all(e.rcpt_tos == ["ops@example.com"] for e in mailbox.envelopes)
