@@ -112,7 +112,10 @@ fn argo_gets_one_valid_workflow_per_interval_with_the_interval_as_parameters() {
         assert_eq!(env_of(doc, "FLOW_SCHEDULE"), vec!["0 2 * * *"; 2]);
         names.push(doc["metadata"]["name"].as_str().unwrap().to_owned());
         // the label names the pipeline, so `kubectl get -l` finds every interval's Workflow
-        assert_eq!(doc["metadata"]["labels"]["flowc.dev/pipeline"], "orders-daily");
+        assert_eq!(
+            doc["metadata"]["labels"]["flowc.dev/pipeline"],
+            "orders-daily"
+        );
     }
     assert_eq!(
         names,
