@@ -44,6 +44,7 @@ import contextvars
 import ctypes
 import ctypes.util
 import functools
+import json
 import os
 import signal
 import subprocess
@@ -87,13 +88,25 @@ def flow_env(context: Context, pipeline: str, task: str) -> dict[str, str]:
         dag_run = context["dag_run"]
         moment: datetime = getattr(dag_run, "run_after", None) or context["logical_date"]
         start = end = moment
-    return {
+    env = {
         "FLOW_PIPELINE": pipeline,
         "FLOW_TASK": task,
         "FLOW_INTERVAL_START": iso_utc(start),
         "FLOW_INTERVAL_END": iso_utc(end),
         "FLOW_RUN_ID": str(context["run_id"]),
         "FLOW_ATTEMPT": str(context["ti"].try_number),
+    }
+    env.update(param_env(context.get("params") or {}))
+    return env
+
+
+def param_env(params: Mapping[str, Any]) -> dict[str, str]:
+    """A manual run's parameters (the pipeline's ``param`` lines) as ``FLOW_PARAM_<NAME>``: a
+    string as it is, any other value as JSON; a parameter left out (None) is not set."""
+    return {
+        "FLOW_PARAM_" + name.upper(): value if isinstance(value, str) else json.dumps(value)
+        for name, value in sorted(params.items())
+        if value is not None
     }
 
 

@@ -105,7 +105,13 @@ class Endpoint:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 _, scenario, effect = self.path.split("/", 2)
                 key = self.headers.get("Idempotency-Key")
-                record = body.get("record", {})
+                # each kind's wire format (flowc_runtime/effects.py): webhook's envelope holds the
+                # record, http_request's body is it, a Slack message's `text` is its JSON (the scaffold's
+                # first transform); the interval comes in a header
+                record = body.get("record", body)
+                if "text" in body and "channel" in body:
+                    record = json.loads(body["text"])
+                interval = body.get("interval_start", self.headers.get("Flowc-Interval-Start"))
                 with endpoint.lock:
                     if endpoint.refuses(scenario):
                         self.send_response(500)
@@ -115,7 +121,7 @@ class Endpoint:
                     if key is None or (scenario, effect, key) not in endpoint.seen_keys:
                         if key is not None:
                             endpoint.seen_keys.add((scenario, effect, key))
-                        endpoint.deliveries[(scenario, effect)][(record.get("rec"), body.get("interval_start"))] += 1
+                        endpoint.deliveries[(scenario, effect)][(record.get("rec"), interval)] += 1
                 self.send_response(200)
                 self.end_headers()
                 self.wfile.write(b"ok")

@@ -285,14 +285,14 @@ def test_a_failed_relay_exits_75_and_the_next_attempt_sends_the_rest(tmp_path: P
     task = make_task(
         (Write(Endpoint("out", "sqlite_table", {"table": "o"}), "upsert", key=(Term("input_field", "id"),),
                primary_key=("id",)),),
-        emits=(Emit(Endpoint("hook", "slack_message", {"channel": "#x"}), "outbox", outbox="out",
+        emits=(Emit(Endpoint("hook", "webhook", {"url": "http://unused"}), "outbox", outbox="out",
                     key=(Term("input_field", "id"),), idempotency_key=False),),
     )
     conn = f"sqlite://{tmp_path}/db.sqlite"
     assert run(task, identity, env_for(tmp_path, out=conn, hook=hook.url)) == 75
     hook.status = 200
     assert run(task, identity, env_for(tmp_path, attempt=2, out=conn, hook=hook.url)) == 0
-    assert all(key is None for key, _ in hook.calls)  # slack_message has no idempotency key
+    assert all(key is None for key, _ in hook.calls)  # an emit without an idempotency key sends none
     assert sorted(c[1]["record"]["id"] for c in hook.calls) == ["a", "b"]
 
 
@@ -666,7 +666,7 @@ def outbox_task(mode: str = "upsert", effect_key: tuple[Term, ...] | None = None
     key = (Term("input_field", "id"),) if holder_key else None
     out = Write(Endpoint("out", "sqlite_table", {"table": "o"}), mode,  # type: ignore[arg-type]
                 key=key, primary_key=("id",) if holder_key else None)
-    hook = Emit(Endpoint("hook", "slack_message", {"channel": "#x"}), "outbox", outbox="out", effect_key=effect_key)
+    hook = Emit(Endpoint("hook", "webhook", {"url": "http://unused"}), "outbox", outbox="out", effect_key=effect_key)
     return manual_task((out,), (hook,))
 
 
@@ -714,7 +714,7 @@ def test_a_failing_receiver_ends_the_attempt_with_75_and_what_was_sent_marked(tm
     task = make_task(
         (Write(Endpoint("out", "sqlite_table", {"table": "o"}), "upsert", key=(Term("input_field", "id"),),
                primary_key=("id",)),),
-        emits=(Emit(Endpoint("hook", "slack_message", {"channel": "#x"}), "outbox", outbox="out"),),
+        emits=(Emit(Endpoint("hook", "webhook", {"url": "http://unused"}), "outbox", outbox="out"),),
     )
     conn = f"sqlite://{tmp_path}/db.sqlite"
     assert run(task, identity, env_for(tmp_path, out=conn, hook=hook.url)) == 75
@@ -739,7 +739,7 @@ def test_a_crash_between_a_send_and_its_mark_sends_only_that_row_again(
     task = make_task(
         (Write(Endpoint("out", "sqlite_table", {"table": "o"}), "upsert", key=(Term("input_field", "id"),),
                primary_key=("id",)),),
-        emits=(Emit(Endpoint("hook", "slack_message", {"channel": "#x"}), "outbox", outbox="out"),),
+        emits=(Emit(Endpoint("hook", "webhook", {"url": "http://unused"}), "outbox", outbox="out"),),
     )
     conn = f"sqlite://{tmp_path}/db.sqlite"
     sends = {"n": 0}

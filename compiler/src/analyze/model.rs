@@ -260,6 +260,8 @@ pub struct PipelineDef {
     pub argo_ttl: Option<u64>,
     /// `argo_pod_gc`: Argo's strategy, or `none` for `argo_pod_gc none`.
     pub argo_pod_gc: Option<String>,
+    /// `param NAME: TYPE`: what a manual run is given when it is triggered.
+    pub params: Vec<ParamDef>,
     pub allows: Vec<AllowDef>,
     pub tasks: Vec<Box<TaskDef>>,
 }

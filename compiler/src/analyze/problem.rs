@@ -294,6 +294,23 @@ pub enum Problem {
         at: Loc,
         first: Loc,
     },
+    /// FL007: the run parameter `param` of pipeline `pipeline` is declared
+    /// at `first` and again at `at`.
+    PipelineParamTwice {
+        param: String,
+        pipeline: String,
+        at: Loc,
+        first: Loc,
+    },
+    /// FL003: `param` at `at` in pipeline `pipeline`, scheduled at `schedule`.
+    ParamOnSchedule {
+        param: String,
+        pipeline: String,
+        at: Loc,
+        schedule: Loc,
+    },
+    /// FL006: the run parameter `param` has the type `key` (at `at`).
+    KeyPipelineParam { param: String, at: Loc },
     /// FL007: the environment variable `name` is set at `first` and again
     /// at `at`.
     EnvTwice { name: String, at: Loc, first: Loc },
@@ -383,10 +400,12 @@ impl Problem {
             | Problem::CommitClauseWithoutOffsets { .. }
             | Problem::CommitNotOffered { .. }
             | Problem::UnknownPipelineSetting { .. }
+            | Problem::ParamOnSchedule { .. }
             | Problem::UnknownTaskStatement { .. } => Code::FL003,
             Problem::MissingParameter { .. } => Code::FL004,
             Problem::TakesNoValue { .. }
             | Problem::UnknownParamType { .. }
+            | Problem::KeyPipelineParam { .. }
             | Problem::EmptyCommand { .. }
             | Problem::NeedsValue { .. }
             | Problem::TakesOneValue { .. }
@@ -400,6 +419,7 @@ impl Problem {
             | Problem::UnknownTask { .. } => Code::FL702,
             Problem::ImportFailed { .. } | Problem::UseCycle { .. } => Code::FL005,
             Problem::ParamTwice { .. }
+            | Problem::PipelineParamTwice { .. }
             | Problem::EnvTwice { .. }
             | Problem::SettingTwice { .. }
             | Problem::ClauseTwice { .. }

@@ -726,6 +726,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             executor: None,
             argo_ttl: None,
             argo_pod_gc: None,
+            params: Vec::new(),
             allows: Vec::new(),
             tasks: Vec::with_capacity(p.tasks.len()),
         };
@@ -809,6 +810,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 _ => def.require = self.guarantee_arg(f, s).map(|g| (g, at)),
             }
         }
+        def.params = self.pipeline_params(f, p, def.schedule_loc);
         let has_start = p.settings.iter().any(|s| s.name.name == "start");
         if def.schedule.is_some() && !has_start {
             self.problem(Problem::NoStart {
@@ -917,6 +919,64 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             });
         }
         def
+    }
+
+    /// A pipeline's `param NAME: TYPE` lines: each name once, a type that a
+    /// trigger can give (`string`, `int`, `bool`, `duration`), and only in a
+    /// manual pipeline (`schedule` at `schedule`, if any): a scheduled run
+    /// has nobody to give the value.
+    fn pipeline_params(
+        &mut self,
+        f: FileId,
+        p: &ast::Pipeline,
+        schedule: Option<Loc>,
+    ) -> Vec<ParamDef> {
+        let mut out: Vec<ParamDef> = Vec::new();
+        let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
+        for param in &p.params {
+            let at = loc(f, param.span);
+            if let Some(first) = seen.get(param.name.name.as_str()) {
+                self.problem(Problem::PipelineParamTwice {
+                    param: param.name.name.clone(),
+                    pipeline: p.name.name.clone(),
+                    at,
+                    first: loc(f, *first),
+                });
+                continue;
+            }
+            seen.insert(&param.name.name, param.span);
+            if let Some(schedule) = schedule {
+                self.problem(Problem::ParamOnSchedule {
+                    param: param.name.name.clone(),
+                    pipeline: p.name.name.clone(),
+                    at,
+                    schedule,
+                });
+                continue;
+            }
+            let Some((_, ty)) = ParamType::ALL.iter().find(|(w, _)| *w == param.ty.name) else {
+                let words = ParamType::ALL.map(|(w, _)| w);
+                self.problem(Problem::UnknownParamType {
+                    name: param.ty.name.clone(),
+                    near: closest(&param.ty.name, words).map(str::to_string),
+                    at: loc(f, param.ty.span),
+                });
+                continue;
+            };
+            if *ty == ParamType::Key {
+                self.problem(Problem::KeyPipelineParam {
+                    param: param.name.name.clone(),
+                    at: loc(f, param.ty.span),
+                });
+                continue;
+            }
+            out.push(ParamDef {
+                name: param.name.name.clone(),
+                ty: *ty,
+                optional: param.optional,
+            });
+        }
+        out
     }
 
     fn allow(&mut self, f: FileId, a: &ast::Allow, scope: Span) -> Option<AllowDef> {

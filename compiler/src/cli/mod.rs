@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::diagnostic::{self, Summary};
 
+mod backfill;
 mod build;
 mod check;
 mod explain;
@@ -214,6 +215,18 @@ Nothing is overwritten: init stops (exit 2) if any of its files exists.")]
     /// List the kinds: roles, pins, writes, capabilities and parameters of each
     #[command(after_help = kinds::AFTER_HELP)]
     Kinds(kinds::KindsArgs),
+    /// Print what runs every interval of a scheduled pipeline between two dates
+    #[command(after_help = "\
+Examples:
+  flowc backfill --from 2026-03-01 --to 2026-03-31 orders.flow | kubectl create -f -
+  flowc backfill --target airflow --from 2026-03-01 --to 2026-03-07 orders.flow | sh
+  flowc backfill --from 2026-03-01 --to 2026-03-31 --out march.yaml orders.flow
+
+The intervals are those that start on a day from --from through --to, in the
+pipeline's time zone. Argo: one Workflow per interval; Airflow: the
+`airflow backfill create` command (docs/targets/backfill.md).
+Exit status: 0 printed; 1 the file has errors; 2 the command could not run.")]
+    Backfill(backfill::BackfillArgs),
     /// Run the language server (LSP 3.17 on stdin/stdout) for editors
     #[command(after_help = "Editors start it themselves; see docs/editors.md.")]
     Lsp,
@@ -318,5 +331,6 @@ pub fn main() -> ExitCode {
         Command::Rules => rules::run(),
         Command::Lsp => lsp::run(),
         Command::Kinds(args) => kinds::run(&args),
+        Command::Backfill(args) => backfill::run(&args),
     }
 }

@@ -184,6 +184,14 @@ fn check_names(pipeline: &Pipeline, problems: &mut Vec<TargetProblem>) {
     }
 }
 
+/// One run parameter as an Airflow `Param`: its JSON Schema type.
+#[derive(Serialize)]
+struct ParamView<'a> {
+    name: &'a str,
+    schema_type: &'static str,
+    optional: bool,
+}
+
 #[derive(Serialize)]
 struct DagView<'a> {
     source_file: &'a str,
@@ -193,6 +201,8 @@ struct DagView<'a> {
     timezone: &'a str,
     start: Option<StartView>,
     catchup: bool,
+    /// `params={...}`: the pipeline's run parameters.
+    params: Vec<ParamView<'a>>,
     has_tasks: bool,
     /// The tasks' operators and edges end the module: each is rendered on
     /// its own (see [`super::render_each`]) and appended.
@@ -413,6 +423,20 @@ impl<'a> DagView<'a> {
             timezone: &pipeline.timezone,
             start,
             catchup: pipeline.catchup,
+            params: pipeline
+                .params
+                .iter()
+                .map(|p| ParamView {
+                    name: &p.name,
+                    schema_type: match p.ty {
+                        crate::vocab::ParamType::Int => "integer",
+                        crate::vocab::ParamType::Bool => "boolean",
+                        // a duration is given as flowc writes it (`30m`)
+                        _ => "string",
+                    },
+                    optional: p.optional,
+                })
+                .collect(),
             has_tasks: !tasks.is_empty(),
             task_views: tasks,
             edges,

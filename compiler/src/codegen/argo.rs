@@ -29,6 +29,9 @@ pub enum ArgoKind {
     Auto,
     /// `WorkflowTemplate`, whatever the schedule.
     Template,
+    /// A `Workflow` that runs one interval of a scheduled pipeline, named by
+    /// its parameters `interval_start` and `interval_end` (`flowc backfill`).
+    Backfill,
 }
 
 impl std::str::FromStr for ArgoKind {
@@ -48,6 +51,13 @@ impl std::str::FromStr for ArgoKind {
 
 /// Kubernetes' limit on a name that is also a label value.
 const MAX_NAME: usize = 63;
+/// What a backfill `Workflow` adds to the pipeline's name: `-YYYYMMDD-HHMM`
+/// of its interval's start in UTC.
+const BACKFILL_SUFFIX: usize = 14;
+/// The parameters a backfill `Workflow` takes its interval from.
+pub const BACKFILL_PARAMETERS: [&str; 2] = ["interval_start", "interval_end"];
+const BACKFILL_START: &str = "{{workflow.parameters.interval_start}}";
+const BACKFILL_END: &str = "{{workflow.parameters.interval_end}}";
 /// Argo appends `-<unix time>` (11 characters) to a `CronWorkflow`'s name
 /// for each run, and the result must still fit in 63.
 const MAX_CRON_NAME: usize = 52;
@@ -148,43 +158,13 @@ pub fn generate(
         .zip(views)
         .filter_map(|(pipeline, view)| view.map(|view| (pipeline, view)))
         .map(|(pipeline, view)| {
-            // The container templates end the document. They are rendered
-            // apart, on all cores: a context holding every task makes
-            // handlebars walk and copy far more than each task needs.
-            let contents = registry
-                .render("document", &view)
-                .unwrap_or_else(|e| panic!("argo templates must render every document: {e}"));
-            // The DAG's entries go under `templates[0].dag.tasks`, and each
-            // container template under `templates:`, which the document puts
-            // under `spec:`, or under `spec.workflowSpec:` in a CronWorkflow.
-            let (dag_indent, indent) = if view.cron.is_some() {
-                ("            ", "      ")
-            } else {
-                ("          ", "    ")
-            };
-            let failed = |e| panic!("argo templates must render every task: {e}");
-            // A DAG entry needs three of the task's fields: its context is
-            // only those, not the whole task.
-            let entries: Vec<DagTaskView<'_>> = view
-                .task_views
-                .iter()
-                .map(|t| DagTaskView {
-                    dag_name: &t.dag_name,
-                    template_name: &t.template_name,
-                    depends: t.depends.as_deref(),
-                })
-                .collect();
-            let dag = super::render_each(&registry, "dag_task", &entries, dag_indent)
-                .unwrap_or_else(failed);
-            let containers =
-                super::render_each(&registry, "container_template", &view.task_views, indent)
-                    .unwrap_or_else(failed);
+            let (contents, more) = render(&registry, &view);
             let argo_name = view.name.clone();
             drop(view);
             GeneratedFile {
                 path: format!("{}.yaml", pipeline.name),
                 contents,
-                more: dag.into_iter().chain(containers).collect(),
+                more,
                 pipeline: Some(pipeline.name.clone()),
                 claim: Some(format!("the Argo name `{argo_name}`")),
                 write: super::WritePolicy::Always,
@@ -192,6 +172,83 @@ pub fn generate(
         })
         .collect();
     Ok(files)
+}
+
+/// One interval a backfill runs: its bounds in RFC 3339 UTC.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IntervalRun {
+    pub start: String,
+    pub end: String,
+    /// What the interval adds to the pipeline's Argo name (`20260301-0100`).
+    pub suffix: String,
+}
+
+/// One `Workflow` per interval of a scheduled pipeline (`flowc backfill`):
+/// the pipeline's DAG and containers, its interval taken from the
+/// `spec.arguments.parameters` [`BACKFILL_PARAMETERS`], named
+/// `<pipeline>-<suffix>`. Each is a YAML document of its own.
+pub fn backfill(
+    pipeline: &Pipeline,
+    runs: &[IntervalRun],
+) -> Result<Vec<String>, Vec<TargetProblem>> {
+    let mut problems = Vec::new();
+    let view = document(pipeline, ArgoKind::Backfill, &mut problems);
+    let Some(mut view) = view.filter(|_| problems.is_empty()) else {
+        return Err(problems);
+    };
+    let registry = registry();
+    let base = view.name.clone();
+    let mut out = Vec::with_capacity(runs.len());
+    for run in runs {
+        view.name = format!("{base}-{}", run.suffix);
+        view.arguments = BACKFILL_PARAMETERS
+            .iter()
+            .zip([&run.start, &run.end])
+            .map(|(name, value)| ArgumentView {
+                name: (*name).to_owned(),
+                value: Some(value.clone()),
+                has_value: true,
+            })
+            .collect();
+        let (contents, more) = render(&registry, &view);
+        out.push(std::iter::once(contents).chain(more).collect());
+    }
+    Ok(out)
+}
+
+/// The text of one document: its head, then the DAG's entries and the
+/// container templates, rendered apart (see [`generate`]).
+fn render(registry: &Handlebars<'static>, view: &DocumentView) -> (String, Vec<String>) {
+    // The container templates end the document. They are rendered
+    // apart, on all cores: a context holding every task makes
+    // handlebars walk and copy far more than each task needs.
+    let contents = registry
+        .render("document", view)
+        .unwrap_or_else(|e| panic!("argo templates must render every document: {e}"));
+    // The DAG's entries go under `templates[0].dag.tasks`, and each
+    // container template under `templates:`, which the document puts
+    // under `spec:`, or under `spec.workflowSpec:` in a CronWorkflow.
+    let (dag_indent, indent) = if view.cron.is_some() {
+        ("            ", "      ")
+    } else {
+        ("          ", "    ")
+    };
+    let failed = |e| panic!("argo templates must render every task: {e}");
+    // A DAG entry needs three of the task's fields: its context is
+    // only those, not the whole task.
+    let entries: Vec<DagTaskView<'_>> = view
+        .task_views
+        .iter()
+        .map(|t| DagTaskView {
+            dag_name: &t.dag_name,
+            template_name: &t.template_name,
+            depends: t.depends.as_deref(),
+        })
+        .collect();
+    let dag = super::render_each(registry, "dag_task", &entries, dag_indent).unwrap_or_else(failed);
+    let containers = super::render_each(registry, "container_template", &view.task_views, indent)
+        .unwrap_or_else(failed);
+    (contents, dag.into_iter().chain(containers).collect())
 }
 
 /// The handlebars registry of this target: strict, no HTML escaping, and the
@@ -218,6 +275,9 @@ struct DocumentView {
     pipeline: String,
     kind: &'static str,
     name: String,
+    /// The `flowc.dev/pipeline` label: the pipeline's Argo name, which a
+    /// backfill's Workflows keep while their names add the interval.
+    label: String,
     annotations: Vec<Annotation>,
     cron: Option<CronView>,
     entrypoint: &'static str,
@@ -231,12 +291,22 @@ struct DocumentView {
     /// `ttlStrategy.secondsAfterCompletion`, as text (`0` must still be written).
     ttl_seconds: Option<String>,
     pod_gc: Option<String>,
+    /// `spec.arguments.parameters` (a backfill's interval).
+    arguments: Vec<ArgumentView>,
     has_tasks: bool,
     /// The tasks: their DAG entries and container templates end the document,
     /// rendered on their own, each with its task alone as context, and
     /// appended to it (see [`generate`]).
     #[serde(skip)]
     task_views: Vec<TaskView>,
+}
+
+#[derive(Debug, Serialize)]
+struct ArgumentView {
+    name: String,
+    /// `None`: a parameter `argo submit -p` must give.
+    value: Option<String>,
+    has_value: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -322,6 +392,7 @@ fn document(
         ArgoKind::Template => ("WorkflowTemplate", MAX_NAME),
         ArgoKind::Auto if scheduled => ("CronWorkflow", MAX_CRON_NAME),
         ArgoKind::Auto => ("Workflow", MAX_NAME),
+        ArgoKind::Backfill => ("Workflow", MAX_NAME - BACKFILL_SUFFIX),
     };
     let cron_job = api_kind == "CronWorkflow";
     let problem = |task: Option<&str>, code: Code, message: String, help: String| TargetProblem {
@@ -380,9 +451,9 @@ fn document(
     let per_run = crate::par::map_runs(&pipeline.tasks, crate::par::cores(), 1000, |run| {
         run.iter()
             .map(|task| {
-                let view = task_names
-                    .get(task.name.as_str())
-                    .map(|dag_name| task_view(pipeline, task, dag_name, &task_names, cron_job));
+                let view = task_names.get(task.name.as_str()).map(|dag_name| {
+                    task_view(pipeline, task, dag_name, &task_names, kind, cron_job)
+                });
                 (task_problems(pipeline, task), view)
             })
             .collect::<Vec<_>>()
@@ -400,7 +471,7 @@ fn document(
             value: start.to_string(),
         });
     }
-    if pipeline.catchup {
+    if pipeline.catchup && kind != ArgoKind::Backfill {
         annotations.push(Annotation {
             key: "flowc.dev/catchup".into(),
             value: "requested, but Argo has no catch-up: missed intervals are not run".to_owned(),
@@ -415,11 +486,13 @@ fn document(
     } else {
         None
     };
+    let name = name?;
     Some(DocumentView {
         source_file: pipeline.source_file.clone(),
         pipeline: pipeline.name.clone(),
         kind: api_kind,
-        name: name?,
+        label: name.clone(),
+        name,
         annotations,
         cron,
         entrypoint: ENTRYPOINT,
@@ -438,6 +511,17 @@ fn document(
             Some(g) => Some(g.to_owned()),
             None => Some(DEFAULT_POD_GC.to_owned()),
         },
+        // A run parameter without a value is one `argo submit -p NAME=VALUE`
+        // must give; an optional one defaults to the empty string.
+        arguments: pipeline
+            .params
+            .iter()
+            .map(|p| ArgumentView {
+                name: p.name.clone(),
+                value: p.optional.then(String::new),
+                has_value: p.optional,
+            })
+            .collect(),
         has_tasks: !tasks.is_empty(),
         task_views: tasks,
     })
@@ -583,6 +667,7 @@ fn task_view(
     task: &Task,
     dag_name: &str,
     names: &HashMap<&str, String>,
+    kind: ArgoKind,
     cron_job: bool,
 ) -> TaskView {
     let depends = task
@@ -626,9 +711,14 @@ fn task_view(
     };
     flow("FLOW_PIPELINE", &pipeline.name);
     flow("FLOW_TASK", &task.name);
+    if kind == ArgoKind::Backfill {
+        flow("FLOW_INTERVAL_START", BACKFILL_START);
+    }
     flow(
         "FLOW_INTERVAL_END",
-        if cron_job {
+        if kind == ArgoKind::Backfill {
+            BACKFILL_END
+        } else if cron_job {
             "{{workflow.scheduledTime}}"
         } else {
             "{{workflow.creationTimestamp}}"
@@ -639,6 +729,12 @@ fn task_view(
     }
     flow("FLOW_TIMEZONE", &pipeline.timezone);
     flow("FLOW_RUN_ID", "{{workflow.uid}}");
+    for param in &pipeline.params {
+        flow(
+            &param.env_name(),
+            &format!("{{{{workflow.parameters.{}}}}}", param.name),
+        );
+    }
     // `retries` exists only in a template with a retryStrategy; it counts from 0.
     flow(
         "FLOW_ATTEMPT",

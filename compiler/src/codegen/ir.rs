@@ -43,6 +43,10 @@ pub struct Pipeline {
     /// `None` for the default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub argo_pod_gc: Option<String>,
+    /// `param NAME: TYPE` of a manual pipeline, in source order: given when
+    /// a run is triggered, seen by every task as `FLOW_PARAM_<NAME>`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub params: Vec<RunParam>,
     /// Tasks in a deterministic topological order.
     pub tasks: Vec<Task>,
 }
@@ -66,6 +70,23 @@ impl Default for StateStore {
             endpoint: None,
             named: false,
         }
+    }
+}
+
+/// A run parameter of a manual pipeline (`param month: string`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunParam {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: crate::vocab::ParamType,
+    /// Written `TYPE?`: a trigger may leave it out.
+    pub optional: bool,
+}
+
+impl RunParam {
+    /// The environment variable a task reads it from.
+    pub fn env_name(&self) -> String {
+        format!("FLOW_PARAM_{}", self.name.to_uppercase())
     }
 }
 

@@ -89,6 +89,15 @@ fn pipeline(
         pod: pod(&p.pod),
         argo_ttl_seconds: p.argo_ttl,
         argo_pod_gc: p.argo_pod_gc.clone(),
+        params: p
+            .params
+            .iter()
+            .map(|d| ir::RunParam {
+                name: d.name.clone(),
+                ty: d.ty,
+                optional: d.optional,
+            })
+            .collect(),
         tasks,
     }
 }

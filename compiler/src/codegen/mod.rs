@@ -2,6 +2,7 @@
 
 pub mod airflow;
 pub mod argo;
+pub mod backfill;
 mod helpers;
 pub mod ir;
 pub mod lower;

@@ -692,6 +692,23 @@ fn view(pipeline: &Pipeline, task: &Task, module: &str, transform_path: &str) ->
     let transform_module = format!("{module}_transform");
     let mut outputs: Vec<String> = task.writes.iter().map(|w| w.sink.name.clone()).collect();
     outputs.extend(task.emits.iter().map(|e| e.effect.name.clone()));
+    // The scaffold's first transform gives each effect a message of its kind's shape.
+    let effects_of = |kind: &str| -> Vec<&str> {
+        let of = task.emits.iter().filter(|e| e.effect.kind == kind);
+        of.map(|e| e.effect.name.as_str()).collect()
+    };
+    let (slack, email) = (effects_of("slack_message"), effects_of("email"));
+    let records: Vec<&str> = task
+        .writes
+        .iter()
+        .map(|w| w.sink.name.as_str())
+        .chain(
+            task.emits
+                .iter()
+                .filter(|e| !matches!(e.effect.kind.as_str(), "slack_message" | "email"))
+                .map(|e| e.effect.name.as_str()),
+        )
+        .collect();
     json!({
         "pipeline": pipeline.name,
         "source_file": pipeline.source_file,
@@ -703,6 +720,11 @@ fn view(pipeline: &Pipeline, task: &Task, module: &str, transform_path: &str) ->
         "transform_file": transform_path,
         "first_read": task.reads.first().map(|r| r.source.name.clone()),
         "outputs": outputs,
+        "records": records,
+        "has_effects": !task.emits.is_empty(),
+        "needs_json": !slack.is_empty() || !email.is_empty(),
+        "slack_messages": slack,
+        "emails": email,
     })
 }
 

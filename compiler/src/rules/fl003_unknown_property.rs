@@ -195,3 +195,17 @@ pub fn unknown_task_statement(name: &str, task: &str, near: Option<&str>, at: Lo
     )
     .help(hint)
 }
+
+/// `param NAME` (at `at`) in pipeline `pipeline`, which has a schedule (at
+/// `schedule`): a scheduled run is started by the scheduler, which has no
+/// value to give it.
+pub fn param_on_schedule(param: &str, pipeline: &str, at: Loc, schedule: Loc) -> Diagnostic {
+    Diagnostic::new(
+        Code::FL003,
+        at.file,
+        at.span,
+        format!("pipeline `{pipeline}` has a schedule, so it takes no `param` (`{param}`)"),
+    )
+    .label(schedule.file, schedule.span, "scheduled here")
+    .help("a scheduled run has nobody to give the value: derive it from `{interval.start}`, or make the pipeline manual (`schedule none`)")
+}

@@ -111,3 +111,15 @@ pub fn not_a_value(
         format!("`{setting}` takes {list}")
     })
 }
+
+/// The run parameter `param` declared with type `key` (at `at`), which a
+/// trigger cannot give.
+pub fn key_pipeline_param(param: &str, at: Loc) -> Diagnostic {
+    Diagnostic::new(
+        Code::FL006,
+        at.file,
+        at.span,
+        format!("parameter `{param}` of a pipeline cannot be a `key`"),
+    )
+    .help("use `string`, `int`, `bool` or `duration`")
+}

@@ -83,3 +83,15 @@ pub fn statement_twice(what: &str, at: Loc, first: Loc) -> Diagnostic {
     .label(first.file, first.span, "first here")
     .help(format!("merge them into one `{what}`"))
 }
+
+/// The run parameter `param` of pipeline `pipeline`, declared at `first` and again at `at`.
+pub fn pipeline_param_twice(param: &str, pipeline: &str, at: Loc, first: Loc) -> Diagnostic {
+    Diagnostic::new(
+        Code::FL007,
+        at.file,
+        at.span,
+        format!("parameter `{param}` is declared twice in pipeline `{pipeline}`"),
+    )
+    .label(first.file, first.span, "first declared here")
+    .help("remove one of the two lines")
+}

@@ -59,6 +59,19 @@ pub fn finding(problem: Problem) -> Diagnostic {
             at,
             first,
         } => fl007_duplicate_setting::param_twice(&param, &kind, at, first),
+        Problem::PipelineParamTwice {
+            param,
+            pipeline,
+            at,
+            first,
+        } => fl007_duplicate_setting::pipeline_param_twice(&param, &pipeline, at, first),
+        Problem::ParamOnSchedule {
+            param,
+            pipeline,
+            at,
+            schedule,
+        } => fl003_unknown_property::param_on_schedule(&param, &pipeline, at, schedule),
+        Problem::KeyPipelineParam { param, at } => fl006_wrong_type::key_pipeline_param(&param, at),
         Problem::EnvTwice { name, at, first } => {
             fl007_duplicate_setting::env_twice(&name, at, first)
         }

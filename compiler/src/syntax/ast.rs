@@ -174,6 +174,8 @@ impl Value {
 pub struct Pipeline {
     pub name: Ident,
     pub settings: Vec<Setting>,
+    /// `param NAME: TYPE` settings given when a manual run is triggered.
+    pub params: Vec<ParamDecl>,
     pub allows: Vec<Allow>,
     pub tasks: Vec<Task>,
     pub span: Span,

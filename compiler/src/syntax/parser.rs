@@ -440,12 +440,14 @@ impl Lower {
             Rule::pipeline_item => {
                 let mut name = None;
                 let mut settings = Vec::new();
+                let mut params = Vec::new();
                 let mut allows = Vec::new();
                 let mut tasks = Vec::new();
                 for p in pair.into_inner() {
                     match p.as_rule() {
                         Rule::ident if name.is_none() => name = Some(self.ident(&p)),
                         Rule::setting => settings.push(self.setting(p)),
+                        Rule::param_decl => params.push(self.param(&p)),
                         Rule::allow_stmt => allows.push(self.allow(&p)),
                         Rule::task_item => {
                             if let Some(t) = self.task(p) {
@@ -458,6 +460,7 @@ impl Lower {
                 Some(Item::Pipeline(Pipeline {
                     name: name?,
                     settings,
+                    params,
                     allows,
                     tasks,
                     span,

@@ -78,6 +78,7 @@ fn scheduled_with_image() -> Pipeline {
         pod: flowc::codegen::ir::Pod::default(),
         argo_ttl_seconds: None,
         argo_pod_gc: None,
+        params: Vec::new(),
         image: Some(image.into()),
         tasks: vec![load, rollup, report],
     }
@@ -104,6 +105,7 @@ fn manual_without_image() -> Pipeline {
         pod: flowc::codegen::ir::Pod::default(),
         argo_ttl_seconds: None,
         argo_pod_gc: None,
+        params: Vec::new(),
         image: None,
         tasks: vec![extract, load],
     }
@@ -141,6 +143,7 @@ fn keyword_names() -> Pipeline {
         pod: flowc::codegen::ir::Pod::default(),
         argo_ttl_seconds: None,
         argo_pod_gc: None,
+        params: Vec::new(),
         image: None,
         tasks,
     }
@@ -186,6 +189,7 @@ fn nasty_strings() -> Pipeline {
         pod: flowc::codegen::ir::Pod::default(),
         argo_ttl_seconds: None,
         argo_pod_gc: None,
+        params: Vec::new(),
         image: None,
         tasks: vec![local, pod],
     }
@@ -549,6 +553,7 @@ fn five_thousand_tasks_render_and_parse_quickly() {
         pod: flowc::codegen::ir::Pod::default(),
         argo_ttl_seconds: None,
         argo_pod_gc: None,
+        params: Vec::new(),
         image: None,
         tasks,
     };

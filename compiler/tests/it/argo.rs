@@ -77,6 +77,7 @@ fn manual(name: &str, tasks: Vec<Task>) -> Pipeline {
         pod: flowc::codegen::ir::Pod::default(),
         argo_ttl_seconds: None,
         argo_pod_gc: None,
+        params: Vec::new(),
         image: Some("ghcr.io/acme/orders:1.4".to_owned()),
         tasks,
     }
@@ -115,6 +116,7 @@ fn orders_daily() -> Pipeline {
         pod: flowc::codegen::ir::Pod::default(),
         argo_ttl_seconds: None,
         argo_pod_gc: None,
+        params: Vec::new(),
         image: Some("ghcr.io/acme/orders:1.4".into()),
         tasks: vec![load, rollup],
     }
@@ -163,6 +165,7 @@ fn hourly_catchup() -> Pipeline {
         pod: flowc::codegen::ir::Pod::default(),
         argo_ttl_seconds: None,
         argo_pod_gc: None,
+        params: Vec::new(),
         image: Some("ghcr.io/acme/orders:1.4".into()),
         tasks: vec![retry, fail],
     }

@@ -444,6 +444,7 @@ fn item() -> impl Strategy<Value = Item> {
             Item::Pipeline(Pipeline {
                 name,
                 settings,
+                params: vec![],
                 allows,
                 tasks,
                 span: S,
@@ -736,6 +737,7 @@ fn program() -> impl Strategy<Value = File> {
             items.push(Item::Pipeline(Pipeline {
                 name: ident("p"),
                 settings,
+                params: vec![],
                 allows: vec![],
                 tasks,
                 span: S,
@@ -1282,6 +1284,7 @@ fn the_printer_covers_the_language() {
                 args: vec![Value::Str(text("@daily"))],
                 span: S,
             }],
+            params: vec![],
             allows: vec![],
             tasks: vec![Task {
                 name: ident("t"),

@@ -125,6 +125,9 @@ class Attempt:
             pin = self.pins.get(read.source.name)
             ctx.inputs[read.source.name] = connector_for(read.source, "source").read(self, read, pin)
         outputs = self.outputs(self.transform(ctx))
+        for emit in self.task.emits:  # a message its receiver would refuse fails before any commit
+            for _, message in outputs.get(emit.effect.name, []):
+                effects.check(emit.effect, message)
         hooks.step("after_read")
         attempts.enter_commit(self)
         for write in self.task.writes:
@@ -222,7 +225,7 @@ class Attempt:
             return False
         url = effects.target_url(emit.effect, self.conn(emit.effect), self.ctx.render)
         self.maybe_committed = True
-        effects.send(emit.effect, url, payload, idempotency_key)
+        effects.send(emit.effect, url, payload, idempotency_key, self.ctx.render, self.env)
         return True
 
     def send_direct(self, outputs: dict[str, list[Item]]) -> None:
@@ -235,7 +238,7 @@ class Attempt:
                 if emit.tracking == "idempotency_key" and emit.key:
                     key = key_text(key_values(emit.key, self.ctx, source, output))
                 self.maybe_committed = True
-                effects.send(emit.effect, url, self.payload(emit, output), key)
+                effects.send(emit.effect, url, self.payload(emit, output), key, self.ctx.render, self.env)
 
 
 def run(task: Task, transform: Transform, env: dict[str, str] | None = None) -> int:

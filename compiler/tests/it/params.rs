@@ -1,0 +1,192 @@
+//! `param NAME: TYPE` in a manual pipeline: what `check` accepts and
+//! refuses (each refusal beside a near miss), and how the run parameters
+//! reach Argo (`spec.arguments.parameters`, validated against the strict
+//! schema, and `FLOW_PARAM_<NAME>` in every container) and Airflow
+//! (`params={...}` of `Param`s).
+
+use assert_cmd::Command;
+use serde_json::{json, Value};
+
+use crate::common::repo_root;
+
+const MONTHLY: &str = "tests/params/monthly_close.flow";
+
+fn flowc() -> Command {
+    let mut c = Command::cargo_bin("flowc").expect("binary builds");
+    c.current_dir(repo_root());
+    c
+}
+
+/// The codes `check` finds in `src`, with their messages.
+fn findings(src: &str) -> Vec<(String, String)> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("p.flow");
+    std::fs::write(&file, src).expect("write");
+    let out = flowc()
+        .args(["check", "--format", "json"])
+        .arg(&file)
+        .output()
+        .expect("flowc runs");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap_or_default().to_owned(),
+                d["message"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn pipeline(settings: &str) -> String {
+    format!(
+        "sink out: postgres_table {{\n  table \"t\"\n  primary_key id\n}}\n\n\
+         pipeline p {{\n{settings}\n  image \"busybox\"\n\n  task t {{\n    key output.id\n    write out upsert\n    run command [\"true\"]\n  }}\n}}\n"
+    )
+}
+
+#[test]
+fn a_manual_pipeline_takes_params_of_every_trigger_type() {
+    let src = pipeline(
+        "  param month: string\n  param limit: int\n  param full: bool?\n  param window: duration?",
+    );
+    assert_eq!(findings(&src), Vec::<(String, String)>::new());
+}
+
+#[test]
+fn params_are_refused_on_a_scheduled_pipeline_twice_and_of_a_bad_type() {
+    let scheduled = pipeline("  schedule \"@daily\"\n  start 2026-01-01\n  param month: string");
+    assert_eq!(
+        findings(&scheduled),
+        [(
+            "FL003".to_owned(),
+            "pipeline `p` has a schedule, so it takes no `param` (`month`)".to_owned()
+        )]
+    );
+    // near miss: `schedule none` is manual
+    let manual = pipeline("  schedule none\n  param month: string");
+    assert_eq!(findings(&manual), Vec::<(String, String)>::new());
+
+    let twice = pipeline("  param month: string\n  param month: int");
+    assert_eq!(
+        findings(&twice),
+        [(
+            "FL007".to_owned(),
+            "parameter `month` is declared twice in pipeline `p`".to_owned()
+        )]
+    );
+    let key = pipeline("  param cols: key");
+    assert_eq!(
+        findings(&key),
+        [(
+            "FL006".to_owned(),
+            "parameter `cols` of a pipeline cannot be a `key`".to_owned()
+        )]
+    );
+    let typo = findings(&pipeline("  param month: strng"));
+    assert_eq!(typo.len(), 1);
+    assert_eq!(typo[0].0, "FL006");
+    // a `param` without a type does not parse
+    let untyped = findings(&pipeline("  param month"));
+    assert_eq!(untyped.first().map(|f| f.0.as_str()), Some("FL001"));
+}
+
+fn build(target: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = flowc()
+        .args(["build", "--target", target, "--out"])
+        .arg(dir.path())
+        .arg(MONTHLY)
+        .output()
+        .expect("flowc runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let ext = if target == "argo" { "yaml" } else { "py" };
+    let text = std::fs::read_to_string(dir.path().join(format!("monthly_close.{ext}")))
+        .expect("generated");
+    (dir, text)
+}
+
+#[test]
+fn argo_declares_the_params_as_arguments_and_every_task_sees_them() {
+    let (_dir, text) = build("argo");
+    let doc: Value = serde_norway::from_str(&text).expect("YAML");
+    assert_eq!(
+        doc["spec"]["arguments"]["parameters"],
+        json!([{"name": "month"}, {"name": "dry_run", "value": ""}])
+    );
+    let env = &doc["spec"]["templates"][1]["container"]["env"];
+    let params: Vec<&Value> = env
+        .as_array()
+        .expect("env")
+        .iter()
+        .filter(|e| {
+            e["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("FLOW_PARAM_"))
+        })
+        .collect();
+    assert_eq!(
+        params,
+        [
+            &json!({"name": "FLOW_PARAM_MONTH", "value": "{{workflow.parameters.month}}"}),
+            &json!({"name": "FLOW_PARAM_DRY_RUN", "value": "{{workflow.parameters.dry_run}}"}),
+        ]
+    );
+    let errors = crate::backfill::schema_errors(&doc);
+    assert_eq!(errors, Vec::<String>::new());
+}
+
+#[test]
+fn airflow_declares_the_params_as_dag_params() {
+    let (_dir, text) = build("airflow");
+    assert!(
+        text.contains("from airflow.sdk import DAG, Param\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "    params={\n        \"month\": Param(type=\"string\"),\n        \"dry_run\": Param(None, type=[\"null\", \"boolean\"]),\n    },\n"
+        ),
+        "{text}"
+    );
+    // a pipeline without params has none
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = flowc()
+        .args(["build", "--target", "airflow", "--out"])
+        .arg(dir.path())
+        .arg("tests/backfill/daily.flow")
+        .output()
+        .expect("flowc runs");
+    assert!(out.status.success());
+    let plain = std::fs::read_to_string(dir.path().join("backfill_daily.py")).expect("generated");
+    assert!(!plain.contains("Param"), "{plain}");
+}
+
+#[test]
+fn a_manual_pipeline_with_params_is_not_backfilled() {
+    let out = flowc()
+        .args([
+            "backfill",
+            "--from",
+            "2026-03-01",
+            "--to",
+            "2026-03-31",
+            MONTHLY,
+        ])
+        .output()
+        .expect("flowc runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("pipeline `monthly_close` is manual: it has no intervals to backfill"),
+        "{err}"
+    );
+    assert!(err.contains("`param`"), "{err}");
+}
