@@ -101,8 +101,16 @@ fn kafka_and_iceberg_scaffold() {
     assert!(txn.contains("mode=\"transactional\""), "{txn}");
     let before = std::fs::read_to_string(dir.path().join("kq/before.py")).expect("module");
     assert!(before.contains("commit=\"before_write\""), "{before}");
-    for file in ["kafka.py", "iceberg.py", "connectors/kafka_topic.py", "connectors/iceberg_table.py"] {
-        assert!(dir.path().join("flowc_runtime").join(file).is_file(), "{file}");
+    for file in [
+        "kafka.py",
+        "iceberg.py",
+        "connectors/kafka_topic.py",
+        "connectors/iceberg_table.py",
+    ] {
+        assert!(
+            dir.path().join("flowc_runtime").join(file).is_file(),
+            "{file}"
+        );
     }
 }
 
