@@ -91,6 +91,7 @@ class Setup:
 
     def __init__(self, work: Path) -> None:
         self.work = work
+        self.config: Any = None  # the pytest config of the session (tests/fault/test_kafka_iceberg.py)
         self.code = work / "code"
         flowc = matrix.flowc_bin()
         report = subprocess.run([str(flowc), "report", "--format", "json", str(FLOW)], capture_output=True, text=True, cwd=ROOT)
@@ -113,7 +114,7 @@ class Setup:
 
 class Cell:
     def __init__(self, setup: Setup, cell: tuple[str, str, str, str], broker: Path,
-                 extra_faults: list[str] | None = None) -> None:
+                 extra_faults: list[str] | None = None, pg: str | None = None) -> None:
         self.setup = setup
         self.pipeline, self.task, self.sink, self.fault = cell
         self.name = cell_id(cell) + ("+" + "+".join(extra_faults) if extra_faults else "")
@@ -127,10 +128,20 @@ class Cell:
         self.retries = int(info["attempts"]) - 1
         self.log: list[str] = []
         self.fresh = self.fault == "fresh_workdir"
+        # PostgreSQL (the fault matrix's `--db postgres`): the Iceberg catalog and the state in a
+        # schema of the cell on that server; else SQLite files of the cell
+        self.pg = pg
+        self.schema = "ki_" + self.dir.name.replace("cell-", "").replace("-", "_").lower()
         self.kafka_sink = self.pipeline == "kq" and self.task != "lake"
 
     # -- the systems
     def start(self) -> None:
+        if self.pg:
+            import psycopg
+
+            with psycopg.connect(self.pg, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
+                conn.execute(f'CREATE SCHEMA "{self.schema}"')
         if self.pipeline == "kq":
             self.broker = kafka_broker.Broker(self.binary)
             from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
@@ -179,12 +190,12 @@ class Cell:
             "FLOW_ATTEMPT": str(attempt),
             "FLOWC_FAULT_DIR": str(self.dir / "fault"),
             "FLOW_CONN_IQ_IN": f"file://{self.dir}/files",
-            "FLOW_CONN_IQ_FACTS": f"file://{self.dir}/lake",
-            "FLOW_CONN_IQ_LATEST": f"file://{self.dir}/lake",
-            "FLOW_CONN_KQ_LAKE": f"file://{self.dir}/lake",
+            "FLOW_CONN_IQ_FACTS": self.lake_url(),
+            "FLOW_CONN_IQ_LATEST": self.lake_url(),
+            "FLOW_CONN_KQ_LAKE": self.lake_url(),
         })
         if not self.fresh:
-            env["FLOWC_STATE"] = f"sqlite://{self.dir}/state.sqlite"
+            env["FLOWC_STATE"] = self.pg_url() if self.pg else f"sqlite://{self.dir}/state.sqlite"
         if self.broker is not None:
             for name in ("KQ_ORDERS", "KQ_ORDERS_PINNED", "KQ_OUT_AUTO", "KQ_OUT_BEFORE", "KQ_OUT_AFTER", "KQ_OUT_TXN"):
                 env["FLOW_CONN_" + name] = f"kafka://{self.broker.bootstrap}"
@@ -192,6 +203,25 @@ class Cell:
         if faults:
             env["FLOWC_FAULT"] = ",".join(faults)
         return env
+
+    def pg_url(self, extra: str = "") -> str:
+        assert self.pg is not None
+        sep = "&" if "?" in self.pg else "?"
+        return f"{self.pg}{sep}options=-csearch_path%3D{self.schema}{extra}"
+
+    def lake_url(self) -> str:
+        if self.pg:
+            return self.pg_url("&warehouse=" + (self.dir / "lake" / "warehouse").as_uri())
+        return f"file://{self.dir}/lake"
+
+    def catalog(self) -> Any:
+        from pyiceberg.catalog.sql import SqlCatalog
+
+        lake = self.dir / "lake"
+        if self.pg:
+            uri = "postgresql+psycopg://" + self.pg_url().split("://", 1)[1]
+            return SqlCatalog("flowc", uri=uri, warehouse=(lake / "warehouse").as_uri())
+        return SqlCatalog("flowc", uri=f"sqlite:///{lake}/catalog.sqlite", warehouse=(lake / "warehouse").as_uri())
 
     def command(self) -> list[str]:
         return [sys.executable, "-m", f"{self.pipeline}.{self.task}"]
@@ -308,11 +338,9 @@ class Cell:
         if self.kafka_sink:
             return self.topic_rows("out_" + self.sink.removeprefix("kq_out_"))
         where = "fm.orders_lake" if self.task == "lake" else ("fm.facts" if self.sink == "iq_facts" else "fm.latest")
-        from pyiceberg.catalog.sql import SqlCatalog
         from pyiceberg.exceptions import NoSuchTableError
 
-        lake = self.dir / "lake"
-        cat = SqlCatalog("flowc", uri=f"sqlite:///{lake}/catalog.sqlite", warehouse=(lake / "warehouse").as_uri())
+        cat = self.catalog()
         try:
             table = cat.load_table(where)
         except NoSuchTableError:

@@ -6,6 +6,7 @@ moved table refused)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -106,3 +107,42 @@ def test_conditional_commit_round_trip(tmp_path: Path) -> None:
     assert sorted(r["id"] for r in iceberg.read(iceberg.load(cat, ident), None)) == ["b", "c"]
     iceberg.write(cat, ident, [{"id": "z", "amount": 9}], "overwrite")
     assert iceberg.read(iceberg.load(cat, ident), None) == [{"id": "z", "amount": 9}]
+
+
+PG = os.environ.get("FLOWC_TEST_PG")
+
+
+@pytest.mark.skipif(not PG, reason="FLOWC_TEST_PG names no PostgreSQL server")
+def test_a_postgresql_catalog_holds_the_table_and_the_state(tmp_path: Path) -> None:
+    """pyiceberg's SQL catalog on a real PostgreSQL server (in a schema of its own), and flowc's
+    state in the same database."""
+    import uuid
+
+    import psycopg
+
+    from flowc_runtime.sql import Database
+
+    assert PG is not None
+    schema = f"ice_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(PG, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        sep = "&" if "?" in PG else "?"
+        url = f"{PG}{sep}options=-csearch_path%3D{schema}&warehouse={(tmp_path / 'wh').as_uri()}"
+        where = iceberg.locate(url, "lake")
+        cat = iceberg.catalog(where)
+        ident = ("ns", "facts")
+        iceberg.conditional_commit(cat, ident, [{"id": "a", "amount": 1}], iceberg.NO_SNAPSHOT, "txn-1")
+        assert iceberg.txn_done(iceberg.load(cat, ident), "txn-1")
+        with pytest.raises(iceberg.CommitRejected):
+            iceberg.conditional_commit(cat, ident, [{"id": "b", "amount": 2}], iceberg.NO_SNAPSHOT, "txn-2")
+        with psycopg.connect(PG, autocommit=True) as conn:
+            tables = {r[0] for r in conn.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", (schema,))}
+        assert "iceberg_tables" in tables
+        db = Database(where.state_url)
+        assert db.dialect == "postgres"
+        db.close()
+    finally:
+        with psycopg.connect(PG, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
