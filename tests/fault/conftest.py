@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+import kafka_iceberg
 import matrix
 
 _results: list[matrix.Result] = []
@@ -51,4 +52,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
     for outcome in _results:
         terminalreporter.write_line("")
         for line in outcome.lines(verbose=config.getoption("cells_verbose")):
+            terminalreporter.write_line(line)
+    if kafka_iceberg.ROWS:
+        terminalreporter.write_line("")
+        for line in kafka_iceberg.ROWS:
             terminalreporter.write_line(line)

@@ -18,7 +18,10 @@ processes it starts, and only there.
   nondeterministic     every output record gets a `nondet` field that depends on the
                        run and the attempt, as a nondeterministic transform would;
   relay_crash          hard crash in the relay between a send and its mark (step
-                       `after_send`), at the send numbered `$FLOWC_RELAY_CRASH_AT` (default 1).
+                       `after_send`), at the send numbered `$FLOWC_RELAY_CRASH_AT` (default 1);
+  no_fencing           Kafka's fencing switched off: each attempt gets a `transactional.id` of
+                       its own (the interval's plus the attempt number), so no attempt fences
+                       another (tests/fault/test_kafka_iceberg.py shows the zombie cell failing).
 """
 
 from __future__ import annotations
@@ -111,6 +114,16 @@ def output_extra(run_id: str, attempt: int) -> dict[str, str]:
 
 def install() -> None:
     """Replace the runtime's no-op hooks with the injecting ones above."""
+    if "no_fencing" in active():
+        import flowc_runtime.kafka as kafka
+
+        fenced = kafka.transactional_id
+        attempt = os.environ.get("FLOW_ATTEMPT", "1")
+
+        def per_attempt(pipeline: str, task: str, interval: str) -> str:
+            return f"{fenced(pipeline, task, interval)}.attempt-{attempt}"
+
+        kafka.transactional_id = per_attempt
     hooks.step = step
     hooks.before_transaction_commit = before_transaction_commit
     hooks.before_publish = before_publish

@@ -56,6 +56,14 @@ const RUNTIME: &[(&str, &str)] = &[
         include_str!("../../../templates/python/flowc_runtime/connectors/files.py"),
     ),
     (
+        "flowc_runtime/connectors/iceberg_table.py",
+        include_str!("../../../templates/python/flowc_runtime/connectors/iceberg_table.py"),
+    ),
+    (
+        "flowc_runtime/connectors/kafka_topic.py",
+        include_str!("../../../templates/python/flowc_runtime/connectors/kafka_topic.py"),
+    ),
+    (
         "flowc_runtime/connectors/sql_table.py",
         include_str!("../../../templates/python/flowc_runtime/connectors/sql_table.py"),
     ),
@@ -78,6 +86,14 @@ const RUNTIME: &[(&str, &str)] = &[
     (
         "flowc_runtime/hooks.py",
         include_str!("../../../templates/python/flowc_runtime/hooks.py"),
+    ),
+    (
+        "flowc_runtime/iceberg.py",
+        include_str!("../../../templates/python/flowc_runtime/iceberg.py"),
+    ),
+    (
+        "flowc_runtime/kafka.py",
+        include_str!("../../../templates/python/flowc_runtime/kafka.py"),
     ),
     (
         "flowc_runtime/keys.py",

@@ -15,7 +15,7 @@ pub const RULE: Rule = Rule {
 pub(crate) const TEMPLATE_BUG_HELP: &str = "this is a bug in flowc's Python templates";
 
 /// The help when a kind has no Python runtime.
-pub(crate) const NO_RUNTIME_HELP: &str = "the Python runtime supports sqlite_table, postgres_table, files and delta_table, and the effects http_request, webhook, slack_message and email";
+pub(crate) const NO_RUNTIME_HELP: &str = "the Python runtime supports sqlite_table, postgres_table, files, delta_table, iceberg_table and kafka_topic, and the effects http_request, webhook, slack_message and email";
 
 /// The message when flowc's table of what the runtime supports does not
 /// parse (`err`).

@@ -576,9 +576,9 @@ fn scaffold_rewrites_generated_modules_but_never_user_transforms() {
         "# my code\n"
     );
     assert_ne!(std::fs::read_to_string(&module).expect("read"), stale);
-    // A kind with no runtime is FL805, naming the kind, and nothing is written.
+    // A kind with no runtime (a user kind) is FL805, naming the kind, and nothing is written.
     let kafka = dir.path().join("k.flow");
-    std::fs::write(&kafka, "source s: kafka_topic {\n  topic \"t\"\n}\n\nsink o: kafka_topic {\n  topic \"u\"\n}\n\npipeline k {\n  task t {\n    read s pinned offsets\n    write o append\n    require at_least_once\n    allow FL202 because \"test\"\n    run command [\"x\"]\n  }\n}\n").expect("write");
+    std::fs::write(&kafka, "kind queue_topic {\n  roles source, sink\n  pins offsets\n  offsets\n  commits after_write\n  writes append\n  param topic: string\n}\n\nsource s: queue_topic {\n  topic \"t\"\n}\n\nsink o: queue_topic {\n  topic \"u\"\n}\n\npipeline k {\n  task t {\n    read s pinned offsets\n    write o append\n    require at_least_once\n    allow FL202 because \"test\"\n    run command [\"x\"]\n  }\n}\n").expect("write");
     let empty = dir.path().join("none");
     let res = flowc()
         .args(["scaffold", "--lang", "python", "--format-is-not-an-option"])
@@ -594,12 +594,12 @@ fn scaffold_rewrites_generated_modules_but_never_user_transforms() {
     assert_eq!(res.status.code(), Some(1));
     let text = String::from_utf8_lossy(&res.stdout);
     assert!(
-        text.contains("FL805") && text.contains("kafka_topic"),
+        text.contains("FL805") && text.contains("queue_topic"),
         "{text}"
     );
-    // Each at the statement that uses the kind: `read s` (line 11), `write o` (12).
-    assert!(text.contains("k.flow:11:5]"), "{text}");
-    assert!(text.contains("k.flow:12:5]"), "{text}");
+    // Each at the statement that uses the kind: `read s` (line 20), `write o` (21).
+    assert!(text.contains("k.flow:20:5]"), "{text}");
+    assert!(text.contains("k.flow:21:5]"), "{text}");
     assert!(std::fs::read_dir(&empty).map_or(0, Iterator::count) == 0);
 }
 

@@ -62,18 +62,56 @@ fn output_is_byte_identical_across_runs() {
 
 #[test]
 fn kinds_without_a_runtime_are_fl805_naming_the_kind() {
+    // user kinds (a `kind` declared in a `.flow` file) have no runtime
     let mut pipelines = fixture("sqlite_modes");
-    "kafka_topic"
+    "bigquery_table"
         .clone_into(&mut std::sync::Arc::make_mut(&mut pipelines[0].tasks[0].writes[0].sink).kind);
-    "iceberg_table"
+    "mainframe_dataset"
         .clone_into(&mut std::sync::Arc::make_mut(&mut pipelines[0].tasks[1].reads[0].source).kind);
     let problems = python::generate(&pipelines).expect_err("no runtime");
     assert!(problems.iter().all(|p| p.code == "FL805"));
-    assert!(problems.iter().any(|p| p.message.contains("`kafka_topic`")));
     assert!(problems
         .iter()
-        .any(|p| p.message.contains("`iceberg_table`")));
+        .any(|p| p.message.contains("`bigquery_table`")));
+    assert!(problems
+        .iter()
+        .any(|p| p.message.contains("`mainframe_dataset`")));
     assert_eq!(problems[0].task.as_deref(), Some("upsert_input"));
+}
+
+/// `kafka_topic` and `iceberg_table` have runtimes: every read commit mode and
+/// write mode of the Kafka and Iceberg fault cells scaffolds, with the commit
+/// mode in the generated module and the Kafka and Iceberg modules in the runtime.
+#[test]
+fn kafka_and_iceberg_scaffold() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let flow = crate::common::repo_root().join("tests/fault/kafka_iceberg.flow");
+    let out = assert_cmd::Command::cargo_bin("flowc")
+        .expect("binary")
+        .args(["scaffold", "--lang", "python", "--out"])
+        .arg(dir.path())
+        .arg(&flow)
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(!stdout.contains("FL805"), "{stdout}");
+    let txn = std::fs::read_to_string(dir.path().join("kq/txn.py")).expect("module");
+    assert!(txn.contains("commit=\"in_transaction\""), "{txn}");
+    assert!(txn.contains("mode=\"transactional\""), "{txn}");
+    let before = std::fs::read_to_string(dir.path().join("kq/before.py")).expect("module");
+    assert!(before.contains("commit=\"before_write\""), "{before}");
+    for file in [
+        "kafka.py",
+        "iceberg.py",
+        "connectors/kafka_topic.py",
+        "connectors/iceberg_table.py",
+    ] {
+        assert!(
+            dir.path().join("flowc_runtime").join(file).is_file(),
+            "{file}"
+        );
+    }
 }
 
 #[test]

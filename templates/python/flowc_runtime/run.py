@@ -133,6 +133,8 @@ class Attempt:
         for write in self.task.writes:
             self.apply_with_retries(write, outputs)
         hooks.step("after_commit")
+        for read in self.task.reads:
+            connector_for(read.source, "source").finish_read(self, read)
         self.relay()
         self.send_direct(outputs)
         hooks.step("during_relay")

@@ -26,6 +26,7 @@ TermKind = Literal[
     "random",
 ]
 Pin = Literal["version", "snapshot", "listing", "offsets"]
+Commit = Literal["auto", "before_write", "after_write", "in_transaction"]
 # When an interval's input is complete (a source's `ready`); None: the kind's default
 # (`nonempty` for `files`, `always` for every other kind).
 Ready = Literal["marker", "nonempty", "always"]
@@ -78,6 +79,9 @@ class Read:
     # When the interval's input is complete (the source's `ready`, else its kind's default).
     ready: Ready | None = None
     ready_marker: str | None = None
+    # When a source with offsets commits them (`auto`, `before_write`, `after_write`,
+    # `in_transaction`); None for kinds without offsets.
+    commit: Commit | None = None
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,10 @@ A task's state store is its `Task.state`:
   `<schema>_flowc`, so that environments kept in schemas of one database keep apart);
 * `delta_table`: the SQLite file `_flowc/state.sqlite` inside the table's folder (same storage;
   a name starting with `_` is invisible to Delta readers and kept by `VACUUM`);
+* `iceberg_table`: the database of the table's SQL catalog (SQLite: `flowc_*` tables in the
+  catalog file; PostgreSQL: the schema `flowc`), so the state lives where the commits do;
+* `kafka_topic`: not yet (a compacted state topic): such a task needs a `state` sink of another
+  kind, or `FLOWC_STATE`;
 * `local` or none: `.flowc/state.sqlite` in the working folder, durable only for tasks that run
   as local processes on one machine.
 
@@ -32,7 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
-from . import delta, hooks
+from . import delta, hooks, iceberg
 from .context import Context, FlowError, RetryLater
 from .keys import canonical, key_text, key_values
 from .spec import Emit, StateStore, Task, Term, Write
@@ -82,6 +86,18 @@ def locate(store: StateStore | None, env: dict[str, str], ctx: Context) -> Where
         path = unquote(parsed.path) if parsed.scheme == "file" else uri
         return Where("sqlite://" + path.rstrip("/") + "/_flowc/state.sqlite", False,
                      f"`{endpoint.name}`'s folder (_flowc/state.sqlite)")
+    if store.kind == "iceberg_table":
+        # the catalog's own database: flowc's tables beside pyiceberg's (SQLite: flat `flowc_*`
+        # tables in the catalog file; PostgreSQL: the schema `flowc`)
+        catalog = iceberg.locate(conn, endpoint.name)
+        postgres = catalog.state_url.startswith(("postgresql:", "postgres:"))
+        return Where(catalog.state_url, postgres, f"`{endpoint.name}`'s Iceberg catalog database")
+    if store.kind == "kafka_topic":
+        raise FlowError(
+            f"state store `{endpoint.name}` (kafka_topic): this runtime cannot keep flowc's state in a Kafka topic "
+            "yet; give the pipeline a `state` sink of kind postgres_table, iceberg_table or delta_table, or set "
+            "FLOWC_STATE to a sqlite:// or postgresql:// URL"
+        )
     raise FlowError(f"kind `{store.kind}` (state store `{endpoint.name}`) cannot hold flowc's state")
 
 

@@ -14,9 +14,13 @@ from ..spec import Endpoint
 from .base import Connector, PinValue, Record
 from .delta_table import DeltaTable
 from .files import Files
+from .iceberg_table import IcebergTable
+from .kafka_topic import KafkaTopic
 from .sql_table import PostgresTable, SqliteTable, SqlTable
 
-CONNECTORS: dict[str, Connector] = {c.kind: c for c in (DeltaTable(), Files(), PostgresTable(), SqliteTable())}
+CONNECTORS: dict[str, Connector] = {
+    c.kind: c for c in (DeltaTable(), Files(), IcebergTable(), KafkaTopic(), PostgresTable(), SqliteTable())
+}
 
 
 def connector_for(endpoint: Endpoint, role: str) -> Connector:

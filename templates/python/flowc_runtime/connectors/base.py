@@ -60,6 +60,9 @@ class Connector:
     def read(self, attempt: Attempt, read: Read, pin: PinValue) -> list[Record]:
         raise FlowError(f"no runtime for kind `{self.kind}` (source `{read.source.name}`)")
 
+    def finish_read(self, attempt: Attempt, read: Read) -> None:
+        """Once every write of the attempt committed (offsets committed `after_write`)."""
+
     def apply(self, attempt: Attempt, write: Write, items: list[Item], rows: list[Record],
               outputs: dict[str, list[Item]]) -> None:
         """Apply one write in its own transaction (or the kind's equivalent)."""

@@ -1,0 +1,123 @@
+"""The Kafka and Iceberg fault cells (tests/fault/kafka_iceberg.py): each output shows what its
+predicted guarantee allows, and the zombie cell of the exactly-once Kafka task fails once
+Kafka's fencing is switched off. Needs the broker (scripts/install-kafka-broker); without it
+every case here is skipped, saying so. Run through `scripts/fault-matrix`."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+import kafka_broker
+import kafka_iceberg as ki
+
+BINARY = kafka_broker.broker_binary()
+needs_broker = pytest.mark.skipif(
+    BINARY is None, reason="no Kafka-protocol broker: run scripts/install-kafka-broker (or set FLOWC_KAFKA_BROKER)"
+)
+OUTPUTS = sorted({(p, t, s) for p, t, s, _ in ki.CELLS})
+
+
+def pg_url(config: pytest.Config) -> str | None:
+    """The PostgreSQL server of the `--db postgres` pass (the Iceberg cells' catalog and state)."""
+    if config.getoption("db") != "postgres":
+        return None
+    url = os.environ.get("FLOWC_TEST_PG")
+    if not url:
+        pytest.skip("--db postgres: FLOWC_TEST_PG names no PostgreSQL server")
+    return url
+
+
+def runs(cell: tuple[str, str, str, str], config: pytest.Config) -> bool:
+    """The SQLite pass runs every cell; the PostgreSQL pass the Iceberg ones, on a PostgreSQL catalog
+    (the Kafka cells' systems are the broker and SQLite files: they run once, in the SQLite pass)."""
+    return config.getoption("db") == "sqlite" or cell[0] == "iq"
+
+
+@pytest.fixture(scope="session")
+def setup(pytestconfig: pytest.Config) -> ki.Setup:
+    base = Path(os.environ.get("FLOWC_FAULT_WORK") or tempfile.gettempdir())
+    base.mkdir(parents=True, exist_ok=True)
+    setup = ki.Setup(Path(tempfile.mkdtemp(prefix="kafka-iceberg-", dir=base)))
+    setup.config = pytestconfig
+    return setup
+
+
+@pytest.fixture(scope="session")
+def outcomes(setup: ki.Setup, pytestconfig: pytest.Config) -> dict[str, ki.Outcome]:
+    assert BINARY is not None
+    jobs = max(1, int(pytestconfig.getoption("jobs", 2)))
+
+    pg = pg_url(pytestconfig)
+    cells = [c for c in ki.CELLS if runs(c, pytestconfig)]
+
+    def one(cell: tuple[str, str, str, str]) -> tuple[str, ki.Outcome]:
+        return ki.cell_id(cell), ki.Cell(setup, cell, BINARY, pg=pg).run()
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        results = dict(pool.map(one, cells))
+    by_output: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for cell in cells:
+        by_output[cell[:3]].append(ki.cell_id(cell))
+    ok = 0
+    for output, ids in sorted(by_output.items()):
+        guarantee = setup.predicted[output]["guarantee"]
+        for cid in ids:
+            outcome = results[cid]
+            shown = ",".join(sorted(outcome.anomalies)) or "clean"
+            if guarantee in ki.STRONG:
+                good = not outcome.anomalies and not outcome.problems
+            else:
+                good = outcome.anomalies <= ki.expected(guarantee) and not outcome.problems
+            ok += good
+            ki.ROWS.append(f"{'ok ' if good else 'BAD'} {cid:<48} predicted {guarantee:<14} shows {shown}"
+                         + (f" ({'; '.join(outcome.problems)})" if outcome.problems else ""))
+    where = "PostgreSQL catalog" if pg else "SQLite catalog"
+    ki.ROWS.append(f"kafka/iceberg cells ({where}): {ok}/{len(cells)} as predicted")
+    return results
+
+
+@needs_broker
+@pytest.mark.parametrize("cell", ki.CELLS, ids=ki.cell_id)
+def test_cell(cell: tuple[str, str, str, str], setup: ki.Setup, outcomes: dict[str, ki.Outcome]) -> None:
+    """A strong output shows no anomaly in any cell; a weak one shows only what it allows."""
+    if not runs(cell, setup.config):
+        pytest.skip("a Kafka cell: it runs in the SQLite pass")
+    outcome = outcomes[ki.cell_id(cell)]
+    guarantee = setup.predicted[cell[:3]]["guarantee"]
+    detail = "\n".join(outcome.log)
+    if guarantee in ki.STRONG:
+        assert not outcome.anomalies and not outcome.problems, f"{outcome.anomalies} {outcome.problems}\n{detail}"
+    else:
+        assert outcome.anomalies <= ki.expected(guarantee), f"{outcome.anomalies} is more than {guarantee} allows\n{detail}"
+
+
+@needs_broker
+@pytest.mark.parametrize("output", [o for o in OUTPUTS], ids=".".join)
+def test_weak_output_shows_its_anomaly(output: tuple[str, str, str], setup: ki.Setup,
+                                       outcomes: dict[str, ki.Outcome]) -> None:
+    """A weak output shows its predicted anomaly in at least one of its cells."""
+    guarantee = setup.predicted[output]["guarantee"]
+    if guarantee in ki.STRONG:
+        pytest.skip(f"{'.'.join(output)} is {guarantee}: test_cell checks that no cell shows an anomaly")
+    mine = [c for c in ki.CELLS if c[:3] == output and runs(c, setup.config)]
+    if not mine:
+        pytest.skip("a Kafka output: its cells run in the SQLite pass")
+    shown = set().union(*(outcomes[ki.cell_id(c)].anomalies for c in mine))
+    assert shown & ki.expected(guarantee), f"{'.'.join(output)} ({guarantee}) showed no anomaly in any cell"
+
+
+@needs_broker
+def test_the_zombie_cell_fails_without_fencing(setup: ki.Setup) -> None:
+    """The same late zombie with a `transactional.id` per attempt (fencing switched off)
+    commits after its retry: the output of the exactly-once task is duplicated."""
+    assert BINARY is not None
+    if setup.config.getoption("db") != "sqlite":
+        pytest.skip("a Kafka cell: it runs in the SQLite pass")
+    outcome = ki.Cell(setup, ("kq", "txn", "kq_out_txn", "late_zombie"), BINARY, ["no_fencing"]).run()
+    assert "dup" in outcome.anomalies, "\n".join(outcome.log)
