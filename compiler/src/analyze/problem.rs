@@ -355,6 +355,15 @@ pub enum Problem {
     /// FL002: a placeholder at `at` of a string parameter is not well formed
     /// or not known.
     BadPlaceholder { error: PlaceholderError, at: Loc },
+    /// FL002: the value `value` at `at` of the parameter `param` of kind
+    /// `kind` is not one of `allowed`.
+    NotAllowedValue {
+        kind: String,
+        param: String,
+        value: String,
+        allowed: &'static [&'static str],
+        at: Loc,
+    },
     // ---- end FL002 ----
 }
 
@@ -407,7 +416,8 @@ impl Problem {
             | Problem::BadTimezone { .. }
             | Problem::EmptyImage { .. }
             | Problem::EmptyProgram { .. }
-            | Problem::BadPlaceholder { .. } => Code::FL002,
+            | Problem::BadPlaceholder { .. }
+            | Problem::NotAllowedValue { .. } => Code::FL002,
         }
     }
 }

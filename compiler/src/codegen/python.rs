@@ -76,6 +76,10 @@ const RUNTIME: &[(&str, &str)] = &[
         include_str!("../../../templates/python/flowc_runtime/files.py"),
     ),
     (
+        "flowc_runtime/formats.py",
+        include_str!("../../../templates/python/flowc_runtime/formats.py"),
+    ),
+    (
         "flowc_runtime/hooks.py",
         include_str!("../../../templates/python/flowc_runtime/hooks.py"),
     ),

@@ -270,6 +270,13 @@ pub fn finding(problem: Problem) -> Diagnostic {
         Problem::EmptyImage { at } => fl002_invalid_literal::empty_image(at),
         Problem::EmptyProgram { at } => fl002_invalid_literal::empty_program(at),
         Problem::BadPlaceholder { error, at } => fl002_invalid_literal::bad_placeholder(&error, at),
+        Problem::NotAllowedValue {
+            kind,
+            param,
+            value,
+            allowed,
+            at,
+        } => fl002_invalid_literal::not_allowed_value(&kind, &param, &value, allowed, at),
     }
 }
 
