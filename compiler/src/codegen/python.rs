@@ -324,9 +324,13 @@ fn scheme(location: &str) -> Option<&str> {
     .then_some(scheme)
 }
 
+/// The URL schemes of a `files` path the Python runtime reads and writes:
+/// local folders and the object stores it reaches through obstore.
+const FILES_SCHEMES: [&str; 4] = ["file", "s3", "gs", "az"];
+
 /// FL805 for a `files` location the Python runtime cannot read or write: it
-/// works on local (or mounted) folders only, and an object store's path must
-/// never be listed as an empty folder.
+/// works on local folders and `s3://`, `gs://` and `az://` prefixes only, and
+/// a path on any other scheme must never be listed as an empty folder.
 fn unreadable_location(
     pipeline: &Pipeline,
     task: &Task,
@@ -340,7 +344,7 @@ fn unreadable_location(
         return None;
     };
     let scheme = scheme(path)?;
-    if scheme.eq_ignore_ascii_case("file") {
+    if FILES_SCHEMES.iter().any(|s| scheme.eq_ignore_ascii_case(s)) {
         return None;
     }
     let (message, help) = fl805::location_unreadable(&endpoint.name, scheme);

@@ -149,56 +149,61 @@ class StorePrefix(Location):
         return f"{self.url}/{self.prefix}{name or ''}"
 
     def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        from obstore.exceptions import NotFoundError
+        """`fn(*args, **kwargs)`; a client error other than not-found and a failed precondition
+        becomes one FlowError line (obstore's messages carry a debug dump after the first line)."""
+        from obstore.exceptions import PreconditionError
 
         try:
             return fn(*args, **kwargs)
-        except NotFoundError:
-            raise
-        except FlowError:
+        except (*_missing(), PreconditionError, FlowError):  # type: ignore[misc]
             raise
         except Exception as err:  # noqa: BLE001 -- the store's client errors, in one line
-            raise FlowError(f"{what} {self.describe()!r} failed: {type(err).__name__}: {err}") from err
+            first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+            raise FlowError(f"{what} {self.describe()!r} failed: {type(err).__name__}: {first}") from err
 
     def exists(self) -> bool:
         return bool(self._list())
 
     def has(self, name: str) -> bool:
         import obstore
-        from obstore.exceptions import NotFoundError
 
         try:
             self._call("looking up", obstore.head, self.store, self.prefix + name)
-        except NotFoundError:
+        except _missing():
             return False
         return True
 
     def _list(self) -> list[Any]:
         import obstore
-        from obstore.exceptions import NotFoundError
 
         def every() -> list[Any]:
             return [meta for chunk in obstore.list(self.store, self.prefix or None) for meta in chunk]
 
         try:
             found: list[Any] = self._call("listing", every)
-        except NotFoundError as err:
-            raise FlowError(f"listing {self.describe()!r} failed: the bucket does not exist ({err})") from err
+        except _missing() as err:
+            first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+            raise FlowError(f"listing {self.describe()!r} failed: the bucket does not exist ({first})") from err
         return [m for m in found if str(m["path"]).startswith(self.prefix)]
 
     def listing(self, marker: str | None = None) -> list[Entry]:
-        """Every data object under the prefix with its ETag and version, sorted by key."""
+        """Every data object under the prefix with its ETag and version, sorted by key. Where
+        the store's listing leaves the ETag out, a HEAD of the object fills it in."""
+        import obstore
+
         found: list[Entry] = []
         for meta in self._list():
             rel = str(meta["path"])[len(self.prefix):]
             if not rel or _hidden(rel, marker):
                 continue
+            if not meta.get("e_tag"):
+                meta = self._call("looking up", obstore.head, self.store, str(meta["path"]))
             found.append({"name": rel, "etag": meta.get("e_tag"), "version": meta.get("version")})
         return sorted(found, key=entry_name)
 
     def read_bytes(self, entry: Entry) -> bytes:
         import obstore
-        from obstore.exceptions import NotFoundError, PreconditionError
+        from obstore.exceptions import PreconditionError
 
         name = entry_name(entry)
         etag = entry.get("etag") if isinstance(entry, dict) else None
@@ -218,7 +223,7 @@ class StorePrefix(Location):
             data = bytes(self._call("reading", result.bytes))
         except PreconditionError as err:
             raise FlowError(changed) from err
-        except NotFoundError as err:
+        except _missing() as err:
             raise FlowError(f"pinned object {where!r} is gone: the pinned listing can no longer be read") from err
         got = result.meta.get("e_tag")
         if etag and got and got != etag:  # a store that ignores If-Match
@@ -246,6 +251,13 @@ class StorePrefix(Location):
         for entry in self.listing():
             if entry_name(entry) != key:
                 self._call("deleting", obstore.delete, self.store, self.prefix + entry_name(entry))
+
+
+def _missing() -> tuple[type[BaseException], ...]:
+    """What obstore raises for an object or bucket that is not there."""
+    from obstore.exceptions import NotFoundError
+
+    return (FileNotFoundError, NotFoundError)
 
 
 def _store(scheme: str, bucket: str, options: dict[str, str]) -> ObjectStore:
@@ -342,7 +354,7 @@ def read(where: Location, entries: list[Entry], declared: str | None = None,
         name = entry_name(entry)
         fmt = formats.format_of(name, declared)
         at = where.describe(name)
-        table = formats.decode(where.read_bytes(entry), fmt, at)
-        formats.check_fields(table, fields, at, source)
-        rows.extend(formats.records(table))
+        columns, records = formats.decode(where.read_bytes(entry), fmt, at)
+        formats.check_fields(columns, fields, at, source)
+        rows.extend(records)
     return rows
