@@ -306,6 +306,12 @@ def test_a_column_that_fields_lists_and_the_file_lacks_is_named(tmp_path: Path,
     assert run(task, identity, env_for(tmp_path, raw=f"file://{tmp_path}/files")) == 75
     err = capfd.readouterr().err
     assert "a.csv" in err and "no column `region`" in err, err
+    # A JSON record may leave a key out (it reads as absent): the same rows as JSON Lines pass.
+    json_day = tmp_path / "json"
+    (json_day / "files" / "in" / "2026-01-01").mkdir(parents=True)
+    (json_day / "files" / "in" / "2026-01-01" / "a.jsonl").write_bytes(encoded(ROWS, "jsonl"))
+    assert run(task, identity, env_for(json_day, raw=f"file://{json_day}/files")) == 0
+    assert rows_of(json_day) == [("a", 1), ("b", 2)]
 
 
 @pytest.mark.parametrize("where", ["store", "local"])
@@ -384,6 +390,27 @@ def test_local_folders_read_and_write_every_format(tmp_path: Path) -> None:
     assert sorted(pq.read_table(written).to_pylist(), key=lambda r: str(r["id"])) == ROWS
 
 
+# --- what a generated project installs ---------------------------------------------------------
+
+
+def test_the_runtime_requirements_pin_the_locks_versions() -> None:
+    """flowc_runtime/requirements.txt (written by every scaffold) pins what the runtime imports at
+    the versions of requirements-dev.lock, which the tests run with."""
+    def pins(path: Path) -> dict[str, str]:
+        found = {}
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("#"):
+                name, _, version = line.partition("==")
+                found[name.split("[")[0].lower()] = version.strip()
+        return found
+
+    wanted = pins(ROOT / "templates" / "python" / "flowc_runtime" / "requirements.txt")
+    lock = pins(ROOT / "requirements-dev.lock")
+    assert {"pyarrow", "obstore", "croniter", "psycopg", "deltalake"} <= set(wanted)
+    for name, version in wanted.items():
+        assert version and lock.get(name) == version, (name, version, lock.get(name))
+
+
 # --- the scaffold, end to end: parquet on the S3 server into a local SQLite --------------------
 
 
@@ -425,6 +452,7 @@ def test_a_scaffolded_task_reads_parquet_from_the_store_into_sqlite(s3: S3, tmp_
     done = subprocess.run([str(binary), "scaffold", "--lang", "python", "--out", "py", "lake.flow"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "obstore==" in (tmp_path / "py" / "flowc_runtime" / "requirements.txt").read_text(encoding="utf-8")
     base = prefix()
     s3.put(f"{base}events/2026-01-01/part-0.parquet", encoded(ROWS, "parquet"))
     env = {

@@ -88,6 +88,10 @@ const RUNTIME: &[(&str, &str)] = &[
         include_str!("../../../templates/python/flowc_runtime/keys.py"),
     ),
     (
+        "flowc_runtime/requirements.txt",
+        include_str!("../../../templates/python/flowc_runtime/requirements.txt"),
+    ),
+    (
         "flowc_runtime/run.py",
         include_str!("../../../templates/python/flowc_runtime/run.py"),
     ),

@@ -355,6 +355,6 @@ def read(where: Location, entries: list[Entry], declared: str | None = None,
         fmt = formats.format_of(name, declared)
         at = where.describe(name)
         columns, records = formats.decode(where.read_bytes(entry), fmt, at)
-        formats.check_fields(columns, fields, at, source)
+        formats.check_fields(columns, fields, at, source, fmt)
         rows.extend(records)
     return rows

@@ -95,8 +95,11 @@ def decode(data: bytes, fmt: str, where: str) -> tuple[list[str], list[dict[str,
     return list(table.column_names), records
 
 
-def check_fields(columns: list[str], fields: tuple[str, ...] | None, where: str, source: str) -> None:
-    """The columns of the file at `where` are the declaration's `fields`, when it has them."""
+def check_fields(columns: list[str], fields: tuple[str, ...] | None, where: str, source: str,
+                 fmt: str = "parquet") -> None:
+    """The columns of the file at `where` (of format `fmt`) are the declaration's `fields`, when
+    it has them: a column they do not list is an error; so is a listed field that a Parquet or
+    CSV file has no column for (a JSON record may leave a key out: it reads as absent)."""
     if fields is None or not columns:
         return  # no `fields`, or an empty file: nothing to compare
     for column in columns:
@@ -106,6 +109,8 @@ def check_fields(columns: list[str], fields: tuple[str, ...] | None, where: str,
                 f"(fields: {', '.join(fields)}): add it to `fields` or drop it from the file; "
                 "nothing was committed"
             )
+    if fmt in ("jsonl", "json"):
+        return
     for name in fields:
         if name not in columns:
             raise FlowError(
