@@ -28,7 +28,7 @@ pub const KEYWORDS: [&str; 35] = [
 /// Top-level modules a generated package would hide when the task runs from
 /// the output folder: the standard library (`sys.stdlib_module_names` of
 /// Python 3.11) and what the runtime imports.
-pub const TAKEN: [&str; 308] = [
+pub const TAKEN: [&str; 309] = [
     "__future__",
     "_abc",
     "_aix_support",
@@ -338,6 +338,7 @@ pub const TAKEN: [&str; 308] = [
     "deltalake",
     "psycopg",
     "pyarrow",
+    "obstore",
 ];
 
 #[cfg(test)]

@@ -182,6 +182,7 @@ fn a_module_that_would_hide_a_standard_module_is_refused() {
     for (module, refused) in [
         ("json.load", true),
         ("psycopg.x", true),
+        ("obstore.load", true),
         ("jsonish.load", false),
     ] {
         let mut pipelines = fixture("sqlite_modes");
