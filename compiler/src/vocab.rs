@@ -168,6 +168,11 @@ words! {
     }
 }
 
+/// The values of a standard kind's parameter that takes one of a few words
+/// (as a string): `(kind, parameter, values)`. A value outside them is FL002.
+pub const ENUMERATED_PARAMS: &[(&str, &str, &[&str])] =
+    &[("files", "format", &["parquet", "csv", "jsonl", "json"])];
+
 words! {
     /// The type of a kind parameter.
     pub enum ParamType {

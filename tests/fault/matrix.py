@@ -447,7 +447,7 @@ class Scenario:
             if src["kind"] == "files":
                 folder = self.dir / "files" / src["params"]["path"].replace("{interval.start}", start)
                 folder.mkdir(parents=True, exist_ok=True)
-                write_jsonl(folder / "part-0.jsonl", rows)
+                write_jsonl(folder / "part-0.jsonl", declared_only(src, rows))
                 if extra_dup:
                     # the same logical event again, under a new identifier
                     write_jsonl(folder / "part-dup.jsonl", [{"id": f"d{k}-r1-again", "rec": f"d{k}-r1", "amount": 10 * k + 1}])
@@ -765,6 +765,13 @@ def append_delta(uri: Path, rows: list[Decl]) -> None:
     from deltalake import write_deltalake
 
     write_deltalake(str(uri), pa.Table.from_pylist(rows), mode="append")
+
+
+def declared_only(src: Decl, rows: list[Decl]) -> list[Decl]:
+    """The rows as a `files` source with `fields` holds them: the runtime refuses a file with a
+    column its `fields` do not list."""
+    fields = src.get("fields")
+    return rows if fields is None else [{c: v for c, v in r.items() if c in fields} for r in rows]
 
 
 def write_jsonl(path: Path, rows: list[Decl]) -> None:

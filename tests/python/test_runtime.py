@@ -590,13 +590,13 @@ def test_a_ready_the_kind_cannot_check_is_an_error(tmp_path: Path) -> None:
 def test_a_path_the_runtime_cannot_read_is_an_error_not_an_empty_listing(
     tmp_path: Path, where: str, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    path = "s3://bucket/in/{interval.start}/" if where == "path" else "in/{interval.start}/"
+    path = "hdfs://cluster/in/{interval.start}/" if where == "path" else "in/{interval.start}/"
     source = Read(Endpoint("raw", "files", {"path": path}), immutable=True, pin="listing", identity=("id",),
                   ready="always")
     task = make_task((Write(Endpoint("out", "sqlite_table", {"table": "o"}), "append"),), reads=(source,))
     env = env_for(tmp_path, out=f"sqlite://{tmp_path}/db.sqlite")
     if where == "connection":
-        env["FLOW_CONN_RAW"] = "s3://bucket/"
+        env["FLOW_CONN_RAW"] = "hdfs://cluster/"
     assert run(task, identity, env) == 70  # not 75: a retry would fail the same way
     assert "a retry cannot help" in capfd.readouterr().err
     assert pins_of(tmp_path) == []

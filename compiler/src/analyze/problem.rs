@@ -380,6 +380,15 @@ pub enum Problem {
         why: String,
         at: Loc,
     },
+    /// FL002: the value `value` at `at` of the parameter `param` of kind
+    /// `kind` is not one of `allowed`.
+    NotAllowedValue {
+        kind: String,
+        param: String,
+        value: String,
+        allowed: &'static [&'static str],
+        at: Loc,
+    },
     // ---- end FL002 ----
 }
 
@@ -436,7 +445,8 @@ impl Problem {
             | Problem::EmptyImage { .. }
             | Problem::EmptyProgram { .. }
             | Problem::BadPlaceholder { .. }
-            | Problem::BadPodValue { .. } => Code::FL002,
+            | Problem::BadPodValue { .. }
+            | Problem::NotAllowedValue { .. } => Code::FL002,
         }
     }
 }

@@ -18,7 +18,9 @@ use crate::source::FileId;
 use crate::span::Span;
 use crate::suggest::closest;
 use crate::syntax::ast::{self, Value};
-use crate::vocab::{CommitMode, Guarantee, Mode, OnAmbiguous, ParamType, ParamValue, Pin, Term};
+use crate::vocab::{
+    CommitMode, Guarantee, Mode, OnAmbiguous, ParamType, ParamValue, Pin, Term, ENUMERATED_PARAMS,
+};
 
 /// One parsed file of the run.
 pub struct Unit<'a> {
@@ -588,6 +590,9 @@ impl Resolver<'_> {
                 _ => {
                     let Some(param) = param else { continue };
                     if let Some(v) = self.param_value(f, p, param) {
+                        if kind.stdlib && !self.allowed_value(f, p, &kind.name, name, &v) {
+                            continue;
+                        }
                         if name == "primary_key" {
                             if let ParamValue::Fields(fs) = &v {
                                 def.primary_key = Some(fs.clone());
@@ -621,6 +626,39 @@ impl Resolver<'_> {
             // An immutable source needs no pin; nothing to default.
         }
         Some(def)
+    }
+
+    /// Whether `value` of the standard kind `kind`'s parameter `param` is one
+    /// its `ENUMERATED_PARAMS` entry allows (FL002 where it is not).
+    fn allowed_value(
+        &mut self,
+        f: FileId,
+        p: &ast::Setting,
+        kind: &str,
+        param: &str,
+        value: &ParamValue,
+    ) -> bool {
+        let Some((_, _, allowed)) = ENUMERATED_PARAMS
+            .iter()
+            .find(|(k, q, _)| *k == kind && *q == param)
+        else {
+            return true;
+        };
+        let ParamValue::String(text) = value else {
+            return true;
+        };
+        if allowed.contains(&text.as_str()) {
+            return true;
+        }
+        let at = p.args.first().map_or(p.name.span, Value::span);
+        self.problem(Problem::NotAllowedValue {
+            kind: kind.to_string(),
+            param: param.to_string(),
+            value: text.clone(),
+            allowed,
+            at: loc(f, at),
+        });
+        false
     }
 
     fn param_value(&mut self, f: FileId, p: &ast::Setting, param: &ParamDef) -> Option<ParamValue> {

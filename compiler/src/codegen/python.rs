@@ -84,6 +84,10 @@ const RUNTIME: &[(&str, &str)] = &[
         include_str!("../../../templates/python/flowc_runtime/files.py"),
     ),
     (
+        "flowc_runtime/formats.py",
+        include_str!("../../../templates/python/flowc_runtime/formats.py"),
+    ),
+    (
         "flowc_runtime/hooks.py",
         include_str!("../../../templates/python/flowc_runtime/hooks.py"),
     ),
@@ -98,6 +102,10 @@ const RUNTIME: &[(&str, &str)] = &[
     (
         "flowc_runtime/keys.py",
         include_str!("../../../templates/python/flowc_runtime/keys.py"),
+    ),
+    (
+        "flowc_runtime/requirements.txt",
+        include_str!("../../../templates/python/flowc_runtime/requirements.txt"),
     ),
     (
         "flowc_runtime/run.py",
@@ -336,9 +344,13 @@ fn scheme(location: &str) -> Option<&str> {
     .then_some(scheme)
 }
 
+/// The URL schemes of a `files` path the Python runtime reads and writes:
+/// local folders and the object stores it reaches through obstore.
+const FILES_SCHEMES: [&str; 4] = ["file", "s3", "gs", "az"];
+
 /// FL805 for a `files` location the Python runtime cannot read or write: it
-/// works on local (or mounted) folders only, and an object store's path must
-/// never be listed as an empty folder.
+/// works on local folders and `s3://`, `gs://` and `az://` prefixes only, and
+/// a path on any other scheme must never be listed as an empty folder.
 fn unreadable_location(
     pipeline: &Pipeline,
     task: &Task,
@@ -352,7 +364,7 @@ fn unreadable_location(
         return None;
     };
     let scheme = scheme(path)?;
-    if scheme.eq_ignore_ascii_case("file") {
+    if FILES_SCHEMES.iter().any(|s| scheme.eq_ignore_ascii_case(s)) {
         return None;
     }
     let (message, help) = fl805::location_unreadable(&endpoint.name, scheme);

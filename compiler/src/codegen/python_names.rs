@@ -28,7 +28,7 @@ pub const KEYWORDS: [&str; 35] = [
 /// Top-level modules a generated package would hide when the task runs from
 /// the output folder: the standard library (`sys.stdlib_module_names` of
 /// Python 3.11) and what the runtime imports.
-pub const TAKEN: [&str; 310] = [
+pub const TAKEN: [&str; 311] = [
     "__future__",
     "_abc",
     "_aix_support",
@@ -340,6 +340,7 @@ pub const TAKEN: [&str; 310] = [
     "pyarrow",
     "confluent_kafka",
     "pyiceberg",
+    "obstore",
 ];
 
 #[cfg(test)]

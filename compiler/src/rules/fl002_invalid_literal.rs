@@ -75,6 +75,29 @@ pub fn bad_placeholder(error: &PlaceholderError, at: Loc) -> Diagnostic {
     Diagnostic::new(Code::FL002, at.file, at.span, error.to_string()).help(placeholder_help(error))
 }
 
+/// The value `value` at `at` of the parameter `param` of kind `kind` is not
+/// one of `allowed`.
+pub fn not_allowed_value(
+    kind: &str,
+    param: &str,
+    value: &str,
+    allowed: &[&str],
+    at: Loc,
+) -> Diagnostic {
+    let list = allowed
+        .iter()
+        .map(|w| format!("`\"{w}\"`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Diagnostic::new(
+        Code::FL002,
+        at.file,
+        at.span,
+        format!("`{param}` of kind `{kind}` cannot be `\"{value}\"`"),
+    )
+    .help(format!("write one of {list}, or leave `{param}` out to take it from each file's extension"))
+}
+
 /// The placeholders, as the helps list them.
 const THE_PLACEHOLDERS: &str = "the placeholders are `{interval.start}`, `{interval.end}` and `{interval.date}`, and `{interval.start:FORMAT}` or `{interval.end:FORMAT}` with strftime directives";
 

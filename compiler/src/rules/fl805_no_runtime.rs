@@ -33,7 +33,7 @@ pub(crate) fn scaffold_unrenderable(task: &str, err: &dyn std::fmt::Display) -> 
 pub(crate) fn location_unreadable(name: &str, scheme: &str) -> (String, String) {
     (
         format!("`{name}` is at `{scheme}://`, which the Python runtime cannot read or write: it would find no files there"),
-        "the runtime works on local or mounted folders: write a relative path or `file://...`, or mount the store and point `FLOW_CONN_<NAME>` at it".to_owned(),
+        "the runtime reads and writes local folders (a relative path or `file://...`) and `s3://`, `gs://` and `az://` prefixes: use one of those, or mount the store and point `FLOW_CONN_<NAME>` at it".to_owned(),
     )
 }
 

@@ -289,6 +289,13 @@ pub fn finding(problem: Problem) -> Diagnostic {
             why,
             at,
         } => fl002_invalid_literal::bad_pod_value(&setting, &value, &why, at),
+        Problem::NotAllowedValue {
+            kind,
+            param,
+            value,
+            allowed,
+            at,
+        } => fl002_invalid_literal::not_allowed_value(&kind, &param, &value, allowed, at),
     }
 }
 

@@ -325,3 +325,54 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// `format` of a `files` declaration is one of the formats the runtime reads
+/// (FL002 naming them, at the value, otherwise); a placeholder or another
+/// case is no format, and leaving it out is clean.
+#[test]
+fn a_files_format_is_one_the_runtime_reads() {
+    let with = |format: &str| {
+        file("in/{interval.date}/", "x").replace(
+            "  immutable\n",
+            &format!("  format    \"{format}\"\n  immutable\n"),
+        )
+    };
+    for good in ["parquet", "csv", "jsonl", "json"] {
+        let o = check(&with(good));
+        assert!(o.diagnostics.is_empty(), "{good}: {:?}", o.diagnostics);
+        let raw = o
+            .program
+            .decls
+            .iter()
+            .find(|d| d.name == "raw")
+            .expect("raw");
+        assert_eq!(
+            raw.params.get("format"),
+            Some(&ParamValue::String(good.into()))
+        );
+    }
+    assert!(check(&file("in/", "x")).diagnostics.is_empty());
+    for bad in ["xml", "Parquet", "parquet ", "{interval.date}", ""] {
+        let text = with(bad);
+        let o = check(&text);
+        let found = fl002(&o);
+        assert_eq!(found.len(), 1, "{bad}: {:?}", o.diagnostics);
+        let message = &found[0].message;
+        assert!(
+            message.contains("`format`") && message.contains(&format!("`\"{bad}\"`")),
+            "{message}"
+        );
+        let help = found[0].help.as_deref().unwrap_or_default();
+        assert!(
+            help.contains("`\"parquet\"`, `\"csv\"`, `\"jsonl\"`, `\"json\"`"),
+            "{help}"
+        );
+        let at = text.find(&format!("\"{bad}\"")).expect("value in text");
+        assert_eq!(found[0].span.start, at, "{bad}: the value's span");
+        let raw = o.program.decls.iter().find(|d| d.name == "raw");
+        assert!(
+            raw.is_none_or(|d| !d.params.contains_key("format")),
+            "{bad}"
+        );
+    }
+}

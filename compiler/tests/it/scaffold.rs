@@ -220,6 +220,7 @@ fn a_module_that_would_hide_a_standard_module_is_refused() {
     for (module, refused) in [
         ("json.load", true),
         ("psycopg.x", true),
+        ("obstore.load", true),
         ("jsonish.load", false),
     ] {
         let mut pipelines = fixture("sqlite_modes");
@@ -304,19 +305,24 @@ fn a_module_that_is_also_a_package_or_a_dunder_is_refused() {
     }
 }
 
-/// A `files` location on an object store is FL805 at scaffold: the Python
-/// runtime reads local or mounted folders only, and a path it cannot read must
-/// never be listed as an empty folder. A relative path and `file://` are not.
+/// A `files` location on a scheme the Python runtime cannot reach is FL805 at
+/// scaffold: a path it cannot read must never be listed as an empty folder. A
+/// relative path, `file://` and the object stores `s3://`, `gs://` and
+/// `az://` are not.
 #[test]
-fn a_files_path_on_an_object_store_is_fl805() {
+fn a_files_path_on_an_unsupported_scheme_is_fl805() {
     let flow = |path: &str| {
         format!(
             "source raw: files {{\n  path \"{path}\"\n  immutable\n  identity id\n}}\n\nsink out: sqlite_table {{\n  table \"o\"\n  primary_key id\n}}\n\npipeline p {{\n  schedule \"@daily\"\n  start 2026-01-01\n  timeout 10m\n\n  task t {{\n    read raw\n    key input.id\n    write out upsert\n    run command [\"python3\", \"-m\", \"p.t\"]\n  }}\n}}\n"
         )
     };
     for (path, refused) in [
-        ("s3://lake/in/{interval.date}/", true),
-        ("gs://lake/in/", true),
+        ("hdfs://lake/in/{interval.date}/", true),
+        ("http://lake/in/", true),
+        ("s3://lake/in/{interval.date}/", false),
+        ("gs://lake/in/", false),
+        ("az://lake/in/", false),
+        ("S3://lake/in/", false),
         ("in/{interval.date}/", false),
         ("file:///data/in/", false),
     ] {

@@ -18,8 +18,9 @@ if TYPE_CHECKING:
     from ..run import Attempt, Item, Sent
 
 Record = dict[str, Any]
-# What a pin resolves to: a file listing, a staging table's name, a table version, or nothing.
-PinValue = list[str] | str | int | None
+# What a pin resolves to: a file listing (names, or objects with their ETags), a staging table's
+# name, a table version, or nothing.
+PinValue = list[str] | list[str | dict[str, Any]] | str | int | None
 
 
 class Connector:
