@@ -11,8 +11,8 @@ mod common;
 
 mod airflow;
 mod argo;
-mod check_controls;
 mod backfill;
+mod check_controls;
 mod cli;
 mod config;
 mod contract;
