@@ -429,9 +429,19 @@ impl Resolver<'_> {
                     .into_iter()
                     .flat_map(|scope| scope.keys().map(String::as_str)),
             );
+            let mut builtin: Vec<String> = self
+                .names
+                .kinds
+                .iter()
+                .filter(|k| k.stdlib && k.roles.contains(&d.role))
+                .map(|k| k.name.clone())
+                .collect();
+            builtin.sort();
+            builtin.dedup();
             self.problem(Problem::UnknownKind {
                 name: d.kind.name.clone(),
                 near: near.map(str::to_string),
+                builtin,
                 at: loc(f, d.kind.span),
             });
             return None;

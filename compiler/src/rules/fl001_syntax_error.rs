@@ -45,6 +45,12 @@ pub fn not_a_commit_mode(name: &str, near: Option<&str>, at: Loc) -> Diagnostic 
 /// The write mode `name` (at `at`), which is none; `near` is the closest
 /// mode, or `replace` or `ledger` for the two-word ones.
 pub fn not_a_write_mode(name: &str, near: Option<&str>, at: Loc) -> Diagnostic {
+    // The two-word modes written with an underscore, as JSON spells them.
+    let near = near.or(match name {
+        "replace_partition" => Some("replace"),
+        "append_ledger" => Some("ledger"),
+        _ => None,
+    });
     let hint = near.map(|s| match s {
         "replace" => "; did you mean `replace partition COL = TERM`?".to_string(),
         "ledger" => "; did you mean `append ledger`?".to_string(),
@@ -181,6 +187,21 @@ pub fn syntax_finding(problem: &SyntaxProblem) -> Diagnostic {
             "`key` after `via outbox` needs the key's terms",
         )
         .help("write the effect's key, e.g. `key input.id` or `key (input.id, interval.start)`, or remove `key` to use the key of the outbox's write"),
+        SyntaxError::NotAWriteMode(word) => {
+            let mut modes: Vec<&str> = crate::vocab::Mode::ALL
+                .iter()
+                .filter(|(_, m)| {
+                    !matches!(
+                        m,
+                        crate::vocab::Mode::ReplacePartition | crate::vocab::Mode::AppendLedger
+                    )
+                })
+                .map(|(w, _)| *w)
+                .collect();
+            modes.extend(["replace", "ledger"]);
+            let near = crate::suggest::closest(word, modes);
+            not_a_write_mode(word, near, Loc { file, span })
+        }
         SyntaxError::Unexpected {
             found,
             expected,
@@ -239,6 +260,7 @@ fn unexpected(
         Hint::OpenBlock => d.help("open the block: `{` at the end of this line, the statements on the lines after it, and `}` on a line of its own"),
         Hint::EndsMidStatement => d.help("the file ends in the middle of a statement; `flowc explain FL001` shows the shape of a `.flow` file"),
         Hint::OneStatementPerLine => d.help("statements end at the end of their line; put each on a line of its own"),
+        Hint::BlockEndsLine => d.help("`{` ends its line: put each statement of the block on a line of its own, and `}` on a line of its own"),
         Hint::ClauseWord { image_first: true } => {
             d.help("write the image first: `run image \"REF\" command [..]`".to_string())
         }

@@ -14,15 +14,41 @@ pub const RULE: Rule = Rule {
 };
 
 /// A declaration naming the kind `name` (at `at`), not in scope; `near` is
-/// the closest kind that is.
-pub fn unknown_kind(name: &str, near: Option<&str>, at: Loc) -> Diagnostic {
+/// the closest kind that is, and `builtin` the standard library's kinds for
+/// the declaration's role. A name that is the first word of exactly one
+/// built-in kind (`kafka` for `kafka_topic`) is taken as meaning it.
+pub fn unknown_kind(name: &str, near: Option<&str>, builtin: &[String], at: Loc) -> Diagnostic {
+    let prefixed: Vec<&str> = builtin
+        .iter()
+        .map(String::as_str)
+        .filter(|k| {
+            k.strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with('_'))
+        })
+        .collect();
+    let near = near.or(match prefixed.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    });
+    let list = builtin
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let help = if list.is_empty() {
+        "declare it with `kind NAME { ... }`, or import the file that does with `use`".to_string()
+    } else {
+        format!(
+            "the built-in kinds are {list}; or declare it with `kind NAME {{ ... }}`, or import the file that does with `use`"
+        )
+    };
     Diagnostic::new(
         Code::FL702,
         at.file,
         at.span,
         format!("unknown kind `{name}`{}", mean(near)),
     )
-    .help("declare it with `kind NAME { ... }`, or import the file that does with `use`")
+    .help(help)
 }
 
 /// A statement naming the `what` (source, sink, effect) `name` (at `at`),

@@ -26,6 +26,7 @@ mod hardening_render;
 mod ir_target;
 mod layering;
 mod lsp;
+mod messages;
 mod model_v02_keys;
 mod model_v02_loss;
 mod model_v02_state;
