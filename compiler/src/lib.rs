@@ -14,6 +14,7 @@
 //! - [`diagnostic`]: findings, every rule code, and their human, JSON, SARIF
 //!   and GitHub forms.
 //! - [`suggest`]: "did you mean" for every phase.
+//! - [`fix`]: the findings' machine-applicable fixes, as edits (`flowc check --fix`).
 //! - [`io`]: reading `.flow` files; writing files confined to a folder, atomically.
 //! - [`codegen`]: Airflow, Argo and Python scaffolding.
 //! - [`format`], [`graph`], [`init`], [`report`]: `flowc fmt`, `flowc graph`,
@@ -26,6 +27,7 @@ pub mod check;
 pub mod cli;
 pub mod codegen;
 pub mod diagnostic;
+pub mod fix;
 pub mod format;
 pub mod graph;
 pub mod init;

@@ -1158,6 +1158,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         let mut rd = ReadDef {
             decl: decl.unwrap_or(usize::MAX),
             loc: loc(f, r.span),
+            source_loc: loc(f, r.source.span),
             pin: None,
             pin_loc: None,
             commit: None,

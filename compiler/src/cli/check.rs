@@ -7,7 +7,16 @@ use super::{color_wanted, exit_without_freeing, print, usage_error, CheckFormat}
 use crate::diagnostic;
 use crate::io::read::check_paths;
 
-pub(super) fn run(paths: &[PathBuf], format: CheckFormat, deny_warnings: bool) -> ExitCode {
+pub(super) fn run(
+    paths: &[PathBuf],
+    format: CheckFormat,
+    deny_warnings: bool,
+    fixes: &super::fix::FixArgs,
+) -> ExitCode {
+    let paths = &match super::fix::run(paths, fixes) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
     let outcome = match check_paths(paths) {
         Ok(o) => o,
         Err(e) => return usage_error(&e),

@@ -15,6 +15,7 @@ use crate::diagnostic::{self, Summary};
 mod build;
 mod check;
 mod explain;
+mod fix;
 mod fmt;
 mod graph;
 mod init;
@@ -88,6 +89,8 @@ Exit status: 0 no errors; 1 errors (or warnings with --deny-warnings); 2 the com
         /// Exit 1 on warnings too
         #[arg(long)]
         deny_warnings: bool,
+        #[command(flatten)]
+        fixes: fix::FixArgs,
     },
     /// Print the delivery guarantee derived for every output
     #[command(after_help = "\
@@ -289,7 +292,8 @@ pub fn main() -> ExitCode {
             paths,
             format,
             deny_warnings,
-        } => check::run(&paths, format, deny_warnings),
+            fixes,
+        } => check::run(&paths, format, deny_warnings, &fixes),
         Command::Report { paths, format } => report::run(&paths, format),
         Command::Explain { rule } => explain::run(&rule),
         Command::Build {

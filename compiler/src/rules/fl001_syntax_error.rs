@@ -28,6 +28,7 @@ pub fn not_a_pin(name: &str, near: Option<&str>, at: Loc) -> Diagnostic {
         format!("`{name}` is not a pin{}", mean(near)),
     )
     .help("the pins are `version`, `snapshot`, `listing` and `offsets`; write `unpinned` for none")
+    .fix_name(near, at.file, at.span)
 }
 
 /// `commit name` (at `at`), where `name` is no commit mode; `near` is the
@@ -40,6 +41,7 @@ pub fn not_a_commit_mode(name: &str, near: Option<&str>, at: Loc) -> Diagnostic 
         format!("`{name}` is not a commit mode{}", mean(near)),
     )
     .help("the commit modes are `auto`, `before_write`, `after_write` and `in_transaction`")
+    .fix_name(near, at.file, at.span)
 }
 
 /// The write mode `name` (at `at`), which is none; `near` is the closest
@@ -75,6 +77,7 @@ pub fn not_a_guarantee(name: &str, near: Option<&str>, at: Loc) -> Diagnostic {
         format!("`{name}` is not a guarantee{}", mean(near)),
     )
     .help("the guarantees are `exactly_once`, `effectively_once`, `at_least_once`, `at_most_once` and `none`")
+    .fix_name(near, at.file, at.span)
 }
 
 /// The key term `text` (at `at`), which is none of `terms`; `guess` is what
@@ -266,7 +269,16 @@ fn unexpected(
         }
         Hint::ClauseWord { image_first: false } => d.help(format!("{found} starts a clause, so it cannot stand here; if it names a declaration, rename that declaration")),
         Hint::Incomplete => d.help("the statement is incomplete; statements end at the end of their line, except inside `[...]` and `(...)` and after a comma"),
-        Hint::Keyword(keyword) => d.help(format!("did you mean `{keyword}`? keywords are lowercase")),
+        Hint::Keyword(keyword) => {
+            let word = found.trim_matches('`');
+            let d = d.help(format!("did you mean `{keyword}`? keywords are lowercase"));
+            // Only the case is fixed: a misspelled keyword may be a name.
+            if word.eq_ignore_ascii_case(keyword) {
+                d.fix(format!("write `{keyword}` in lowercase"), file, span, *keyword)
+            } else {
+                d
+            }
+        }
         Hint::Shape => d.help("`flowc explain FL001` shows the shape of a `.flow` file; docs/language.md has the grammar"),
     }
 }

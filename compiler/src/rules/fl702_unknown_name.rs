@@ -26,7 +26,7 @@ pub fn unknown_kind(name: &str, near: Option<&str>, builtin: &[String], at: Loc)
                 .is_some_and(|rest| rest.starts_with('_'))
         })
         .collect();
-    let near = near.or(match prefixed.as_slice() {
+    let guess = near.or(match prefixed.as_slice() {
         [one] => Some(*one),
         _ => None,
     });
@@ -46,9 +46,11 @@ pub fn unknown_kind(name: &str, near: Option<&str>, builtin: &[String], at: Loc)
         Code::FL702,
         at.file,
         at.span,
-        format!("unknown kind `{name}`{}", mean(near)),
+        format!("unknown kind `{name}`{}", mean(guess)),
     )
     .help(help)
+    // Only a close spelling is fixed: a first word may name another kind.
+    .fix_name(near, at.file, at.span)
 }
 
 /// A statement naming the `what` (source, sink, effect) `name` (at `at`),
@@ -63,6 +65,7 @@ pub fn unknown_decl(what: &str, name: &str, near: Option<&str>, at: Loc) -> Diag
     .help(format!(
         "declare it with `{what} {name}: KIND {{ ... }}`, or import the file that does with `use`"
     ))
+    .fix_name(near, at.file, at.span)
 }
 
 /// `after` naming the task `name` (at `at`), which `pipeline` does not
@@ -75,4 +78,5 @@ pub fn unknown_task(name: &str, pipeline: &str, near: Option<&str>, at: Loc) -> 
         format!("unknown task `{name}` in pipeline `{pipeline}`{}", mean(near)),
     )
     .help("`after` names tasks of the same pipeline")
+    .fix_name(near, at.file, at.span)
 }
