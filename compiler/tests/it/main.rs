@@ -18,6 +18,7 @@ mod determinism;
 mod docs;
 mod examples;
 mod findings;
+mod fix;
 mod fmt;
 mod hardening_codegen;
 mod hardening_files;
