@@ -363,6 +363,11 @@ fn place(
                 l.file = file;
             }
         }
+        for e in d.fix.iter_mut().flat_map(|f| f.edits.iter_mut()) {
+            if e.file == UNPLACED {
+                e.file = file;
+            }
+        }
         diags.push(d);
     }
     (file, parsed.ast)

@@ -15,6 +15,7 @@
 //!   and GitHub forms.
 //! - [`config`]: `flowc.toml` and `[tool.flowc]`: rule selection, severities, excludes.
 //! - [`suggest`]: "did you mean" for every phase.
+//! - [`fix`]: the findings' machine-applicable fixes, as edits (`flowc check --fix`).
 //! - [`io`]: reading `.flow` files; writing files confined to a folder, atomically.
 //! - [`codegen`]: Airflow, Argo and Python scaffolding.
 //! - [`format`], [`graph`], [`init`], [`report`]: `flowc fmt`, `flowc graph`,
@@ -28,6 +29,7 @@ pub mod cli;
 pub mod codegen;
 pub mod config;
 pub mod diagnostic;
+pub mod fix;
 pub mod format;
 pub mod graph;
 pub mod init;

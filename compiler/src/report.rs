@@ -275,8 +275,9 @@ pub fn table(outcome: &Outcome) -> String {
             }
             for o in &t.outputs {
                 let mode = match (o.mode, o.tracking) {
-                    (Some(m), _) => m.word().to_string(),
-                    (None, Some(tr)) => format!("emit {}", tr.word()),
+                    (Some(m), _) => m.source().to_string(),
+                    (None, Some(Tracking::Untracked)) => "emit".to_string(),
+                    (None, Some(tr)) => format!("via {}", tr.word()),
                     _ => String::new(),
                 };
                 let mark = if o.guarantee.at_least(o.required) {

@@ -157,6 +157,8 @@ pub struct ReadDef {
     /// Index into `Program::decls`.
     pub decl: usize,
     pub loc: Loc,
+    /// Where the read names its source.
+    pub source_loc: Loc,
     /// `pinned P` (`Some(Some(P))`) or `unpinned` (`Some(None)`).
     pub pin: Option<Option<Pin>>,
     pub pin_loc: Option<Loc>,

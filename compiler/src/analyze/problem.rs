@@ -221,10 +221,12 @@ pub enum Problem {
         kind_loc: Loc,
     },
     /// FL702: a declaration at `at` names the kind `name`, which is not in
-    /// scope; `near` is the closest kind that is.
+    /// scope; `near` is the closest kind that is; `builtin` the standard
+    /// library's kinds with the declaration's role, in name order.
     UnknownKind {
         name: String,
         near: Option<String>,
+        builtin: Vec<String>,
         at: Loc,
     },
     /// FL009: a declaration gives the role `role` (at `at`) to the kind

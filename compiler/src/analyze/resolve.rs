@@ -432,9 +432,19 @@ impl Resolver<'_> {
                     .into_iter()
                     .flat_map(|scope| scope.keys().map(String::as_str)),
             );
+            let mut builtin: Vec<String> = self
+                .names
+                .kinds
+                .iter()
+                .filter(|k| k.stdlib && k.roles.contains(&d.role))
+                .map(|k| k.name.clone())
+                .collect();
+            builtin.sort();
+            builtin.dedup();
             self.problem(Problem::UnknownKind {
                 name: d.kind.name.clone(),
                 near: near.map(str::to_string),
+                builtin,
                 at: loc(f, d.kind.span),
             });
             return None;
@@ -1275,6 +1285,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         let mut rd = ReadDef {
             decl: decl.unwrap_or(usize::MAX),
             loc: loc(f, r.span),
+            source_loc: loc(f, r.source.span),
             pin: None,
             pin_loc: None,
             commit: None,

@@ -65,6 +65,8 @@ pub(super) struct CheckArgs {
     /// Also report what `flowc build --target NAME` would refuse (FL801 to FL807); default: the configured `target`
     #[arg(long, value_parser = target_names())]
     pub(super) target: Option<String>,
+    #[command(flatten)]
+    pub(super) fixes: super::fix::FixArgs,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -116,6 +118,13 @@ fn checked(args: &CheckArgs) -> Result<ExitCode, String> {
         .filter(|p| p.as_os_str() != "-")
         .cloned()
         .collect();
+    if stdin.is_some() && args.fixes.rewrites() {
+        return Err("`--fix` and `--diff` work on files, not on standard input".into());
+    }
+    let paths = match super::fix::run(&paths, &args.fixes) {
+        Ok(p) => p,
+        Err(code) => return Ok(code),
+    };
     if args.statistics && matches!(args.format, CheckFormat::Json | CheckFormat::Sarif) {
         return Err(
             "`--statistics` prints text: use it with `--output-format human` or `concise`".into(),

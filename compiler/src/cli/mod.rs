@@ -16,6 +16,7 @@ mod backfill;
 mod build;
 mod check;
 mod explain;
+mod fix;
 mod fmt;
 mod graph;
 mod init;
@@ -27,10 +28,10 @@ mod scaffold;
 
 const EXAMPLES: &str = "\
 Examples:
-  flowc check examples/                      check every .flow file under examples/
-  flowc check --format json pipeline.flow    findings as JSON (shape: docs/json.md)
-  flowc report examples/orders.flow          the guarantee each output gets
-  flowc explain FL101                        what a rule catches and how to fix it
+  flowc check examples/                               check every .flow file under examples/
+  flowc check --format json examples/billing_dq.flow  findings as JSON (shape: docs/json.md)
+  flowc report examples/revenue_daily.flow            the guarantee each output gets
+  flowc explain FL101                                 what a rule catches and how to fix it
 
 Exit status: 0 no errors; 1 errors (or warnings with --deny-warnings); 2 the command could not run.";
 
@@ -77,13 +78,14 @@ enum Command {
     /// Check .flow files and report findings
     #[command(after_help = "\
 Examples:
-  flowc check                          every .flow file under the current folder
-  flowc check examples/ more.flow      folders are searched recursively for *.flow
+  flowc check                            every .flow file under the current folder
+  flowc check examples/ tests/fixtures/  folders are searched recursively for *.flow
   flowc check --format sarif . > flowc.sarif
-  flowc check --deny-warnings pipeline.flow
+  flowc check --deny-warnings examples/billing_dq.flow
+  flowc check --fix --diff examples/   what --fix would change, as a diff
   flowc check --select FL2,unused-allow --ignore FL202 .
   flowc check --target airflow .       also what `flowc build --target airflow` would refuse
-  cat p.flow | flowc check - --stdin-filename pipelines/p.flow --output-format concise
+  flowc check - --stdin-filename examples/revenue_daily.flow --output-format concise < examples/revenue_daily.flow
   flowc check --show-settings          the configuration in force, and where it comes from
 
 Configuration: the closest flowc.toml, or pyproject.toml with [tool.flowc], at or above
@@ -97,7 +99,7 @@ Exit status: 0 no errors; 1 errors (or warnings with --deny-warnings); 2 the com
     /// Print the delivery guarantee derived for every output
     #[command(after_help = "\
 Examples:
-  flowc report examples/orders.flow
+  flowc report examples/revenue_daily.flow
   flowc report --format json examples/ | jq '.pipelines[].tasks[].achieved'
 
 A file that does not parse or whose names do not resolve has no report.
@@ -125,8 +127,8 @@ Examples:
     #[command(after_help = "\
 Examples:
   flowc build --target airflow --out dags/ examples/
-  flowc build --target argo --out k8s/ examples/orders.flow
-  flowc build --target argo --argo-kind template --out k8s/ pipeline.flow
+  flowc build --target argo --out k8s/ examples/revenue_daily.flow
+  flowc build --target argo --argo-kind template --out k8s/ examples/billing_dq.flow
 
 One file per pipeline. Nothing is written for a .flow file with errors, and no
 file that flowc did not generate is replaced. Files generated earlier from the
@@ -151,8 +153,8 @@ Exit status: as for `flowc check`.")]
     /// Generate Python task modules, their runtime, and transform stubs you fill in
     #[command(after_help = "\
 Examples:
-  flowc scaffold --lang python --out tasks/ examples/orders.flow
-  flowc scaffold --lang python --out . pipelines/
+  flowc scaffold --lang python --out tasks/ examples/revenue_daily.flow
+  flowc scaffold --lang python --out . examples/billing_dq.flow
 
 For every task: a generated module that applies the task's declarations (pin, key,
 write protocol, outbox, exit codes), rewritten on every run, and a transform module

@@ -344,6 +344,29 @@ fn visible(text: &str, span: Span) -> (usize, usize) {
     (last, text.len() - last)
 }
 
+/// Which span miette marks as the finding's: 0 for its own, or the index
+/// (from 1, among the labels in its file) of the first label inside its
+/// one-line span. miette draws a connector for an unlabelled span among
+/// labelled ones on its line, pointing at nothing, so such a label marks the
+/// spot instead.
+fn primary(d: &Diagnostic, text: &str) -> Option<usize> {
+    let one_line = text
+        .get(d.span.start..d.span.end)
+        .is_some_and(|t| !t.contains('\n'));
+    let inside = |l: &crate::diagnostic::Label| {
+        l.file == d.file && one_line && l.span.start >= d.span.start && l.span.end <= d.span.end
+    };
+    if d.labels.iter().any(inside) {
+        d.labels
+            .iter()
+            .filter(|l| l.file == d.file)
+            .position(inside)
+            .map(|i| i + 1)
+    } else {
+        Some(0)
+    }
+}
+
 fn report(sources: &SourceMap, d: &Diagnostic) -> Report {
     let text = sources.text(d.file);
     let mut spans = vec![visible(text, d.span)];
@@ -368,14 +391,18 @@ fn report(sources: &SourceMap, d: &Diagnostic) -> Report {
             });
         }
     }
+    let primary = primary(d, text);
     let (source, at) = Excerpt::new(sources.get(d.file), &spans);
     let labels = at
         .into_iter()
         .zip(names)
         .enumerate()
+        .filter(|(i, _)| *i != 0 || primary == Some(0))
         .map(|(i, (span, name))| {
             if i == 0 {
                 LabeledSpan::new_primary_with_span(None, span)
+            } else if Some(i) == primary {
+                LabeledSpan::new_primary_with_span(name, span)
             } else {
                 LabeledSpan::new_with_span(name, span)
             }
@@ -495,15 +522,22 @@ mod tests {
     fn whole_file(sources: &SourceMap, d: &Diagnostic) -> String {
         let report = report(sources, d);
         let text = sources.text(d.file);
-        let mut labels = vec![LabeledSpan::new_primary_with_span(
-            None,
-            visible(text, d.span),
-        )];
-        labels.extend(
-            d.labels.iter().map(|l| {
-                LabeledSpan::new_with_span(Some(l.message.clone()), visible(text, l.span))
-            }),
-        );
+        let p = super::primary(d, text);
+        let mut labels = Vec::new();
+        if p == Some(0) {
+            labels.push(LabeledSpan::new_primary_with_span(
+                None,
+                visible(text, d.span),
+            ));
+        }
+        labels.extend(d.labels.iter().enumerate().map(|(i, l)| {
+            let (m, at) = (Some(l.message.clone()), visible(text, l.span));
+            if p == Some(i + 1) {
+                LabeledSpan::new_primary_with_span(m, at)
+            } else {
+                LabeledSpan::new_with_span(m, at)
+            }
+        }));
         rendered(&Whole {
             report: &report,
             source: miette::NamedSource::new(sources.path(d.file), text.to_owned()),

@@ -46,6 +46,28 @@ pub struct Diagnostic {
     pub help: Option<String>,
     /// The reason of the `allow` that suppresses it.
     pub suppressed: Option<String>,
+    /// The machine-applicable part of its help, which `flowc check --fix`
+    /// applies and the language server offers as a quick fix.
+    pub fix: Option<Fix>,
+}
+
+/// One replacement of the text at `span` of `file` (empty to insert); or,
+/// with `line`, `text` as a line of its own before the line that holds
+/// `span.start`, indented as that line is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub file: FileId,
+    pub span: Span,
+    pub text: String,
+    pub line: bool,
+}
+
+/// A change that does what a finding's help says, and only that.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fix {
+    /// What it does, as a quick fix's title: "pin the read with `pinned listing`".
+    pub title: String,
+    pub edits: Vec<Edit>,
 }
 
 impl Diagnostic {
@@ -61,7 +83,61 @@ impl Diagnostic {
             labels: Vec::new(),
             help: None,
             suppressed: None,
+            fix: None,
         }
+    }
+
+    /// The fix of a "did you mean `near`?": the misspelled name at `span`
+    /// of `file` becomes `near`; none when there is no likely name.
+    #[must_use]
+    pub fn fix_name(self, near: Option<&str>, file: FileId, span: Span) -> Self {
+        match near {
+            Some(n) if !n.is_empty() => self.fix(format!("replace with `{n}`"), file, span, n),
+            _ => self,
+        }
+    }
+
+    /// The fix: replace `span` of `file` with `text`.
+    #[must_use]
+    pub fn fix(
+        mut self,
+        title: impl Into<String>,
+        file: FileId,
+        span: Span,
+        text: impl Into<String>,
+    ) -> Self {
+        self.fix = Some(Fix {
+            title: title.into(),
+            edits: vec![Edit {
+                file,
+                span,
+                text: text.into(),
+                line: false,
+            }],
+        });
+        self
+    }
+
+    /// The fix: `line` as a line of its own before the line that holds
+    /// `at` in `file`, indented as that line is.
+    #[must_use]
+    pub fn fix_line(
+        mut self,
+        title: impl Into<String>,
+        file: FileId,
+        at: usize,
+        line: impl Into<String>,
+    ) -> Self {
+        self.fix = Some(Fix {
+            title: title.into(),
+            edits: vec![Edit {
+                file,
+                span: Span::new(at, at),
+                text: line.into(),
+                line: true,
+            }],
+        });
+        self
     }
 
     #[must_use]

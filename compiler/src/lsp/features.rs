@@ -785,8 +785,10 @@ pub fn inlay_hints(snap: &Snapshot, uri: &str, range: lt::Range) -> Vec<lt::Inla
         .collect()
 }
 
-/// Quick fixes: a finding that names the one likely right name (`did you
-/// mean `x`?`) at a span that holds just the wrong name replaces it.
+/// Quick fixes: the fix a finding carries in its `data` (the edits of
+/// `flowc check --fix`); failing that, a finding that names the one likely
+/// right name (`did you mean `x`?`) at a span that holds just the wrong
+/// name replaces it.
 // `WorkspaceEdit::changes` is keyed by `Uri`, which clippy thinks mutable.
 #[allow(clippy::mutable_key_type)]
 pub fn code_actions(
@@ -799,6 +801,26 @@ pub fn code_actions(
     for d in diagnostics {
         if d.source.as_deref() != Some("flowc") {
             continue;
+        }
+        if let Some(fix) = d.data.as_ref().map(|v| &v["fix"]).filter(|f| f.is_object()) {
+            let edits: Option<Vec<lt::TextEdit>> =
+                serde_json::from_value(fix["edits"].clone()).ok();
+            if let (Some(title), Some(edits)) = (fix["title"].as_str(), edits) {
+                let mut changes = std::collections::HashMap::new();
+                changes.insert(uri.clone(), edits);
+                out.push(lt::CodeActionOrCommand::CodeAction(lt::CodeAction {
+                    title: title.to_string(),
+                    kind: Some(lt::CodeActionKind::QUICKFIX),
+                    diagnostics: Some(vec![d.clone()]),
+                    edit: Some(lt::WorkspaceEdit {
+                        changes: Some(changes),
+                        ..lt::WorkspaceEdit::default()
+                    }),
+                    is_preferred: Some(true),
+                    ..lt::CodeAction::default()
+                }));
+                continue;
+            }
         }
         let Some(rest) = d.message.split("did you mean `").nth(1) else {
             continue;

@@ -541,6 +541,30 @@ fn to_lsp(snap: &Snapshot, lines: &Lines<'_>, d: &Diagnostic) -> lt::Diagnostic 
         message,
         related_information: (!related.is_empty()).then_some(related),
         tags: None,
-        data: d.help.as_ref().map(|h| serde_json::json!({ "help": h })),
+        data: data(snap, lines, d),
+    }
+}
+
+/// What a finding carries back to `codeAction`: its help, and its fix as
+/// the edits `flowc check --fix` makes (those in its own file).
+fn data(snap: &Snapshot, lines: &Lines<'_>, d: &Diagnostic) -> Option<serde_json::Value> {
+    let text = snap.text(d.file);
+    let fix = d.fix.as_ref().and_then(|f| {
+        let edits: Option<Vec<lt::TextEdit>> = f
+            .edits
+            .iter()
+            .map(|e| {
+                let (span, new_text) = crate::fix::resolve(text, e).filter(|_| e.file == d.file)?;
+                Some(lt::TextEdit {
+                    range: lines.range(span),
+                    new_text,
+                })
+            })
+            .collect();
+        Some(serde_json::json!({ "title": f.title, "edits": edits? }))
+    });
+    match (&d.help, fix) {
+        (None, None) => None,
+        (help, fix) => Some(serde_json::json!({ "help": help, "fix": fix })),
     }
 }

@@ -28,6 +28,7 @@ pub fn not_a_pin(name: &str, near: Option<&str>, at: Loc) -> Diagnostic {
         format!("`{name}` is not a pin{}", mean(near)),
     )
     .help("the pins are `version`, `snapshot`, `listing` and `offsets`; write `unpinned` for none")
+    .fix_name(near, at.file, at.span)
 }
 
 /// `commit name` (at `at`), where `name` is no commit mode; `near` is the
@@ -40,11 +41,18 @@ pub fn not_a_commit_mode(name: &str, near: Option<&str>, at: Loc) -> Diagnostic 
         format!("`{name}` is not a commit mode{}", mean(near)),
     )
     .help("the commit modes are `auto`, `before_write`, `after_write` and `in_transaction`")
+    .fix_name(near, at.file, at.span)
 }
 
 /// The write mode `name` (at `at`), which is none; `near` is the closest
 /// mode, or `replace` or `ledger` for the two-word ones.
 pub fn not_a_write_mode(name: &str, near: Option<&str>, at: Loc) -> Diagnostic {
+    // The two-word modes written with an underscore, as JSON spells them.
+    let near = near.or(match name {
+        "replace_partition" => Some("replace"),
+        "append_ledger" => Some("ledger"),
+        _ => None,
+    });
     let hint = near.map(|s| match s {
         "replace" => "; did you mean `replace partition COL = TERM`?".to_string(),
         "ledger" => "; did you mean `append ledger`?".to_string(),
@@ -69,6 +77,7 @@ pub fn not_a_guarantee(name: &str, near: Option<&str>, at: Loc) -> Diagnostic {
         format!("`{name}` is not a guarantee{}", mean(near)),
     )
     .help("the guarantees are `exactly_once`, `effectively_once`, `at_least_once`, `at_most_once` and `none`")
+    .fix_name(near, at.file, at.span)
 }
 
 /// The key term `text` (at `at`), which is none of `terms`; `guess` is what
@@ -181,6 +190,21 @@ pub fn syntax_finding(problem: &SyntaxProblem) -> Diagnostic {
             "`key` after `via outbox` needs the key's terms",
         )
         .help("write the effect's key, e.g. `key input.id` or `key (input.id, interval.start)`, or remove `key` to use the key of the outbox's write"),
+        SyntaxError::NotAWriteMode(word) => {
+            let mut modes: Vec<&str> = crate::vocab::Mode::ALL
+                .iter()
+                .filter(|(_, m)| {
+                    !matches!(
+                        m,
+                        crate::vocab::Mode::ReplacePartition | crate::vocab::Mode::AppendLedger
+                    )
+                })
+                .map(|(w, _)| *w)
+                .collect();
+            modes.extend(["replace", "ledger"]);
+            let near = crate::suggest::closest(word, modes);
+            not_a_write_mode(word, near, Loc { file, span })
+        }
         SyntaxError::Unexpected {
             found,
             expected,
@@ -239,12 +263,22 @@ fn unexpected(
         Hint::OpenBlock => d.help("open the block: `{` at the end of this line, the statements on the lines after it, and `}` on a line of its own"),
         Hint::EndsMidStatement => d.help("the file ends in the middle of a statement; `flowc explain FL001` shows the shape of a `.flow` file"),
         Hint::OneStatementPerLine => d.help("statements end at the end of their line; put each on a line of its own"),
+        Hint::BlockEndsLine => d.help("`{` ends its line: put each statement of the block on a line of its own, and `}` on a line of its own"),
         Hint::ClauseWord { image_first: true } => {
             d.help("write the image first: `run image \"REF\" command [..]`".to_string())
         }
         Hint::ClauseWord { image_first: false } => d.help(format!("{found} starts a clause, so it cannot stand here; if it names a declaration, rename that declaration")),
         Hint::Incomplete => d.help("the statement is incomplete; statements end at the end of their line, except inside `[...]` and `(...)` and after a comma"),
-        Hint::Keyword(keyword) => d.help(format!("did you mean `{keyword}`? keywords are lowercase")),
+        Hint::Keyword(keyword) => {
+            let word = found.trim_matches('`');
+            let d = d.help(format!("did you mean `{keyword}`? keywords are lowercase"));
+            // Only the case is fixed: a misspelled keyword may be a name.
+            if word.eq_ignore_ascii_case(keyword) {
+                d.fix(format!("write `{keyword}` in lowercase"), file, span, *keyword)
+            } else {
+                d
+            }
+        }
         Hint::Shape => d.help("`flowc explain FL001` shows the shape of a `.flow` file; docs/reference/language.md describes every construct"),
     }
 }

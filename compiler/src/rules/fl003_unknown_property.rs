@@ -42,6 +42,7 @@ pub fn unknown_capability(
         "a kind's lines are {} and `param NAME: TYPE`",
         ticked(caps)
     ))
+    .fix_name(near, at.file, at.span)
 }
 
 /// The property `name` (at `at`) of the declaration `decl` (its role and
@@ -77,6 +78,7 @@ pub fn unknown_property(
     } else {
         format!("kind `{kind}` declares {}", declared.join(", "))
     })
+    .fix_name(near, at.file, at.span)
 }
 
 /// The property `name` (at `at`) of a kind used by analysis, which a `role`
@@ -171,6 +173,7 @@ pub fn unknown_pipeline_setting(
         format!("unknown pipeline setting `{name}`{}", mean(near)),
     )
     .help(hint)
+    .fix_name(near, at.file, at.span)
 }
 
 /// The statement `name` (at `at`) of the task `task`, which is no task
@@ -194,6 +197,7 @@ pub fn unknown_task_statement(name: &str, task: &str, near: Option<&str>, at: Lo
         ),
     )
     .help(hint)
+    .fix_name(near, at.file, at.span)
 }
 
 /// `param NAME` (at `at`) in pipeline `pipeline`, which has a schedule (at

@@ -80,7 +80,12 @@ pub fn wrong_type(setting: &str, expected: &str, found: &str, example: &str, at:
         at.span,
         format!("`{setting}` takes {expected}, found {found}"),
     )
-    .help(format!("write it like `{setting} {example}`"))
+    .help(if setting == "schedule" && found == "a name" {
+        // `schedule manual`: a pipeline without a schedule is `schedule none`.
+        "write a cron string like `schedule \"@daily\"`, or `schedule none` for a pipeline that runs only when triggered".to_string()
+    } else {
+        format!("write it like `{setting} {example}`")
+    })
 }
 
 /// The word `value` (at `at`), which is none of the `words` the setting

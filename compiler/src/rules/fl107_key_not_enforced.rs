@@ -5,6 +5,7 @@ use crate::diagnostic::Code;
 use crate::analyze::guarantee::{term_text, TaskFacts};
 use crate::vocab::{Mode, Term};
 use crate::diagnostic::Diagnostic;
+use crate::span::Span;
 
 pub const RULE: Rule = Rule {
     code: Code::FL107,
@@ -26,12 +27,24 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             // A term that is not a field names no column: bind it.
             let loose: Vec<_> = parts.iter().filter(|p| p.column.is_none() && !matches!(p.term, Term::InputField { .. } | Term::OutputField { .. })).collect();
             let d = match &sink.primary_key {
-                Some(_) if unbound && !loose.is_empty() => {
+                Some(pk) if unbound && !loose.is_empty() => {
                     let p = loose[0];
                     let text = term_text(&p.term);
-                    Diagnostic::new(RULE.code, p.loc.file, p.loc.span, format!("`upsert` into `{}` in task `{}`: key term `{text}` fills no column, so the sink cannot enforce it", sink.name, t.task.name))
+                    let d = Diagnostic::new(RULE.code, p.loc.file, p.loc.span, format!("`upsert` into `{}` in task `{}`: key term `{text}` fills no column, so the sink cannot enforce it", sink.name, t.task.name))
                         .label(key.file, key.span, "the key is used here")
-                        .help(format!("bind it to a column of the primary key, `COL = {text}`, or leave it out of the key"))
+                        .help(format!("bind it to a column of the primary key, `COL = {text}`, or leave it out of the key"));
+                    // The fix binds the one loose term to the one column of
+                    // the primary key that no other term fills.
+                    let left: Vec<&String> = pk.iter().filter(|c| !cols.contains(*c)).collect();
+                    match (loose.as_slice(), left.as_slice()) {
+                        ([_], [col]) => d.fix(
+                            format!("bind `{text}` to `{col}`"),
+                            p.loc.file,
+                            Span::new(p.loc.span.start, p.loc.span.start),
+                            format!("{col} = "),
+                        ),
+                        _ => d,
+                    }
                 }
                 None => Diagnostic::new(RULE.code, key.file, key.span, format!("`upsert` into `{}` in task `{}`: the sink has no primary key to enforce the key", sink.name, t.task.name))
                     .label(sink.name_loc.file, sink.name_loc.span, format!("`{}` declares no `primary_key`", sink.name))

@@ -40,6 +40,9 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 "a conditional commit needs a lease to fence late attempts",
             );
         }
+        // The fix puts the lease beside what needs it: the `retries`
+        // setting, or the conditional commit's `write`.
+        let mut anchor = cc.map(|w| w.loc);
         if let Some((n, l)) = t
             .task
             .retries
@@ -51,9 +54,12 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 l.span,
                 format!("{n} retries: a hung attempt is never given up"),
             );
+            anchor = Some(l);
         }
-        out.push(
-            d.help("add `timeout 30m` (how long one attempt may run) to the task or the pipeline"),
-        );
+        d = d.help("add `timeout 30m` (how long one attempt may run) to the task or the pipeline");
+        if let Some(at) = anchor {
+            d = d.fix_line("add `timeout 30m`", at.file, at.span.start, "timeout 30m");
+        }
+        out.push(d);
     });
 }

@@ -14,15 +14,43 @@ pub const RULE: Rule = Rule {
 };
 
 /// A declaration naming the kind `name` (at `at`), not in scope; `near` is
-/// the closest kind that is.
-pub fn unknown_kind(name: &str, near: Option<&str>, at: Loc) -> Diagnostic {
+/// the closest kind that is, and `builtin` the standard library's kinds for
+/// the declaration's role. A name that is the first word of exactly one
+/// built-in kind (`kafka` for `kafka_topic`) is taken as meaning it.
+pub fn unknown_kind(name: &str, near: Option<&str>, builtin: &[String], at: Loc) -> Diagnostic {
+    let prefixed: Vec<&str> = builtin
+        .iter()
+        .map(String::as_str)
+        .filter(|k| {
+            k.strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with('_'))
+        })
+        .collect();
+    let guess = near.or(match prefixed.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    });
+    let list = builtin
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let help = if list.is_empty() {
+        "declare it with `kind NAME { ... }`, or import the file that does with `use`".to_string()
+    } else {
+        format!(
+            "the built-in kinds are {list}; or declare it with `kind NAME {{ ... }}`, or import the file that does with `use`"
+        )
+    };
     Diagnostic::new(
         Code::FL702,
         at.file,
         at.span,
-        format!("unknown kind `{name}`{}", mean(near)),
+        format!("unknown kind `{name}`{}", mean(guess)),
     )
-    .help("declare it with `kind NAME { ... }`, or import the file that does with `use`")
+    .help(help)
+    // Only a close spelling is fixed: a first word may name another kind.
+    .fix_name(near, at.file, at.span)
 }
 
 /// A statement naming the `what` (source, sink, effect) `name` (at `at`),
@@ -37,6 +65,7 @@ pub fn unknown_decl(what: &str, name: &str, near: Option<&str>, at: Loc) -> Diag
     .help(format!(
         "declare it with `{what} {name}: KIND {{ ... }}`, or import the file that does with `use`"
     ))
+    .fix_name(near, at.file, at.span)
 }
 
 /// `after` naming the task `name` (at `at`), which `pipeline` does not
@@ -49,4 +78,5 @@ pub fn unknown_task(name: &str, pipeline: &str, near: Option<&str>, at: Loc) -> 
         format!("unknown task `{name}` in pipeline `{pipeline}`{}", mean(near)),
     )
     .help("`after` names tasks of the same pipeline")
+    .fix_name(near, at.file, at.span)
 }

@@ -236,9 +236,12 @@ pub fn finding(problem: Problem) -> Diagnostic {
             declared,
             stores,
         } => fl009_role_mismatch::state_not_store(&name, role, &kind, at, declared, &stores),
-        Problem::UnknownKind { name, near, at } => {
-            fl702_unknown_name::unknown_kind(&name, near.as_deref(), at)
-        }
+        Problem::UnknownKind {
+            name,
+            near,
+            builtin,
+            at,
+        } => fl702_unknown_name::unknown_kind(&name, near.as_deref(), &builtin, at),
         Problem::UnknownDecl {
             what,
             name,

@@ -1260,6 +1260,13 @@ fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> Synta
             what: SyntaxError::UnterminatedString,
         };
     }
+    if let Some((word, at)) = unknown_write_mode(before, pos) {
+        return SyntaxProblem {
+            file,
+            span: at,
+            what: SyntaxError::NotAWriteMode(word.to_owned()),
+        };
+    }
     let hint = if rest.trim().is_empty() {
         if let Some((open, c)) = unclosed_brace(text) {
             Hint::Unclosed {
@@ -1273,6 +1280,8 @@ fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> Synta
         }
     } else if found == "end of line" && words.iter().any(|w| w == "`}`") {
         Hint::OneStatementPerLine
+    } else if before.trim_end().ends_with('{') && words.iter().any(|w| w == "`}`") {
+        Hint::BlockEndsLine
     } else if CLAUSE_WORDS.iter().any(|w| found == format!("`{w}`")) {
         Hint::ClauseWord {
             image_first: found == "`image`" && before.trim_start().starts_with("run"),
@@ -1294,6 +1303,26 @@ fn syntax_error(file: FileId, text: &str, e: &pest::error::Error<Rule>) -> Synta
             hint,
         },
     }
+}
+
+/// In `write SINK WORD` stopped at `pos` (the text of the line before it is
+/// `before`), `WORD` and its span when it is no write mode: the parse took it
+/// for one, so what follows it (the columns of a misspelled `replace
+/// partition`, say) is where it stopped.
+fn unknown_write_mode(before: &str, pos: usize) -> Option<(&str, Span)> {
+    let words: Vec<&str> = before.split_whitespace().collect();
+    let [first, _, word] = words.as_slice() else {
+        return None;
+    };
+    if *first != "write"
+        || crate::vocab::Mode::from_word(word).is_some_and(|m| m.source() == *word)
+        || ["replace", "append"].contains(word)
+        || !word.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    {
+        return None;
+    }
+    let end = pos - (before.len() - before.trim_end().len());
+    Some((word, Span::new(end - word.len(), end)))
 }
 
 /// The keyword a word that starts a line most likely means: the same in

@@ -30,6 +30,9 @@ pub enum SyntaxError {
     OutboxNameIsClauseWord(String),
     /// `key` after `via outbox` with no terms.
     OutboxKeyWithoutTerms,
+    /// `write SINK word ...`, where `word` (at the problem's span) is no
+    /// write mode and more follows it on the line.
+    NotAWriteMode(String),
     /// The parse stopped at `found` (a token's name, such as "end of line"
     /// or "`image`"), where one of `expected` (the names of the tokens that
     /// could come there, in order) was wanted; `after` is the last word
@@ -53,6 +56,8 @@ pub enum Hint {
     EndsMidStatement,
     /// A line ends where a statement needed `}`.
     OneStatementPerLine,
+    /// A statement follows `{` on its line.
+    BlockEndsLine,
     /// A clause word stands where a name should; `image_first` when it is
     /// `image` after `run`.
     ClauseWord { image_first: bool },

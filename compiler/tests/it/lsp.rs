@@ -169,6 +169,21 @@ fn initialize_diagnostics_on_open_and_change_then_shutdown() {
     lsp_codes.sort();
     assert_eq!(lsp_codes, cli_codes);
 
+    // The quick fix is the edit of `flowc check --fix`, carried in the
+    // finding's data.
+    assert_eq!(
+        unknown["data"]["fix"]["edits"][0]["newText"], "orders",
+        "{unknown}"
+    );
+    let actions = s.request(
+        3,
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": unknown["range"], "context": {"diagnostics": [unknown]}}),
+    );
+    let edit = &actions["result"][0]["edit"]["changes"][uri.as_str()][0];
+    assert_eq!(edit["newText"], "orders", "{actions}");
+    assert_eq!(edit["range"], unknown["range"], "{actions}");
+
     // An incremental edit after the non-ASCII comment: `ordres` to
     // `orders` (UTF-16 columns), and the finding is gone.
     s.notify(
