@@ -121,10 +121,6 @@ fn checked(args: &CheckArgs) -> Result<ExitCode, String> {
     if stdin.is_some() && args.fixes.rewrites() {
         return Err("`--fix` and `--diff` work on files, not on standard input".into());
     }
-    let paths = match super::fix::run(&paths, &args.fixes) {
-        Ok(p) => p,
-        Err(code) => return Ok(code),
-    };
     if args.statistics && matches!(args.format, CheckFormat::Json | CheckFormat::Sarif) {
         return Err(
             "`--statistics` prints text: use it with `--output-format human` or `concise`".into(),
@@ -142,6 +138,10 @@ fn checked(args: &CheckArgs) -> Result<ExitCode, String> {
         target: args.target.clone(),
     };
     let configs = Arc::new(Configs::new(choice, overrides, &target_list())?);
+    let paths = match super::fix::run(&paths, &args.fixes, &configs) {
+        Ok(p) => p,
+        Err(code) => return Ok(code),
+    };
     if args.show_settings {
         let first: Vec<PathBuf> = match (&stdin, paths.is_empty()) {
             (Some(name), true) => vec![name.clone()],

@@ -11,11 +11,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::process::ExitCode;
 
 use super::{print, usage_error};
 use crate::check::{Input, Loader};
-use crate::io::read::{collect, display, FsLoader};
+use crate::io::read::{discover, display, Configs, FsLoader};
 
 #[derive(clap::Args, Debug, Clone, Default)]
 pub(super) struct FixArgs {
@@ -62,16 +63,20 @@ impl FixArgs {
     }
 }
 
-pub(super) fn run(paths: &[PathBuf], args: &FixArgs) -> Result<Vec<PathBuf>, ExitCode> {
+pub(super) fn run(
+    paths: &[PathBuf],
+    args: &FixArgs,
+    configs: &Arc<Configs>,
+) -> Result<Vec<PathBuf>, ExitCode> {
     let paths = if args.with_importers {
-        with_importers(paths).map_err(|e| usage_error(&e))?
+        with_importers(paths, configs).map_err(|e| usage_error(&e))?
     } else {
         paths.to_vec()
     };
     if !(args.fix || args.diff) {
         return Ok(paths);
     }
-    let changes = fixed(&paths).map_err(|e| usage_error(&e))?;
+    let changes = fixed(&paths, configs).map_err(|e| usage_error(&e))?;
     if args.diff {
         let mut out = String::new();
         for c in changes.values() {
@@ -111,8 +116,8 @@ struct Change {
 
 /// Every file named (or found under a folder named) that fixes change, by
 /// its real path, after as many rounds as change something.
-fn fixed(paths: &[PathBuf]) -> Result<BTreeMap<String, Change>, String> {
-    let files = collect(paths)?;
+fn fixed(paths: &[PathBuf], configs: &Arc<Configs>) -> Result<BTreeMap<String, Change>, String> {
+    let files = discover(paths, configs)?.files;
     let mut texts: BTreeMap<String, String> = BTreeMap::new();
     let mut changes: BTreeMap<String, Change> = BTreeMap::new();
     for _ in 0..crate::fix::MAX_ROUNDS {
@@ -132,7 +137,9 @@ fn fixed(paths: &[PathBuf]) -> Result<BTreeMap<String, Change>, String> {
             .iter()
             .map(|i| (i.path.clone(), i.key.clone()))
             .collect();
-        let outcome = crate::check::check(inputs, &loader);
+        // The configuration in force decides which findings are fixed: a
+        // rule it turns off is not fixed either.
+        let outcome = crate::check::check_with(inputs, &loader, &**configs);
         let mut next = texts.clone();
         for &root in &outcome.roots {
             let shown = outcome.sources.path(root);
@@ -165,11 +172,11 @@ fn fixed(paths: &[PathBuf]) -> Result<BTreeMap<String, Change>, String> {
 
 /// `paths`, then every `.flow` file under the current folder that imports
 /// one of their files, directly or through others, in path order.
-fn with_importers(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    let named = collect(paths)?;
+fn with_importers(paths: &[PathBuf], configs: &Arc<Configs>) -> Result<Vec<PathBuf>, String> {
+    let named = discover(paths, configs)?.files;
     let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let mut wanted: BTreeSet<PathBuf> = named.iter().map(|p| real(p)).collect();
-    let all = collect(&[])?;
+    let all = discover(&[], configs)?.files;
     // Who imports whom, by real path: `use "rel"` is relative to the file.
     let mut importers: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
     for f in &all {

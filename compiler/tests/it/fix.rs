@@ -256,6 +256,32 @@ fn fixes_chain_until_nothing_is_left() {
 }
 
 #[test]
+fn a_rule_the_configuration_turns_off_is_not_fixed() {
+    // The same file, with the lease rule ignored by flowc.toml: every other
+    // fix is made, the lease is not added; without the file it is.
+    let dir = one_file(SPEC);
+    let d = dir.path();
+    std::fs::write(d.join("flowc.toml"), "ignore = [\"FL503\"]\n").expect("write config");
+    let fixed = flowc(d)
+        .args(["check", "--fix", "p.flow"])
+        .output()
+        .expect("runs");
+    assert_eq!(fixed.status.code(), Some(0), "{fixed:?}");
+    let text = std::fs::read_to_string(d.join("p.flow")).expect("read");
+    assert!(text.contains("    read   raw pinned listing\n"), "{text}");
+    assert!(!text.contains("timeout"), "{text}");
+    // The command line's own selection counts too: `--isolated` reads no
+    // configuration, so the lease is fixed now.
+    let again = flowc(d)
+        .args(["check", "--isolated", "--fix", "p.flow"])
+        .output()
+        .expect("runs");
+    assert_eq!(again.status.code(), Some(0), "{again:?}");
+    let text = std::fs::read_to_string(d.join("p.flow")).expect("read");
+    assert!(text.contains("  timeout 30m\n  retries   2\n"), "{text}");
+}
+
+#[test]
 fn what_no_fix_can_mend_is_left_and_reported() {
     // A misspelled keyword is not fixed (it may be a name), nor is a read
     // written `unpinned` on purpose, nor a source whose kind has no pins
