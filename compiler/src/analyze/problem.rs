@@ -300,6 +300,8 @@ pub enum Problem {
     /// at `first` and again at `at`.
     PipelineParamTwice {
         param: String,
+        /// The first one's name, when it differs from `param` in case only.
+        first_spelled: Option<String>,
         pipeline: String,
         at: Loc,
         first: Loc,

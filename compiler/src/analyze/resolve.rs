@@ -980,19 +980,25 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         schedule: Option<Loc>,
     ) -> Vec<ParamDef> {
         let mut out: Vec<ParamDef> = Vec::new();
-        let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
+        // Keyed by the upper-cased name: a task sees each parameter as
+        // `FLOW_PARAM_<NAME>`, so `month` and `Month` would be one variable.
+        let mut seen: BTreeMap<String, (Span, &str)> = BTreeMap::new();
         for param in &p.params {
             let at = loc(f, param.span);
-            if let Some(first) = seen.get(param.name.name.as_str()) {
+            if let Some((first, spelled)) = seen.get(&param.name.name.to_ascii_uppercase()) {
                 self.problem(Problem::PipelineParamTwice {
                     param: param.name.name.clone(),
+                    first_spelled: (*spelled != param.name.name).then(|| (*spelled).to_string()),
                     pipeline: p.name.name.clone(),
                     at,
                     first: loc(f, *first),
                 });
                 continue;
             }
-            seen.insert(&param.name.name, param.span);
+            seen.insert(
+                param.name.name.to_ascii_uppercase(),
+                (param.span, &param.name.name),
+            );
             if let Some(schedule) = schedule {
                 self.problem(Problem::ParamOnSchedule {
                     param: param.name.name.clone(),

@@ -85,13 +85,36 @@ pub fn statement_twice(what: &str, at: Loc, first: Loc) -> Diagnostic {
 }
 
 /// The run parameter `param` of pipeline `pipeline`, declared at `first` and again at `at`.
-pub fn pipeline_param_twice(param: &str, pipeline: &str, at: Loc, first: Loc) -> Diagnostic {
-    Diagnostic::new(
-        Code::FL007,
-        at.file,
-        at.span,
-        format!("parameter `{param}` is declared twice in pipeline `{pipeline}`"),
-    )
-    .label(first.file, first.span, "first declared here")
-    .help("remove one of the two lines")
+/// `first_spelled` is the first declaration's name when it differs from
+/// `param` in case only (both would be the same `FLOW_PARAM_` variable).
+pub fn pipeline_param_twice(
+    param: &str,
+    first_spelled: Option<&str>,
+    pipeline: &str,
+    at: Loc,
+    first: Loc,
+) -> Diagnostic {
+    match first_spelled {
+        None => Diagnostic::new(
+            Code::FL007,
+            at.file,
+            at.span,
+            format!("parameter `{param}` is declared twice in pipeline `{pipeline}`"),
+        )
+        .label(first.file, first.span, "first declared here")
+        .help("remove one of the two lines"),
+        Some(other) => Diagnostic::new(
+            Code::FL007,
+            at.file,
+            at.span,
+            format!(
+                "parameters `{other}` and `{param}` of pipeline `{pipeline}` differ only in case"
+            ),
+        )
+        .label(first.file, first.span, format!("`{other}` declared here"))
+        .help(format!(
+            "rename one of them: a task sees both as `FLOW_PARAM_{}`",
+            param.to_ascii_uppercase()
+        )),
+    }
 }

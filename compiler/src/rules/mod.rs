@@ -61,10 +61,17 @@ pub fn finding(problem: Problem) -> Diagnostic {
         } => fl007_duplicate_setting::param_twice(&param, &kind, at, first),
         Problem::PipelineParamTwice {
             param,
+            first_spelled,
             pipeline,
             at,
             first,
-        } => fl007_duplicate_setting::pipeline_param_twice(&param, &pipeline, at, first),
+        } => fl007_duplicate_setting::pipeline_param_twice(
+            &param,
+            first_spelled.as_deref(),
+            &pipeline,
+            at,
+            first,
+        ),
         Problem::ParamOnSchedule {
             param,
             pipeline,

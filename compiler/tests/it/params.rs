@@ -78,6 +78,18 @@ fn params_are_refused_on_a_scheduled_pipeline_twice_and_of_a_bad_type() {
             "parameter `month` is declared twice in pipeline `p`".to_owned()
         )]
     );
+    // Names that differ only in case are one `FLOW_PARAM_` variable.
+    let cased = pipeline("  param month: string\n  param Month: string");
+    assert_eq!(
+        findings(&cased),
+        [(
+            "FL007".to_owned(),
+            "parameters `month` and `Month` of pipeline `p` differ only in case".to_owned()
+        )]
+    );
+    // near miss: two names that stay two variables
+    let distinct = pipeline("  param month: string\n  param month_end: string");
+    assert_eq!(findings(&distinct), Vec::<(String, String)>::new());
     let key = pipeline("  param cols: key");
     assert_eq!(
         findings(&key),
