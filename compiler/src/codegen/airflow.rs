@@ -333,7 +333,9 @@ impl<'a> DagView<'a> {
                 problems.push(found);
             }
             // `_flowc_airflow.flow_env` sets the first six.
-            for (message, help, at) in super::process_problems(task, &super::FLOW_ENV[..6]) {
+            for (message, help, at) in
+                super::process_problems(task, &super::FLOW_ENV[..6], &pipeline.params)
+            {
                 let mut found = problem(Code::FL802, pipeline, Some(task), message, help.into());
                 found.at = at;
                 problems.push(found);

@@ -615,7 +615,7 @@ fn task_problems(pipeline: &Pipeline, task: &Task) -> Vec<TargetProblem> {
             out.push(found);
         }
     }
-    for (message, help, at) in super::process_problems(task, &super::FLOW_ENV) {
+    for (message, help, at) in super::process_problems(task, &super::FLOW_ENV, &pipeline.params) {
         let mut found = problem(Code::FL802, message, help);
         found.at = at;
         out.push(found);

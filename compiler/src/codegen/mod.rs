@@ -31,10 +31,12 @@ pub(crate) const FLOW_ENV: [&str; 8] = [
 
 /// What no process can be started with, on any target: `(problem, help,
 /// where)` for each string of the task's argv, image and env that holds a
-/// NUL character, and each `env` name in `reserved`, which the target sets.
+/// NUL character, and each `env` name in `reserved`, which the target sets,
+/// or that is the `FLOW_PARAM_` variable of one of the pipeline's `params`.
 pub(crate) fn process_problems(
     task: &ir::Task,
     reserved: &[&str],
+    params: &[ir::RunParam],
 ) -> Vec<(String, &'static str, At)> {
     let mut out = Vec::new();
     let nul = fl802::NUL_HELP;
@@ -54,7 +56,8 @@ pub(crate) fn process_problems(
                 At::Name,
             ));
         }
-        if reserved.contains(&var.name.as_str()) {
+        if reserved.contains(&var.name.as_str()) || params.iter().any(|p| p.env_name() == var.name)
+        {
             out.push((
                 fl802::reserved_env(&var.name),
                 fl802::RESERVED_ENV_HELP,

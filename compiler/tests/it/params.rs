@@ -202,3 +202,45 @@ fn a_manual_pipeline_with_params_is_not_backfilled() {
     );
     assert!(err.contains("`param`"), "{err}");
 }
+
+#[test]
+fn a_task_env_cannot_set_a_run_parameter_variable() {
+    // `FLOW_PARAM_MONTH` is the target's to set from the trigger: a task's own
+    // `env` entry of that name would hide the value given. FL802 on both
+    // targets; a near miss (another `FLOW_PARAM_` name) builds.
+    let with_env = |name: &str| {
+        format!(
+            "pipeline p {{\n  param month: string\n  image \"busybox\"\n\n  task t {{\n    run command [\"true\"]\n    env {{\n      {name} \"x\"\n    }}\n  }}\n}}\n"
+        )
+    };
+    for target in ["argo", "airflow"] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("p.flow");
+        std::fs::write(&file, with_env("FLOW_PARAM_MONTH")).expect("write");
+        let out = flowc()
+            .args(["build", "--target", target, "--out"])
+            .arg(dir.path().join("out"))
+            .arg(&file)
+            .output()
+            .expect("flowc runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{target}: {stdout}");
+        assert!(
+            stdout.contains("FL802")
+                && stdout.contains("env `FLOW_PARAM_MONTH` is set by flowc itself"),
+            "{target}: {stdout}"
+        );
+        std::fs::write(&file, with_env("FLOW_PARAM_YEAR")).expect("write");
+        let near = flowc()
+            .args(["build", "--target", target, "--out"])
+            .arg(dir.path().join("out"))
+            .arg(&file)
+            .output()
+            .expect("flowc runs");
+        assert!(
+            near.status.success(),
+            "{target}: {}",
+            String::from_utf8_lossy(&near.stdout)
+        );
+    }
+}
