@@ -106,7 +106,7 @@ mod tests {
     fn the_starter_pipeline_declares_what_an_effectively_once_load_needs() {
         let files = starter_files("x");
         let pipeline = file(&files, "pipeline.flow");
-        // Checked line by line against LANGUAGE.md's forms; the parser's own
+        // Checked line by line against docs/reference/language.md's forms; the parser's own
         // tests should also parse templates/init/pipeline.flow.
         for needle in [
             "source raw_events: files {",

@@ -1,5 +1,5 @@
 //! `flowc report`: the derived guarantee of every output, as a table for
-//! people and as the versioned JSON of RULES.md.
+//! people and as the versioned JSON of docs/json.md.
 
 use std::fmt::Write as _;
 
@@ -10,7 +10,7 @@ use crate::analyze::model::Role;
 use crate::check::Outcome;
 use crate::vocab::{Guarantee, Mode, Tracking};
 
-// The JSON of RULES.md, written straight from these structs. Their fields
+// The JSON of docs/json.md, written straight from these structs. Their fields
 // are in alphabetical order: the order the format has always had.
 
 #[derive(Serialize)]
@@ -346,7 +346,7 @@ pub fn table(outcome: &Outcome) -> String {
                 if named { " (named by `state`)" } else { " (the first written sink that can hold it)" }
             ),
         };
-        // Every `allow` with its reason (LANGUAGE.md: the reason shows in reports).
+        // Every `allow` with its reason (docs/reference/language.md: the reason shows in reports).
         let allows = p.allows.iter().map(|a| (None, a)).chain(
             p.tasks
                 .iter()

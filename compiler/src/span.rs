@@ -33,7 +33,7 @@ impl Span {
     }
 }
 
-/// A span as the JSON shapes of RULES.md spell it.
+/// A span as the JSON shapes of docs/json.md spell it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Location {
     pub offset: usize,

@@ -58,7 +58,7 @@ def cmd_load(folder, *required):
 
 
 def promised_attempts(behaviour, retries, on_ambiguous):
-    """How many attempts the exit-code protocol promises (LANGUAGE.md)."""
+    """How many attempts the exit-code protocol promises (docs/reference/language.md)."""
     if behaviour == "ok":
         return 1
     if behaviour == "exit 75 once":

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """The fault matrix's fixture pipelines, written once here and rendered two ways:
 
-* `tests/fault/<file>.flow`: the `.flow` source, following LANGUAGE.md, that the real
+* `tests/fault/<file>.flow`: the `.flow` source, following docs/reference/language.md, that the real
   `flowc report` / `flowc scaffold` read;
 * `tests/fault/ir/<file>.json`: the same pipelines as flowc's codegen IR. The fault matrix
   (tests/fault/matrix.py) reads the declarations from it (what to seed, what to observe);
   its predictions and code come from the flowc binary only. The guarantees in this IR come
-  from `derive_*` below, a transcription of RULES.md ("The model") for the constructs these
+  from `derive_*` below, a transcription of docs/reference/guarantees.md for the constructs these
   fixtures use; the matrix does not read them.
 
 Run `python3 tests/fault/fixtures.py` after editing; a test checks the files are current.
@@ -90,7 +90,7 @@ def ir_part(part: tuple[str | None, str, str | None]) -> dict[str, Any]:
     return out
 
 
-# --- the model of RULES.md, for these fixtures ---------------------------------------------
+# --- the model of docs/reference/guarantees.md, for these fixtures -------------------------
 
 STABLE = {"input_field", "input_hash", "interval_start", "interval_end"}
 

@@ -1,4 +1,4 @@
-//! The guarantee derivation of RULES.md: for every output (each `write` and
+//! The guarantee derivation of docs/reference/guarantees.md: for every output (each `write` and
 //! each `emit`), the clauses and the guarantee they add up to.
 
 use std::collections::BTreeSet;
@@ -686,7 +686,7 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
     } else {
         None
     };
-    // Holds exactly when FL104 does not fire (RULES.md); a missing key fails key_stable instead.
+    // Holds exactly when FL104 does not fire (docs/reference/guarantees.md); a missing key fails key_stable instead.
     let key_unique = record_level.then(|| !f.key_not_unique(&parts));
     let shared = (w.mode == Mode::Transactional).then(|| f.shared_coordinator(w));
     let idempotent = supported

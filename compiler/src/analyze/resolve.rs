@@ -1102,7 +1102,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         let kind = &self.names().kinds[d.kind_idx];
         // A sink can also be read through its kind's read capabilities, and a
         // source written through its kind's write capabilities: only effects,
-        // and kinds without the role, are mismatches (RULES.md, FL009).
+        // and kinds without the role, are mismatches (docs/reference/guarantees.md, FL009).
         let ok = allowed.contains(&d.role)
             || (stmt == "read" && d.role == Role::Sink && kind.roles.contains(&Role::Source))
             || (stmt == "write" && d.role == Role::Source && kind.roles.contains(&Role::Sink));

@@ -57,7 +57,7 @@ enum CheckFormat {
     Human,
     /// One finding a line: `path:line:col: CODE message`
     Concise,
-    /// The versioned JSON of RULES.md
+    /// The versioned JSON of docs/json.md
     Json,
     /// SARIF 2.1.0, for code-scanning tools
     Sarif,
@@ -69,7 +69,7 @@ enum CheckFormat {
 enum ReportFormat {
     /// A table per pipeline
     Human,
-    /// The versioned JSON of RULES.md
+    /// The versioned JSON of docs/json.md
     Json,
 }
 

@@ -115,7 +115,7 @@ pub struct Task {
     pub retry_delay_seconds: u64,
     /// The lease; `None` when neither the task nor the pipeline sets `timeout`.
     pub timeout_seconds: Option<u64>,
-    /// Resolved: the task's own setting, else the default of RULES.md.
+    /// Resolved: the task's own setting, else the default of docs/reference/guarantees.md.
     pub on_ambiguous: OnAmbiguous,
     /// The task's `run image`, else the pipeline's `image`.
     pub image: Option<String>,

@@ -1,4 +1,4 @@
-//! `--format json`: the versioned shape of RULES.md.
+//! `--format json`: the versioned shape of docs/json.md.
 
 use std::fmt::Write as _;
 

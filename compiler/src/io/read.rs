@@ -649,7 +649,7 @@ pub fn check_files(
 /// project root ([`project_root`]), with `/` between folders.
 /// The same file gives the same text from any working folder, given as a
 /// relative or an absolute path, and no absolute path of this machine ever
-/// appears (TARGETS.md). A file that cannot be resolved keeps a relative path
+/// appears (docs/reference/targets.md). A file that cannot be resolved keeps a relative path
 /// as given (normalized) and an absolute one is cut to its file name.
 pub fn header_path(given: &str) -> String {
     let path = std::path::Path::new(given);

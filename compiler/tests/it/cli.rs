@@ -729,7 +729,7 @@ fn argo_braces_in_a_command_point_at_the_run_statement() {
     assert!(found[1].2.contains(r"print(1)\n{{ ds }}"), "{found:#?}");
 }
 
-/// TARGETS.md: headers name the source relative to its project root, never
+/// docs/reference/targets.md: headers name the source relative to its project root, never
 /// by an absolute path of the machine.
 #[test]
 fn headers_never_name_an_absolute_path() {
@@ -778,7 +778,7 @@ fn headers_never_name_an_absolute_path() {
     assert!(text.contains("\"examples/revenue_daily.flow\""), "{text}");
 }
 
-/// STYLE.md: messages are lowercase, with no programmer's detail such as
+/// docs/contributing.md, "How messages are written": messages are lowercase, with no programmer's detail such as
 /// `(os error 40)`.
 #[cfg(unix)]
 #[test]

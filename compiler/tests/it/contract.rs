@@ -1,6 +1,6 @@
-//! The contract of RULES.md, tested broadly: every write mode against every
+//! The contract of docs/reference/guarantees.md, tested broadly: every write mode against every
 //! stdlib sink kind, every key term, every pin, every effect tracking,
-//! retries and requirements. Expectations are written from RULES.md here,
+//! retries and requirements. Expectations are written from docs/reference/guarantees.md here,
 //! not computed by flowc.
 
 use std::fmt::Write as _;
@@ -102,7 +102,7 @@ fn mode_case(kind: &str, mode: &str) -> String {
 
 #[test]
 fn every_mode_against_every_sink_kind() {
-    // (kind, writes it offers, transactional, versioned) per LANGUAGE.md's stdlib table.
+    // (kind, writes it offers, transactional, versioned) per docs/reference/kinds.md.
     let kinds: [(&str, &[&str], bool, bool); 6] = [
         ("files", &["append", "overwrite"], false, false),
         (

@@ -2,7 +2,7 @@
 //! exact text they underline, the message and the help, for cases where an
 //! earlier build got one of these wrong (a follow-on error, a span on the
 //! wrong token, a library's wording, a help that suggested invalid code).
-//! Expectations come from LANGUAGE.md and RULES.md.
+//! Expectations come from docs/reference/language.md and docs/reference/guarantees.md.
 
 use flowc::check::{self, Input};
 use flowc::diagnostic::Diagnostic;
@@ -100,7 +100,7 @@ fn cron_problems_are_said_in_flowcs_words_naming_the_field() {
 
 #[test]
 fn a_number_of_a_duration_is_an_integer_of_the_language() {
-    // LANGUAGE.md: an integer is 0 to 4294967295; anything else starting
+    // docs/reference/language.md: an integer is 0 to 4294967295; anything else starting
     // with a digit is FL002. That holds for the numbers of a duration too.
     for (timeout, bad) in [
         ("99999999999m", true),
@@ -165,7 +165,7 @@ fn the_attempt_product_is_exact_even_at_the_largest_integers() {
     );
 }
 
-/// RULES.md, FL900: one label per failing clause, at the declaration
+/// docs/reference/guarantees.md, FL900: one label per failing clause, at the declaration
 /// responsible, also when the only clause missing is the lease.
 #[test]
 fn fl900_labels_the_missing_lease_and_a_mode_that_cannot_be_exactly_once() {
@@ -186,7 +186,7 @@ fn fl900_labels_the_missing_lease_and_a_mode_that_cannot_be_exactly_once() {
     assert!(f.with("FL900").is_empty(), "{:?}", f.codes());
 }
 
-/// LANGUAGE.md: `(a)` is the same as `a`, for a bound partition term too.
+/// docs/reference/language.md: `(a)` is the same as `a`, for a bound partition term too.
 #[test]
 fn a_parenthesised_partition_term_is_the_term() {
     let text = "sink dst: postgres_table {\n  table \"b\"\n  primary_key day\n}\npipeline p {\n  schedule \"@daily\"\n  start 2026-01-01\n  timeout 30m\n  task t {\n    write dst replace partition day = interval.start\n    run command [\"x\"]\n  }\n}\n";
@@ -393,7 +393,7 @@ fn a_repeated_name_is_one_finding_not_also_an_unused_declaration() {
     assert!(!codes.contains(&"FL704"), "{codes:?}");
 }
 
-/// RULES.md: rules fire independently; FL703 replaces none. A pipeline
+/// docs/reference/guarantees.md: rules fire independently; FL703 replaces none. A pipeline
 /// whose name repeats one in another file is still checked and reported.
 #[test]
 fn a_repeated_pipeline_is_still_checked_and_reported() {
