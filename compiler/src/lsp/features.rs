@@ -806,10 +806,23 @@ pub fn code_actions(
             let edits: Option<Vec<lt::TextEdit>> =
                 serde_json::from_value(fix["edits"].clone()).ok();
             if let (Some(title), Some(edits)) = (fix["title"].as_str(), edits) {
+                // One word replaced by another says both, as an editor's
+                // menu shows it: "replace `ordres` with `orders`".
+                let title = match edits.as_slice() {
+                    [one] => text
+                        .get(lines.offset(one.range.start)..lines.offset(one.range.end))
+                        .filter(|old| !old.is_empty() && old.bytes().all(is_word))
+                        .filter(|_| !one.new_text.is_empty() && one.new_text.bytes().all(is_word))
+                        .map_or_else(
+                            || title.to_string(),
+                            |old| format!("replace `{old}` with `{}`", one.new_text),
+                        ),
+                    _ => title.to_string(),
+                };
                 let mut changes = std::collections::HashMap::new();
                 changes.insert(uri.clone(), edits);
                 out.push(lt::CodeActionOrCommand::CodeAction(lt::CodeAction {
-                    title: title.to_string(),
+                    title,
                     kind: Some(lt::CodeActionKind::QUICKFIX),
                     diagnostics: Some(vec![d.clone()]),
                     edit: Some(lt::WorkspaceEdit {
