@@ -3,7 +3,6 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use crate::common::ir::{date, schedule};
 use flowc::codegen::ir::{EnvVar, Pipeline, Task};
@@ -527,7 +526,10 @@ fn python_reads_back_every_name_and_string_exactly() {
 }
 
 #[test]
-fn five_thousand_tasks_render_and_parse_quickly() {
+/// Correctness at size; the speed is measured by `scripts/bench` (Airflow,
+/// 10k tasks) and `scripts/bench-dagbag`, not asserted here: a shared
+/// machine is no stopwatch.
+fn five_thousand_tasks_render_and_parse() {
     let mut tasks = Vec::new();
     for i in 0..5000 {
         let upstream = match i {
@@ -557,18 +559,11 @@ fn five_thousand_tasks_render_and_parse_quickly() {
         image: None,
         tasks,
     };
-    let started = Instant::now();
     let files = generate(&[pipeline]);
-    let render = started.elapsed();
-    assert!(
-        render < Duration::from_secs(5),
-        "rendering 5,000 tasks took {render:?}"
-    );
 
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("big.py");
     std::fs::write(&path, contents(&files, "big.py")).expect("write");
-    let started = Instant::now();
     let output = Command::new("python3")
         .args([
             "-c",
@@ -577,7 +572,6 @@ fn five_thousand_tasks_render_and_parse_quickly() {
         .arg(&path)
         .output()
         .expect("python3");
-    let parse = started.elapsed();
     assert!(
         output.status.success(),
         "{}",
@@ -585,5 +579,4 @@ fn five_thousand_tasks_render_and_parse_quickly() {
     );
     // 5,000 assignments and 4,999 set_upstream lines inside the `with DAG` block.
     assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "9999");
-    assert!(parse < Duration::from_secs(10), "parsing took {parse:?}");
 }
