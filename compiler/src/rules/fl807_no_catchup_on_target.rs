@@ -28,7 +28,7 @@ pub(crate) fn words(pipeline: &str, sources: &[&str]) -> (String, String) {
     let message = format!(
         "pipeline `{pipeline}` reads {names} one interval at a time, and Argo has no catch-up: an interval whose tick is missed never runs, and its input is never read"
     );
-    let help = "after the controller was down or the CronWorkflow suspended, run the missed intervals by hand, oldest first (`flowc explain FL807` says how), or build for Airflow, which catches up".to_string();
+    let help = "after the controller was down or the CronWorkflow suspended, run the missed intervals with `flowc backfill --from DATE --to DATE`, oldest first, or build for Airflow, which catches up".to_string();
     (message, help)
 }
 
