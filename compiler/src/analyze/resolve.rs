@@ -364,18 +364,12 @@ impl Resolver<'_> {
                 continue;
             }
             param_seen.insert(&p.name.name, p.span);
-            let Some((_, ty)) = ParamType::ALL.iter().find(|(w, _)| *w == p.ty.name) else {
-                let words = ParamType::ALL.map(|(w, _)| w);
-                self.problem(Problem::UnknownParamType {
-                    name: p.ty.name.clone(),
-                    near: closest(&p.ty.name, words).map(str::to_string),
-                    at: loc(f, p.ty.span),
-                });
+            let Some(ty) = self.param_type(f, &p.ty) else {
                 continue;
             };
             def.params.push(ParamDef {
                 name: p.name.name.clone(),
-                ty: *ty,
+                ty,
                 optional: p.optional,
             });
         }
@@ -973,6 +967,21 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
     /// trigger can give (`string`, `int`, `bool`, `duration`), and only in a
     /// manual pipeline (`schedule` at `schedule`, if any): a scheduled run
     /// has nobody to give the value.
+    /// The parameter type written `ty`, or FL006 (with the closest type) for
+    /// a word that names none.
+    fn param_type(&mut self, f: FileId, ty: &ast::Ident) -> Option<ParamType> {
+        let found = ParamType::ALL.iter().find(|(w, _)| *w == ty.name);
+        if found.is_none() {
+            let words = ParamType::ALL.map(|(w, _)| w);
+            self.problem(Problem::UnknownParamType {
+                name: ty.name.clone(),
+                near: closest(&ty.name, words).map(str::to_string),
+                at: loc(f, ty.span),
+            });
+        }
+        found.map(|(_, t)| *t)
+    }
+
     fn pipeline_params(
         &mut self,
         f: FileId,
@@ -1008,16 +1017,10 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 });
                 continue;
             }
-            let Some((_, ty)) = ParamType::ALL.iter().find(|(w, _)| *w == param.ty.name) else {
-                let words = ParamType::ALL.map(|(w, _)| w);
-                self.problem(Problem::UnknownParamType {
-                    name: param.ty.name.clone(),
-                    near: closest(&param.ty.name, words).map(str::to_string),
-                    at: loc(f, param.ty.span),
-                });
+            let Some(ty) = self.param_type(f, &param.ty) else {
                 continue;
             };
-            if *ty == ParamType::Key {
+            if ty == ParamType::Key {
                 self.problem(Problem::KeyPipelineParam {
                     param: param.name.name.clone(),
                     at: loc(f, param.ty.span),
@@ -1026,7 +1029,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             }
             out.push(ParamDef {
                 name: param.name.name.clone(),
-                ty: *ty,
+                ty,
                 optional: param.optional,
             });
         }

@@ -819,19 +819,7 @@ pub fn code_actions(
                         ),
                     _ => title.to_string(),
                 };
-                let mut changes = std::collections::HashMap::new();
-                changes.insert(uri.clone(), edits);
-                out.push(lt::CodeActionOrCommand::CodeAction(lt::CodeAction {
-                    title,
-                    kind: Some(lt::CodeActionKind::QUICKFIX),
-                    diagnostics: Some(vec![d.clone()]),
-                    edit: Some(lt::WorkspaceEdit {
-                        changes: Some(changes),
-                        ..lt::WorkspaceEdit::default()
-                    }),
-                    is_preferred: Some(true),
-                    ..lt::CodeAction::default()
-                }));
+                out.push(quick_fix(uri, d, title, edits));
                 continue;
             }
         }
@@ -848,27 +836,42 @@ pub fn code_actions(
         if old.is_empty() || !old.bytes().all(is_word) || name.is_empty() {
             continue;
         }
-        let mut changes = std::collections::HashMap::new();
-        changes.insert(
-            uri.clone(),
-            vec![lt::TextEdit {
-                range: d.range,
-                new_text: name.to_string(),
-            }],
-        );
-        out.push(lt::CodeActionOrCommand::CodeAction(lt::CodeAction {
-            title: format!("replace `{old}` with `{name}`"),
-            kind: Some(lt::CodeActionKind::QUICKFIX),
-            diagnostics: Some(vec![d.clone()]),
-            edit: Some(lt::WorkspaceEdit {
-                changes: Some(changes),
-                ..lt::WorkspaceEdit::default()
-            }),
-            is_preferred: Some(true),
-            ..lt::CodeAction::default()
-        }));
+        let edit = lt::TextEdit {
+            range: d.range,
+            new_text: name.to_string(),
+        };
+        out.push(quick_fix(
+            uri,
+            d,
+            format!("replace `{old}` with `{name}`"),
+            vec![edit],
+        ));
     }
     out
+}
+
+/// The preferred quick fix for `d` that makes `edits` in `uri`.
+// `WorkspaceEdit::changes` is keyed by `Uri`, which clippy thinks mutable.
+#[allow(clippy::mutable_key_type)]
+fn quick_fix(
+    uri: &Uri,
+    d: &lt::Diagnostic,
+    title: String,
+    edits: Vec<lt::TextEdit>,
+) -> lt::CodeActionOrCommand {
+    let mut changes = std::collections::HashMap::new();
+    changes.insert(uri.clone(), edits);
+    lt::CodeActionOrCommand::CodeAction(lt::CodeAction {
+        title,
+        kind: Some(lt::CodeActionKind::QUICKFIX),
+        diagnostics: Some(vec![d.clone()]),
+        edit: Some(lt::WorkspaceEdit {
+            changes: Some(changes),
+            ..lt::WorkspaceEdit::default()
+        }),
+        is_preferred: Some(true),
+        ..lt::CodeAction::default()
+    })
 }
 
 #[cfg(test)]
