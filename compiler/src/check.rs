@@ -80,12 +80,24 @@ pub struct Outcome {
     /// Per file, the findings left out of `diagnostics` past
     /// [`diagnostic::MAX_FINDINGS_PER_FILE`]; they still count.
     pub omitted: BTreeMap<FileId, diagnostic::Omitted>,
+    /// Per root read from the disk, its path as a generated file's header
+    /// names it (relative to its project root: `io::read::header_path`,
+    /// filled by `io::read::check_files`); [`Outcome::header_path`].
+    pub header_paths: BTreeMap<FileId, String>,
 }
 
 impl Outcome {
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
             || self.omitted.values().any(|o| o.errors > 0)
+    }
+
+    /// The path a generated file's header names for `file`: as `io` found
+    /// it on the disk, else (a file checked from memory) as given.
+    pub fn header_path(&self, file: FileId) -> &str {
+        self.header_paths
+            .get(&file)
+            .map_or_else(|| self.sources.path(file), String::as_str)
     }
 
     /// Unsuppressed errors in one file, listed or left out.
@@ -103,7 +115,7 @@ impl Outcome {
     }
 }
 
-const STDLIB: [(&str, &str); 6] = [
+const STDLIB: [(&str, &str); 10] = [
     ("effects.flow", include_str!("../../stdlib/effects.flow")),
     ("files.flow", include_str!("../../stdlib/files.flow")),
     ("kafka.flow", include_str!("../../stdlib/kafka.flow")),
@@ -113,6 +125,16 @@ const STDLIB: [(&str, &str); 6] = [
     ),
     ("postgres.flow", include_str!("../../stdlib/postgres.flow")),
     ("sqlite.flow", include_str!("../../stdlib/sqlite.flow")),
+    (
+        "warehouse.flow",
+        include_str!("../../stdlib/warehouse.flow"),
+    ),
+    (
+        "clickhouse.flow",
+        include_str!("../../stdlib/clickhouse.flow"),
+    ),
+    ("mysql.flow", include_str!("../../stdlib/mysql.flow")),
+    ("duckdb.flow", include_str!("../../stdlib/duckdb.flow")),
 ];
 
 /// The embedded standard library, as (display path, text).
@@ -280,6 +302,7 @@ pub fn check_with(inputs: Vec<Input>, loader: &dyn Loader, policy: &dyn Policy) 
         roots,
         broken,
         omitted,
+        header_paths: BTreeMap::new(),
     }
 }
 
@@ -324,6 +347,11 @@ fn parse_input(input: Input) -> Parsed {
             (text, None, vec![d])
         }
     };
+    let (text, ast, diags) = if is_opaque(&text, &diags) {
+        hide_all_but_findings(&text, diags)
+    } else {
+        (text, ast, diags)
+    };
     let lines = LineIndex::new(&text);
     Parsed {
         path,
@@ -333,6 +361,90 @@ fn parse_input(input: Input) -> Parsed {
         ast,
         diags,
     }
+}
+
+/// The most of a file that is not `.flow` text shown at each finding.
+const OPAQUE_TOKEN_BYTES: usize = 40;
+
+/// Whether a file is not `.flow` text at all (a binary, an environment
+/// dump, a `.env`, a key reached by mistake): not UTF-8, holding a NUL,
+/// or wrong from its first token on (one that no fix would mend). Nothing of such a file is shown
+/// beyond its offending tokens.
+fn is_opaque(text: &str, diags: &[Diagnostic]) -> bool {
+    if text.contains('\0') {
+        return true;
+    }
+    let Some(first) = diags.iter().min_by_key(|d| d.span.start) else {
+        return false;
+    };
+    // A first token with a fix (a keyword's case, a did-you-mean) is a
+    // `.flow` file's mistake, not another kind of file.
+    first.span.start <= first_token(text) && first.fix.is_none()
+}
+
+/// Where the first token of a `.flow` text starts: past blanks and comments.
+fn first_token(text: &str) -> usize {
+    let mut at = 0;
+    let bytes = text.as_bytes();
+    while at < bytes.len() {
+        match bytes[at] {
+            b' ' | b'\t' | b'\n' | b'\r' => at += 1,
+            b'#' => {
+                at = text[at..].find('\n').map_or(text.len(), |i| at + i);
+            }
+            _ => break,
+        }
+    }
+    at
+}
+
+/// An opaque file as it is kept: every character blanked (line breaks
+/// kept, so offsets and lines stay) but at most [`OPAQUE_TOKEN_BYTES`] of
+/// each finding's span; no syntax tree, so nothing else of it is used;
+/// and no fixes, which would write the blanks back.
+fn hide_all_but_findings(
+    text: &str,
+    mut diags: Vec<Diagnostic>,
+) -> (String, Option<ast::File>, Vec<Diagnostic>) {
+    let mut shown: Vec<(usize, usize)> = diags
+        .iter()
+        .map(|d| {
+            let start = d.span.start.min(text.len());
+            let end = d.span.end.clamp(start, text.len());
+            (start, end.min(start + OPAQUE_TOKEN_BYTES))
+        })
+        .collect();
+    shown.sort_unstable();
+    let mut out = String::with_capacity(text.len());
+    let mut next = 0;
+    for (i, c) in text.char_indices() {
+        while next < shown.len() && shown[next].1 <= i {
+            next += 1;
+        }
+        // Ranges sorted by start: any that holds `i` is at or after `next`
+        // and starts at or before `i`.
+        let inside = shown[next..]
+            .iter()
+            .take_while(|&&(a, _)| a <= i)
+            .any(|&(_, b)| i < b);
+        if c == '\n' || inside {
+            out.push(c);
+        } else {
+            out.extend(std::iter::repeat_n(' ', c.len_utf8()));
+        }
+    }
+    for d in &mut diags {
+        d.fix = None;
+        // A span past the kept part would underline blanks.
+        let start = d.span.start.min(out.len());
+        let end = d.span.end.clamp(start, out.len());
+        let mut cut = end.min(start + OPAQUE_TOKEN_BYTES);
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        d.span = Span::new(start, cut.max(start));
+    }
+    (out, None, diags)
 }
 
 /// Parse files on all cores; the results keep the order of `inputs`.

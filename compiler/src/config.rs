@@ -133,7 +133,7 @@ pub fn parse(
     targets: &[&str],
 ) -> Result<Option<FileConfig>, String> {
     let doc: toml::Table = toml::from_str(text)
-        .map_err(|e| format!("`{shown}` is not valid TOML: {}", one_line(&e.to_string())))?;
+        .map_err(|e| format!("`{shown}` is not valid TOML: {}", toml_error(text, &e)))?;
     let (table, prefix) = if pyproject {
         let Some(tool) = doc.get("tool") else {
             return Ok(None);
@@ -211,6 +211,55 @@ pub fn parse(
     )
     .map_err(|e| format!("`{shown}`: {}", e.replacen('`', &format!("`{prefix}"), 1)))?;
     Ok(Some(config))
+}
+
+/// The characters of the offending line shown on each side of a TOML
+/// error's position.
+const EXCERPT_CHARS: usize = 24;
+
+/// A TOML error in one line: where it is, what is wrong, and an excerpt of
+/// the offending line around the position, cut to [`EXCERPT_CHARS`] on
+/// each side and with control characters escaped as diagnostics show them
+/// (never the whole line: the file may not be a configuration at all).
+fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    let what = crate::diagnostic::human::escape_controls(&one_line(e.message())).into_owned();
+    let what = cut_chars(&what, 120);
+    let Some(span) = e.span() else {
+        return what;
+    };
+    let at = floor_char(text, span.start.min(text.len()));
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let line_no = text[..at].matches('\n').count() + 1;
+    let column = text[line_start..at].chars().count() + 1;
+    let before: Vec<char> = text[line_start..at].chars().collect();
+    let after: Vec<char> = text[at..line_end].trim_end_matches('\r').chars().collect();
+    let head = before.len().saturating_sub(EXCERPT_CHARS);
+    let mut excerpt = String::new();
+    if head > 0 {
+        excerpt.push('…');
+    }
+    excerpt.extend(&before[head..]);
+    excerpt.extend(after.iter().take(EXCERPT_CHARS));
+    if after.len() > EXCERPT_CHARS {
+        excerpt.push('…');
+    }
+    let excerpt = crate::diagnostic::human::escape_controls(&excerpt).into_owned();
+    format!("line {line_no}, column {column}: {what} (near `{excerpt}`)")
+}
+
+fn floor_char(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+fn cut_chars(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        return s.to_owned();
+    }
+    s.chars().take(n).chain(std::iter::once('…')).collect()
 }
 
 fn one_line(s: &str) -> String {
@@ -399,6 +448,23 @@ impl Settings {
     pub fn excludes(&self, path: &Path) -> bool {
         self.relative(path)
             .is_some_and(|rel| self.exclude.iter().any(|p| p.matches(rel)))
+    }
+
+    /// Whether a file or folder found while searching the folder `named`
+    /// (named on the command line) is left out: as [`Settings::excludes`],
+    /// except that a pattern matching `named` itself or a folder above it does
+    /// not count. A folder named on the command line is searched, as a file
+    /// named there is checked, even when the configuration excludes it.
+    pub fn excludes_below(&self, named: &Path, path: &Path) -> bool {
+        let Some(rel) = self.relative(path) else {
+            return false;
+        };
+        let named_rel = self
+            .relative(named)
+            .filter(|r| !r.as_os_str().is_empty() && *r != Path::new("."));
+        self.exclude
+            .iter()
+            .any(|p| p.matches(rel) && !named_rel.is_some_and(|n| p.matches(n)))
     }
 
     /// Apply the settings to one finding of the file at `path` (absolute):

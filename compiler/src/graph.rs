@@ -146,10 +146,10 @@ fn dot_quote(s: &str) -> String {
     out
 }
 
-fn dot_id(r: &NodeRef) -> String {
+fn dot_id(r: &NodeRef, prefix: &str) -> String {
     match r {
-        NodeRef::Task(n) => dot_quote(&format!("task:{n}")),
-        NodeRef::Data(n) => dot_quote(&format!("data:{n}")),
+        NodeRef::Task(n) => dot_quote(&format!("{prefix}task:{n}")),
+        NodeRef::Data(n) => dot_quote(&format!("{prefix}data:{n}")),
     }
 }
 
@@ -160,18 +160,12 @@ fn node_label(node: &GNode) -> String {
     }
 }
 
-/// Graphviz DOT for one pipeline: `dot -Tsvg` renders it.
-pub fn to_dot(g: &GraphModel) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "digraph {} {{", dot_quote(&g.pipeline));
-    out.push_str("  rankdir=LR;\n");
-    let _ = writeln!(
-        out,
-        "  label={};",
-        dot_quote(&format!("pipeline {}", g.pipeline))
-    );
-    out.push_str("  labelloc=t;\n  fontname=\"Helvetica\";\n");
-    out.push_str("  node [fontname=\"Helvetica\", fontsize=11];\n  edge [fontname=\"Helvetica\", fontsize=10];\n");
+const DOT_DEFAULTS: &str = "node [fontname=\"Helvetica\", fontsize=11];\n";
+const DOT_EDGE_DEFAULTS: &str = "edge [fontname=\"Helvetica\", fontsize=10];\n";
+
+/// The nodes and edges of one pipeline, each id starting with `prefix`,
+/// each line with `indent`.
+fn dot_body(out: &mut String, g: &GraphModel, prefix: &str, indent: &str) {
     for (r, role, node) in nodes(g) {
         let shape = match role {
             Role::Task => "shape=box, style=\"rounded,filled\", fillcolor=\"#ddf4ff\"",
@@ -181,16 +175,16 @@ pub fn to_dot(g: &GraphModel) -> String {
         };
         let _ = writeln!(
             out,
-            "  {} [label={}, {shape}];",
-            dot_id(&r),
+            "{indent}{} [label={}, {shape}];",
+            dot_id(&r, prefix),
             dot_quote(&node_label(node))
         );
     }
     for r in edge_ends(g) {
         let _ = writeln!(
             out,
-            "  {} [label={}, shape=box, style=dashed];",
-            dot_id(&r),
+            "{indent}{} [label={}, shape=box, style=dashed];",
+            dot_id(&r, prefix),
             dot_quote(ref_name(&r))
         );
     }
@@ -214,9 +208,18 @@ pub fn to_dot(g: &GraphModel) -> String {
         } else {
             format!(" [{}]", attrs.join(", "))
         };
-        let _ = writeln!(out, "  {} -> {}{attrs};", dot_id(&e.from), dot_id(&e.to));
+        let _ = writeln!(
+            out,
+            "{indent}{} -> {}{attrs};",
+            dot_id(&e.from, prefix),
+            dot_id(&e.to, prefix)
+        );
     }
-    // The legend: one node with a small table, its words fixed by this module.
+}
+
+/// The legend: one node with a small table, its words fixed by this module;
+/// then the graph's closing brace.
+fn dot_legend_and_end(out: &mut String) {
     out.push_str(
         "  legend [shape=plaintext, label=<<table border=\"0\" cellborder=\"0\" cellspacing=\"1\">",
     );
@@ -228,6 +231,47 @@ pub fn to_dot(g: &GraphModel) -> String {
         );
     }
     out.push_str("</table>>];\n}\n");
+}
+
+/// Graphviz DOT for one pipeline: `dot -Tsvg` renders it.
+pub fn to_dot(g: &GraphModel) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "digraph {} {{", dot_quote(&g.pipeline));
+    out.push_str("  rankdir=LR;\n");
+    let _ = writeln!(
+        out,
+        "  label={};",
+        dot_quote(&format!("pipeline {}", g.pipeline))
+    );
+    out.push_str("  labelloc=t;\n  fontname=\"Helvetica\";\n");
+    let _ = write!(out, "  {DOT_DEFAULTS}  {DOT_EDGE_DEFAULTS}");
+    dot_body(&mut out, g, "", "  ");
+    dot_legend_and_end(&mut out);
+    out
+}
+
+/// Graphviz DOT for several pipelines as one graph (so `dot -Tpng` makes one
+/// image): a cluster per pipeline, labelled with its name, and one legend.
+/// A declaration two pipelines touch is drawn in each. One pipeline is
+/// drawn as [`to_dot`] draws it.
+pub fn to_dot_all(graphs: &[GraphModel]) -> String {
+    if let [one] = graphs {
+        return to_dot(one);
+    }
+    let mut out = String::from("digraph \"flowc\" {\n  rankdir=LR;\n  fontname=\"Helvetica\";\n");
+    let _ = write!(out, "  {DOT_DEFAULTS}  {DOT_EDGE_DEFAULTS}");
+    for (i, g) in graphs.iter().enumerate() {
+        let _ = writeln!(out, "  subgraph \"cluster_{i}\" {{");
+        let _ = writeln!(
+            out,
+            "    label={};",
+            dot_quote(&format!("pipeline {}", g.pipeline))
+        );
+        out.push_str("    labelloc=t;\n    style=rounded;\n    color=\"#8c959f\";\n");
+        dot_body(&mut out, g, &format!("p{i}/"), "    ");
+        out.push_str("  }\n");
+    }
+    dot_legend_and_end(&mut out);
     out
 }
 
@@ -265,22 +309,62 @@ fn mermaid_label(node: &GNode) -> String {
 /// Node ids are generated (`t0`, `d1`, ...), so no name can clash with
 /// Mermaid's syntax or keywords.
 pub fn to_mermaid(g: &GraphModel) -> String {
-    let mut ids: BTreeMap<NodeRef, String> = BTreeMap::new();
     let mut out = String::from("flowchart LR\n");
     let _ = writeln!(
         out,
         "  %% pipeline {}",
         mermaid_text(&g.pipeline).replace('%', "#37;")
     );
+    let mut styles = Vec::new();
+    mermaid_body(&mut out, &mut styles, g, "", "  ", 0);
+    mermaid_end(&mut out, &styles);
+    out
+}
+
+/// A Mermaid flowchart for several pipelines as one chart: a `subgraph` per
+/// pipeline (ids `p0t0`, `p1d2`, ...) and one legend. One pipeline is drawn
+/// as [`to_mermaid`] draws it.
+pub fn to_mermaid_all(graphs: &[GraphModel]) -> String {
+    if let [one] = graphs {
+        return to_mermaid(one);
+    }
+    let mut out = String::from("flowchart LR\n");
+    let mut styles = Vec::new();
+    let mut edges = 0;
+    for (i, g) in graphs.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  subgraph p{i}[\"pipeline {}\"]",
+            mermaid_text(&g.pipeline)
+        );
+        mermaid_body(&mut out, &mut styles, g, &format!("p{i}"), "    ", edges);
+        out.push_str("  end\n");
+        edges += g.edges.len();
+    }
+    mermaid_end(&mut out, &styles);
+    out
+}
+
+/// One pipeline's nodes and edges; ids start with `prefix`, `first_edge` is
+/// the index Mermaid gives the pipeline's first edge (for `linkStyle`).
+fn mermaid_body(
+    out: &mut String,
+    styles: &mut Vec<String>,
+    g: &GraphModel,
+    prefix: &str,
+    indent: &str,
+    first_edge: usize,
+) {
+    let mut ids: BTreeMap<NodeRef, String> = BTreeMap::new();
     let (mut tasks, mut data) = (0, 0);
     let mut next_id = |r: &NodeRef| match r {
         NodeRef::Task(_) => {
             tasks += 1;
-            format!("t{}", tasks - 1)
+            format!("{prefix}t{}", tasks - 1)
         }
         NodeRef::Data(_) => {
             data += 1;
-            format!("d{}", data - 1)
+            format!("{prefix}d{}", data - 1)
         }
     };
     for (r, role, node) in nodes(g) {
@@ -292,15 +376,14 @@ pub fn to_mermaid(g: &GraphModel) -> String {
             Role::Sink => format!("{id}[[\"{label}\"]]"),
             Role::Effect => format!("{id}{{{{\"{label}\"}}}}"),
         };
-        let _ = writeln!(out, "  {shape}");
+        let _ = writeln!(out, "{indent}{shape}");
         ids.insert(r, id);
     }
     for r in edge_ends(g) {
         let id = next_id(&r);
-        let _ = writeln!(out, "  {id}[\"{}\"]", mermaid_text(ref_name(&r)));
+        let _ = writeln!(out, "{indent}{id}[\"{}\"]", mermaid_text(ref_name(&r)));
         ids.insert(r, id);
     }
-    let mut styles = Vec::new();
     for (i, e) in g.edges.iter().enumerate() {
         let from = &ids[&e.from];
         let to = &ids[&e.to];
@@ -311,21 +394,30 @@ pub fn to_mermaid(g: &GraphModel) -> String {
         };
         match &e.label {
             Some(label) => {
-                let _ = writeln!(out, "  {from} {arrow}|\"{}\"| {to}", mermaid_text(label));
+                let _ = writeln!(
+                    out,
+                    "{indent}{from} {arrow}|\"{}\"| {to}",
+                    mermaid_text(label)
+                );
             }
             None => {
-                let _ = writeln!(out, "  {from} {arrow} {to}");
+                let _ = writeln!(out, "{indent}{from} {arrow} {to}");
             }
         }
         if let Some(guarantee) = &e.guarantee {
             styles.push(format!(
-                "  linkStyle {i} stroke:{},stroke-width:2px",
+                "  linkStyle {} stroke:{},stroke-width:2px",
+                first_edge + i,
                 color_of(guarantee)
             ));
         }
     }
+}
+
+/// The edges' colours, then the legend.
+fn mermaid_end(out: &mut String, styles: &[String]) {
     for s in styles {
-        out.push_str(&s);
+        out.push_str(s);
         out.push('\n');
     }
     out.push_str("  subgraph legend[\"delivery guarantee\"]\n");
@@ -339,7 +431,6 @@ pub fn to_mermaid(g: &GraphModel) -> String {
             "  style legend_{guarantee} fill:#ffffff,stroke:{color},color:{color}"
         );
     }
-    out
 }
 
 /// The graph of one analysed pipeline: a node per task and per declaration

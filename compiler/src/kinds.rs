@@ -67,6 +67,13 @@ fn entry(outcome: &Outcome, k: &KindDef) -> Entry {
         (k.versioned, "versioned"),
         (k.offsets, "offsets"),
         (k.state, "state"),
+        (k.conditional_upsert, "conditional_upsert"),
+        (k.serialized_replace, "serialized_replace"),
+        (k.lossy, "lossy"),
+        (k.idempotent_producer, "idempotent_producer"),
+        (k.unenforced_key, "unenforced_key"),
+        (k.eventual_upsert, "eventual_upsert"),
+        (k.deduplicates_inserts, "deduplicates_inserts"),
     ] {
         if on {
             capabilities.push(word);
@@ -123,7 +130,21 @@ fn comment_above(text: &str, at: usize) -> Option<String> {
         return None;
     }
     out.reverse();
-    Some(out.join(" "))
+    // Lines starting with `- ` are list items (a kind's sources): each
+    // starts a new line; other lines join into one paragraph.
+    let mut text = String::new();
+    for line in out {
+        if text.is_empty() {
+            text.push_str(line);
+        } else if line.starts_with("- ") {
+            text.push('\n');
+            text.push_str(line);
+        } else {
+            text.push(' ');
+            text.push_str(line);
+        }
+    }
+    Some(text)
 }
 
 fn list(words: &[impl AsRef<str>]) -> String {
@@ -151,7 +172,9 @@ pub fn text(entries: &[Entry]) -> String {
         }
         let _ = writeln!(out, "kind {}  ({})", e.name, e.file);
         if let Some(a) = &e.about {
-            let _ = writeln!(out, "  {a}");
+            for line in a.lines() {
+                let _ = writeln!(out, "  {line}");
+            }
         }
         let _ = writeln!(out, "  roles          {}", list(&e.roles));
         if !e.pins.is_empty() {
@@ -198,9 +221,18 @@ Capabilities: `transactional` (a write and its bookkeeping commit together),
 `fenced` (the sink refuses a write from an interval older than the row's last
 writer), `atomic` (each commit of one table is atomic), `versioned` (every
 commit is a version a reader can pin), `offsets` (readers track offsets),
-`state` (flowc's runtime can keep its own state in this system). An effect's
+`state` (flowc's runtime can keep its own state in this system),
+`conditional_upsert` (an upsert can replace a row only when its version column
+is greater: `newest by`), `serialized_replace` (two live replaces of one
+partition never interleave), `lossy` (the system may acknowledge a write it
+later drops), `idempotent_producer` (the client deduplicates its own resends
+within one attempt), `unenforced_key` (a declared primary key is accepted but
+never enforced), `eventual_upsert` (an upsert adds a row version that the
+system deduplicates at an unknown later time) and `deduplicates_inserts` (the
+system silently drops an insert identical to a recent one). An effect's
 `idempotency` is `key` when its receiver deduplicates on a key flowc sends,
-`none` when it cannot.";
+`none` when it cannot. For the kinds of other systems, the bullets under a
+kind name the vendor's page that establishes each line.";
 
 /// The catalogue as the Markdown page `docs/reference/kinds.md`.
 pub fn markdown(entries: &[Entry]) -> String {
@@ -218,6 +250,8 @@ can take, the write modes it supports, its capabilities and its parameters.\n\
     for e in entries {
         let _ = writeln!(out, "## `{}`\n", e.name);
         if let Some(a) = &e.about {
+            // A blank line between the paragraph and its list of sources.
+            let a = a.replacen("\n- ", "\n\n- ", 1);
             let _ = writeln!(out, "{a}\n");
         }
         let _ = writeln!(out, "| | |\n| --- | --- |");
@@ -285,5 +319,12 @@ mod tests {
         let text = "  # indented\n  kind k {}\n";
         let at = text.find("kind").unwrap();
         assert_eq!(comment_above(text, at).as_deref(), Some("indented"));
+        let text =
+            "# about k\n# more\n# - `atomic`: a page\n#   continued\n# - `state`\nkind k {}\n";
+        let at = text.find("kind").unwrap();
+        assert_eq!(
+            comment_above(text, at).as_deref(),
+            Some("about k more\n- `atomic`: a page continued\n- `state`")
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! `flowc report`: the derived guarantee of every output, as a table for
 //! people and as the versioned JSON of docs/json.md.
 
+use crate::analyze::anomaly::Anomaly;
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -23,6 +24,8 @@ struct ReportJson<'a> {
 struct PipelineJson<'a> {
     file: &'a str,
     name: &'a str,
+    /// The schedule in words with its first intervals; `null` for a manual pipeline.
+    schedule: Option<crate::schedule::ScheduleWords>,
     state: StateJson<'a>,
     tasks: Vec<TaskJson<'a>>,
 }
@@ -70,6 +73,7 @@ struct TaskJson<'a> {
     attempts_per_write: u128,
     name: &'a str,
     on_ambiguous: &'static str,
+    on_ambiguous_why: &'a str,
     outputs: Vec<OutputJson<'a>>,
 }
 
@@ -77,6 +81,7 @@ struct TaskJson<'a> {
 #[serde(untagged)]
 enum OutputJson<'a> {
     Effect {
+        anomalies: &'a [Anomaly],
         clauses: EffectClausesJson,
         guarantee: &'static str,
         key: Option<EffectKeyJson>,
@@ -87,6 +92,7 @@ enum OutputJson<'a> {
         via: Option<&'a str>,
     },
     Sink {
+        anomalies: &'a [Anomaly],
         clauses: ClausesJson,
         guarantee: &'static str,
         mode: Option<&'static str>,
@@ -105,6 +111,7 @@ struct EffectKeyJson {
 
 #[derive(Serialize)]
 struct ClausesJson {
+    cursor_complete: Option<bool>,
     deterministic: Option<bool>,
     every_interval_runs: Option<bool>,
     idempotent: Option<bool>,
@@ -122,6 +129,7 @@ struct ClausesJson {
 /// does not apply to its tracking, such as `key_stable` of a bare `emit`).
 #[derive(Serialize)]
 struct EffectClausesJson {
+    cursor_complete: Option<bool>,
     deterministic: Option<bool>,
     every_interval_runs: Option<bool>,
     input_stable: Option<bool>,
@@ -142,6 +150,7 @@ fn clauses_json(c: &Clauses) -> ClausesJson {
         no_regression: c.no_regression,
         shared_coordinator: c.shared_coordinator,
         versioned: c.versioned,
+        cursor_complete: c.cursor_complete,
     }
 }
 
@@ -158,6 +167,7 @@ pub fn failing_clauses(c: &Clauses) -> Vec<&'static str> {
         ("every_interval_runs", c.every_interval_runs),
         ("shared_coordinator", c.shared_coordinator),
         ("versioned", c.versioned),
+        ("cursor_complete", c.cursor_complete),
     ]
     .into_iter()
     .filter(|(_, v)| *v == Some(false))
@@ -168,12 +178,14 @@ pub fn failing_clauses(c: &Clauses) -> Vec<&'static str> {
 fn output_json(o: &OutputReport) -> OutputJson<'_> {
     match o.role {
         Role::Effect => OutputJson::Effect {
+            anomalies: &o.anomalies,
             clauses: EffectClausesJson {
                 deterministic: o.clauses.deterministic,
                 every_interval_runs: o.clauses.every_interval_runs,
                 input_stable: o.clauses.input_stable,
                 key_stable: o.clauses.key_stable,
                 no_loss: o.clauses.no_loss,
+                cursor_complete: o.clauses.cursor_complete,
             },
             guarantee: o.guarantee.word(),
             key: o.effect_key.as_ref().map(|k| EffectKeyJson {
@@ -187,6 +199,7 @@ fn output_json(o: &OutputReport) -> OutputJson<'_> {
             via: o.via.as_deref(),
         },
         _ => OutputJson::Sink {
+            anomalies: &o.anomalies,
             clauses: clauses_json(&o.clauses),
             guarantee: o.guarantee.word(),
             mode: o.mode.map(Mode::word),
@@ -212,6 +225,12 @@ fn pipelines_of(outcome: &Outcome) -> Vec<(usize, &crate::analyze::PipelineRepor
 }
 
 pub fn json(outcome: &Outcome) -> String {
+    json_at(outcome, None)
+}
+
+/// [`json`], each schedule's intervals the next ones after `now` (the first
+/// ones from `start` when `None`).
+pub fn json_at(outcome: &Outcome, now: Option<jiff::Timestamp>) -> String {
     let pipelines = pipelines_of(outcome)
         .into_iter()
         .map(|(i, pr)| {
@@ -219,6 +238,7 @@ pub fn json(outcome: &Outcome) -> String {
             PipelineJson {
                 file: outcome.sources.path(p.loc.file),
                 name: &p.name,
+                schedule: crate::schedule::describe(p, now),
                 state: state_of(outcome, p).0,
                 tasks: pr
                     .tasks
@@ -228,6 +248,7 @@ pub fn json(outcome: &Outcome) -> String {
                         attempts_per_write: t.attempts_per_write,
                         name: &t.name,
                         on_ambiguous: t.on_ambiguous.word(),
+                        on_ambiguous_why: &t.on_ambiguous_why,
                         outputs: t.outputs.iter().map(output_json).collect(),
                     })
                     .collect(),
@@ -245,6 +266,12 @@ pub fn json(outcome: &Outcome) -> String {
 
 /// The human table: one per pipeline.
 pub fn table(outcome: &Outcome) -> String {
+    table_at(outcome, None)
+}
+
+/// [`table`], each schedule's intervals the next ones after `now` (the
+/// first ones from `start` when `None`).
+pub fn table_at(outcome: &Outcome, now: Option<jiff::Timestamp>) -> String {
     let mut out = String::new();
     for (i, pr) in pipelines_of(outcome) {
         let p = &outcome.program.pipelines[i];
@@ -252,8 +279,23 @@ pub fn table(outcome: &Outcome) -> String {
             out,
             "pipeline {} ({})",
             p.name,
-            outcome.sources.path(p.loc.file)
+            // A file name may hold control characters: shown escaped.
+            crate::diagnostic::human::escape_controls(outcome.sources.path(p.loc.file))
         );
+        if let Some(w) = crate::schedule::describe(p, now) {
+            let _ = writeln!(out, "  schedule `{}` ({}): {}", w.cron, w.timezone, w.words);
+            let shown: Vec<String> = w
+                .intervals
+                .iter()
+                .map(crate::schedule::human_interval)
+                .collect();
+            let _ = writeln!(
+                out,
+                "  {} intervals: {}",
+                if w.from == "now" { "next" } else { "first" },
+                shown.join(", ")
+            );
+        }
         let mut rows: Vec<[String; 6]> = vec![[
             "task".into(),
             "output".into(),
@@ -324,14 +366,36 @@ pub fn table(outcome: &Outcome) -> String {
             out.push_str(line.trim_end());
             out.push('\n');
         }
+        // What can go wrong, in words (flowc 0.3): one line per anomaly.
+        for t in &pr.tasks {
+            for o in &t.outputs {
+                for a in &o.anomalies {
+                    let _ = writeln!(
+                        out,
+                        "  {}/{}: {} ({}): {}",
+                        t.name,
+                        o.target,
+                        a.kind.word(),
+                        a.clause,
+                        a.scenario
+                    );
+                }
+            }
+        }
         for t in &pr.tasks {
             let _ = writeln!(
                 out,
-                "  {}: {} attempt{} per write, on_ambiguous {}, achieved {}",
+                "  {}: {} attempt{} per write, on_ambiguous {}{}, achieved {}",
                 t.name,
                 t.attempts_per_write,
                 if t.attempts_per_write == 1 { "" } else { "s" },
                 t.on_ambiguous.word(),
+                // Why a task fails rather than retries (issue 28 item 8).
+                if t.on_ambiguous == crate::vocab::OnAmbiguous::Fail {
+                    format!(" ({})", t.on_ambiguous_why)
+                } else {
+                    String::new()
+                },
                 t.achieved.map_or("n/a (no outputs)", Guarantee::word)
             );
         }
@@ -340,6 +404,15 @@ pub fn table(outcome: &Outcome) -> String {
                 out,
                 "  state: a local SQLite file (durable only for tasks that run as local processes on one machine)"
             ),
+            (StateJson { store, via: Some(via) }, named)
+                if !crate::codegen::ir::DURABLE_STATE_KINDS.contains(&store) =>
+            {
+                writeln!(
+                    out,
+                    "  state: a local SQLite file: its store is {store} `{via}`{}, where the runtime cannot keep state yet (durable only for tasks that run as local processes on one machine)",
+                    if named { " (named by `state`)" } else { " (the first written sink that can hold it)" }
+                )
+            }
             (StateJson { store, via: Some(via) }, named) => writeln!(
                 out,
                 "  state: {store} of sink `{via}`{}",

@@ -99,6 +99,7 @@ words! {
     /// How a task writes to a sink.
     pub enum Mode {
         Upsert = "upsert",
+        InsertIfAbsent = "insert_if_absent",
         ReplacePartition = "replace_partition",
         Append = "append",
         AppendLedger = "append_ledger",
@@ -137,6 +138,9 @@ words! {
         Snapshot = "snapshot",
         Listing = "listing",
         Offsets = "offsets",
+        /// An incremental read by the source's cursor column (flowc 0.3):
+        /// the range `(bookmark - lookback, high]` of the first attempt.
+        Cursor = "cursor",
     }
 }
 

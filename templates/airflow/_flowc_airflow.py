@@ -9,6 +9,9 @@ They carry the exit-code protocol of the .flow language:
 * exit 75: the attempt failed and committed nothing (or the runtime fenced it:
   a newer attempt of its interval had started), so it is an ordinary failure
   that Airflow retries within ``retries``;
+* exit 65: the attempt found a deterministic error (an invalid message, a pin
+  taken from another source) and committed nothing; retrying cannot help:
+  ``AirflowFailException``, never retried;
 * exit 76: the attempt refused to run because an earlier attempt of its
   interval entered its commit phase and recorded no outcome (it may have
   committed): ``AirflowFailException``, never retried, whatever
@@ -60,9 +63,12 @@ from airflow.sdk.exceptions import (  # type: ignore[attr-defined, unused-ignore
     AirflowTaskTimeout,
 )
 
+EXIT_INVALID = 65
 EXIT_RETRY = 75
 EXIT_REFUSED = 76
 ON_AMBIGUOUS = ("retry", "fail")
+# The worker's variable naming the folder local commands run in (default: the DAG file's).
+WORKDIR_VARIABLE = "FLOWC_WORKDIR"
 # How often the watchdog looks at the task runner's parent, in seconds.
 WATCHDOG_SECONDS = 0.5
 PR_SET_PDEATHSIG = 1
@@ -128,6 +134,11 @@ def check_exit(code: int, on_ambiguous: str) -> None:
         return
     if code == EXIT_RETRY:
         raise AirflowException("the task exited 75: it failed and committed nothing")
+    if code == EXIT_INVALID:
+        raise AirflowFailException(
+            "the task exited 65: a deterministic error (see its log), nothing committed; "
+            "no retry (fix the transform or its input, then clear the task)"
+        )
     if code == EXIT_REFUSED:
         raise AirflowFailException(
             "the task exited 76: it refused to run because an earlier attempt may have committed; "
@@ -208,8 +219,8 @@ def connection_urls(connections: Mapping[str, str]) -> dict[str, str]:
 class FlowSubprocessOperator(BaseOperator):  # type: ignore[misc, unused-ignore]
     """Run ``command`` (an argv list) as a local process with no shell.
 
-    The process inherits the worker's environment, then gets the task's
-    ``env`` entries, then the connections read from Airflow Connections
+    The process runs in :meth:`working_folder` and inherits the worker's
+    environment, then gets the task's ``env`` entries, then the connections read from Airflow Connections
     (``connections``: variable to connection id), then the ``FLOW_*``
     variables (which win). Its output goes to the task log. It runs in its
     own session (so ``on_kill`` and a timeout kill everything it started) and
@@ -236,11 +247,36 @@ class FlowSubprocessOperator(BaseOperator):  # type: ignore[misc, unused-ignore]
         self._process: subprocess.Popen[bytes] | None = None
         self._runner_parent: int | None = None
 
+    def working_folder(self) -> str:
+        """The folder the command runs in: ``FLOWC_WORKDIR`` of the worker when set, else the
+        folder of the DAG file.
+
+        ``flowc scaffold --out DIR`` writes the task packages, ``flowc_runtime`` and the
+        runtime's relative paths (``sqlite://file.db``, a ``files`` source's folder, the local
+        state ``.flowc/state.sqlite``) for ``DIR`` as the working folder, so ``DIR`` is either
+        the DAG folder itself or named by ``FLOWC_WORKDIR`` on every worker. The worker's own
+        working folder is never used: it differs between executors and restarts.
+        """
+        configured = os.environ.get(WORKDIR_VARIABLE, "")
+        if configured:
+            return configured
+        fileloc: str | None = getattr(self.dag, "fileloc", None) if self.has_dag() else None
+        if not fileloc:
+            raise AirflowException(
+                f"no working folder: the task has no DAG file and {WORKDIR_VARIABLE} is not set"
+            )
+        return os.path.dirname(os.path.abspath(fileloc))
+
     def execute(self, context: Context) -> None:
         env = dict(os.environ)
         env.update(self.env)
         env.update(connection_urls(self.connections))
         env.update(flow_env(context, self.dag_id, self.task_id))
+        folder = self.working_folder()
+        if not os.path.isdir(folder):
+            # Nothing ran, so nothing committed: an ordinary failure.
+            raise AirflowException(f"the working folder {folder!r} is not a folder (see {WORKDIR_VARIABLE})")
+        self.log.info("flowc: working folder %s", folder)
         self._runner_parent = os.getppid()
         stop = threading.Event()
         try:
@@ -248,6 +284,7 @@ class FlowSubprocessOperator(BaseOperator):  # type: ignore[misc, unused-ignore]
                 self._process = process = subprocess.Popen(  # noqa: S603 - argv list, no shell
                     self.command,
                     env=env,
+                    cwd=folder,
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.STDOUT,
@@ -305,6 +342,15 @@ class FlowSubprocessOperator(BaseOperator):  # type: ignore[misc, unused-ignore]
 def k8s_escape(value: str) -> str:
     """Kubernetes expands ``$(VAR)`` in command, args and env values and turns ``$$`` into ``$``."""
     return value.replace("$", "$$")
+
+
+def secret_key_ref(k8s: Any, name: str, secret: str) -> Any:
+    """Where the variable ``name`` comes from in the Kubernetes Secret ``secret``: its key
+    ``url`` (a connection, required), or for an effect's ``FLOW_TOKEN_<NAME>`` its key
+    ``token``, optional (a Secret without one leaves the variable unset)."""
+    if name.startswith("FLOW_TOKEN_"):
+        return k8s.V1SecretKeySelector(name=secret, key="token", optional=True)
+    return k8s.V1SecretKeySelector(name=secret, key="url")
 
 
 def base_container_exit_code(remote_pod: Any, container_name: str) -> int | None:
@@ -382,7 +428,8 @@ class FlowPodOperator(BaseOperator):  # type: ignore[misc, unused-ignore]
 
         Its environment: the task's env, then each connection from its
         Kubernetes Secret (``secrets``: variable to Secret name, key ``url``;
-        the value never passes through Airflow), then ``FLOW_*``. ``container_resources``
+        an effect's ``FLOW_TOKEN_<NAME>``: key ``token``, optional; the value
+        never passes through Airflow), then ``FLOW_*``. ``container_resources``
         are the container's requests and limits alike.
         """
         from kubernetes.client import models as k8s  # type: ignore[import-not-found, import-untyped, unused-ignore]
@@ -391,7 +438,7 @@ class FlowPodOperator(BaseOperator):  # type: ignore[misc, unused-ignore]
         env += [
             k8s.V1EnvVar(
                 name=name,
-                value_from=k8s.V1EnvVarSource(secret_key_ref=k8s.V1SecretKeySelector(name=secret, key="url")),
+                value_from=k8s.V1EnvVarSource(secret_key_ref=secret_key_ref(k8s, name, secret)),
             )
             for name, secret in self.secrets.items()
         ]

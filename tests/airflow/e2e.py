@@ -200,6 +200,8 @@ INVOICES_PODS = {
             "FLOW_CONN_WH_INVOICES": "warehouse-db",
             "FLOW_CONN_WH_INVOICE_TOTALS": "warehouse-db",
             "FLOW_CONN_INVOICES_READY": "invoices-hook",
+            # An effect's secret also carries its bearer token (key `token`, optional).
+            "FLOW_TOKEN_INVOICES_READY": "invoices-hook",
         },
     },
 }
@@ -263,7 +265,11 @@ def check_pod(dag_id, task, ir_task):
         expect(var is not None, f"{where}: no {name} in the container's env")
         ref = var.value_from.secret_key_ref if var.value_from else None
         expect(var.value is None and ref is not None, f"{where}: {name} is not from a Secret: {var}")
-        expect((ref.name, ref.key) == (secret, "url"), f"{where}: {name} from {ref.name}/{ref.key}")
+        # A connection's URL is the Secret's key `url`; an effect's bearer token its key `token`,
+        # optional (an effect may post without one).
+        key = "token" if name.startswith("FLOW_TOKEN_") else "url"
+        expect((ref.name, ref.key) == (secret, key), f"{where}: {name} from {ref.name}/{ref.key}")
+        expect(bool(ref.optional) == (key == "token"), f"{where}: {name} optional={ref.optional}")
     from_secrets = {n: e.value_from.secret_key_ref.name for n, e in env.items() if e.value_from}
     expect(from_secrets == secrets, f"{where}: env from Secrets {from_secrets}, expected {secrets}")
     return pod, from_secrets

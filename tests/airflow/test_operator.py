@@ -77,7 +77,14 @@ def test_exit_75_is_an_ordinary_failure(on_ambiguous):
     assert not isinstance(info.value, AirflowFailException)
 
 
-@pytest.mark.parametrize("code", [1, 2, 3, 74, 77, 255, -9])
+@pytest.mark.parametrize("on_ambiguous", ["retry", "fail"])
+def test_exit_65_is_never_retried(on_ambiguous):
+    """A deterministic error (MODEL C0): no retry whatever on_ambiguous says."""
+    with pytest.raises(AirflowFailException, match="exited 65"):
+        flowc.check_exit(65, on_ambiguous)
+
+
+@pytest.mark.parametrize("code", [1, 2, 3, 64, 66, 74, 77, 255, -9])
 def test_other_exits_follow_on_ambiguous(code):
     with pytest.raises(AirflowFailException):
         flowc.check_exit(code, "fail")
@@ -129,6 +136,35 @@ def test_manual_run_without_interval_uses_trigger_time(tmp_path, monkeypatch):
     assert got["FLOW_INTERVAL_START"] == got["FLOW_INTERVAL_END"] == "2026-05-06T07:08:09Z"
 
 
+CWD = "import os; open(os.environ['OUT'], 'w').write(os.getcwd())"
+
+
+def test_a_local_command_runs_in_the_dag_files_folder(tmp_path, monkeypatch):
+    out = tmp_path / "cwd.txt"
+    monkeypatch.setenv("OUT", str(out))
+    monkeypatch.delenv("FLOWC_WORKDIR", raising=False)
+    monkeypatch.chdir(tmp_path)  # the worker's own folder is not used
+    op = local(py(CWD))
+    op.execute(context())
+    assert out.read_text() == os.path.dirname(os.path.abspath(op.dag.fileloc))
+    assert out.read_text() != str(tmp_path)
+
+
+def test_flowc_workdir_names_the_working_folder(tmp_path, monkeypatch):
+    out = tmp_path / "cwd.txt"
+    work = tmp_path / "tasks"
+    work.mkdir()
+    monkeypatch.setenv("OUT", str(out))
+    monkeypatch.setenv("FLOWC_WORKDIR", str(work))
+    local(py(CWD)).execute(context())
+    assert out.read_text() == str(work)
+    # A folder that is not there: nothing runs, an ordinary (retried) failure.
+    monkeypatch.setenv("FLOWC_WORKDIR", str(tmp_path / "missing"))
+    with pytest.raises(AirflowException, match="is not a folder") as caught:
+        local(py(CWD)).execute(context())
+    assert not isinstance(caught.value, AirflowFailException)
+
+
 def test_local_exit_codes():
     local(["sh", "-c", "exit 0"], on_ambiguous="fail").execute(context())
     for on_ambiguous in ("retry", "fail"):
@@ -137,6 +173,8 @@ def test_local_exit_codes():
         assert not isinstance(info.value, AirflowFailException)
     with pytest.raises(AirflowFailException):
         local(["sh", "-c", "exit 3"], on_ambiguous="fail").execute(context())
+    with pytest.raises(AirflowFailException, match="exited 65"):
+        local(["sh", "-c", "exit 65"], on_ambiguous="retry").execute(context())
     with pytest.raises(AirflowException) as info:
         local(["sh", "-c", "exit 3"], on_ambiguous="retry").execute(context())
     assert not isinstance(info.value, AirflowFailException)
@@ -409,7 +447,7 @@ def test_pod_settings_and_secrets_reach_the_pod():
             labels={"team": "billing"},
             annotations={"acme.io/owner": "billing"},
             image_pull_policy="IfNotPresent",
-            secrets={"FLOW_CONN_WAREHOUSE": "warehouse-db"},
+            secrets={"FLOW_CONN_WAREHOUSE": "warehouse-db", "FLOW_TOKEN_ALERTS": "slack-alerts"},
         )
     kpo = op.pod_operator(context())
     assert kpo.namespace == "data-jobs"
@@ -426,10 +464,13 @@ def test_pod_settings_and_secrets_reach_the_pod():
     env = {e.name: e for e in base.env}
     ref = env["FLOW_CONN_WAREHOUSE"].value_from.secret_key_ref
     assert env["FLOW_CONN_WAREHOUSE"].value is None
-    assert (ref.name, ref.key) == ("warehouse-db", "url")
-    # The task's env, then the connections, then FLOW_* (which win).
-    assert [e.name for e in base.env][:2] == ["A", "FLOW_CONN_WAREHOUSE"]
-    assert [e.name for e in base.env][2:] == list(flowc.flow_env(context(), "flowc_test", "in_pod"))
+    assert (ref.name, ref.key, ref.optional) == ("warehouse-db", "url", None)
+    # An effect's token: the Secret's key `token`, which may be absent.
+    token = env["FLOW_TOKEN_ALERTS"].value_from.secret_key_ref
+    assert (token.name, token.key, token.optional) == ("slack-alerts", "token", True)
+    # The task's env, then the connections and tokens, then FLOW_* (which win).
+    assert [e.name for e in base.env][:3] == ["A", "FLOW_CONN_WAREHOUSE", "FLOW_TOKEN_ALERTS"]
+    assert [e.name for e in base.env][3:] == list(flowc.flow_env(context(), "flowc_test", "in_pod"))
 
 
 def test_a_pod_without_settings_leaves_the_provider_defaults():

@@ -2,7 +2,8 @@
 // 127.0.0.1, and checks it as a reader would: every page of docs/SUMMARY.md loads and renders its
 // title and heading with no script error, every internal link (and its #fragment) leads to
 // something that exists, search finds a rule by its code, and the FL900 page is saved as a
-// screenshot (target/docs-site/FL900.png). With FLOWC_SARIF (a `flowc check --format sarif` log),
+// screenshot (target/docs-site/FL900.png), as are Getting started and a reference page with its
+// examples' marks and highlighted .flow (getting-started.png, reference-marks.png). With FLOWC_SARIF (a `flowc check --format sarif` log),
 // every rule's helpUri is a page of this site. Run by scripts/e2e/docs.
 
 import { test, before, after } from 'node:test';
@@ -202,5 +203,60 @@ test("every rule's SARIF helpUri is its page of the site", { skip: !process.env.
   const fl900 = rules.find((r) => r.id === 'FL900');
   assert.deepEqual(await open(page, fl900.helpUri.slice(siteRoot.length)), []);
   assert.equal(await page.locator('main h1').first().innerText(), 'FL900 guarantee-below-requirement');
+  await page.close();
+});
+
+test('Getting started comes first, before the guides and, last, the rules; its screenshot is saved', async () => {
+  const page = await context.newPage();
+  assert.deepEqual(await open(page, 'getting-started.html'), []);
+  assert.equal(await page.locator('main h1').first().innerText(), 'Getting started');
+  assert.ok(await page.locator('main pre code.language-sh').count() >= 4, 'the page shows its commands');
+  // The sidebar's order, as a reader sees it: Getting started, the guides, the reference, rules last.
+  const order = await page.evaluate(() => [...document.querySelectorAll('.sidebar a[href]')]
+    .map((a) => new URL(a.href).pathname.replace(/^\//, '')));
+  const at = (p) => order.findIndex((h) => h.endsWith(p));
+  assert.ok(at('getting-started.html') >= 0, `no Getting started in ${order.slice(0, 5)}`);
+  assert.ok(at('getting-started.html') < at('tooling.html'));
+  assert.ok(at('tooling.html') < at('reference/language.html'));
+  assert.ok(at('reference/language.html') < at('rules/FL001.html'));
+  assert.ok(at('contributing.html') < at('rules/FL001.html'), 'the rules come after the guides and notes');
+  const shot = join(site, 'getting-started.png');
+  await page.screenshot({ path: shot, fullPage: false });
+  assert.ok(statSync(shot).size > 10000, 'the screenshot is not blank');
+  await page.close();
+});
+
+test('reference examples show their marks and highlighted .flow; the screenshot is saved', async () => {
+  const page = await context.newPage();
+  assert.deepEqual(await open(page, 'reference/language.html'), []);
+  const clean = page.locator('main .flow-mark-clean');
+  const finding = page.locator('main .flow-mark-finding');
+  assert.ok(await clean.count() >= 10, `only ${await clean.count()} clean marks`);
+  assert.ok(await finding.count() >= 10, `only ${await finding.count()} finding marks`);
+  assert.equal(await clean.first().innerText(), 'flowc check: no finding');
+  assert.match(await finding.first().innerText(), /^flowc (check|build --target \w+): FL\d{3}/);
+  await clean.first().scrollIntoViewIfNeeded();
+  assert.ok(await clean.first().isVisible(), 'the mark is visible');
+  // Every .flow block is highlighted: keywords in their own colour, comments and strings marked.
+  const colours = await page.evaluate(() => {
+    const block = [...document.querySelectorAll('main code.language-flow')]
+      .find((b) => b.querySelector('.hljs-keyword') && b.querySelector('.hljs-string'));
+    if (!block) return null;
+    const colour = (e) => getComputedStyle(e).color;
+    return {
+      keyword: colour(block.querySelector('.hljs-keyword')),
+      string: colour(block.querySelector('.hljs-string')),
+      plain: colour(block),
+      unhighlighted: [...document.querySelectorAll('main code.language-flow')]
+        .filter((b) => !b.querySelector('[class^="hljs-"]')).length,
+    };
+  });
+  assert.ok(colours, 'no .flow block with a highlighted keyword and string');
+  assert.notEqual(colours.keyword, colours.plain, 'keywords are coloured');
+  assert.notEqual(colours.string, colours.plain, 'strings are coloured');
+  assert.equal(colours.unhighlighted, 0, 'every .flow block is highlighted');
+  const shot = join(site, 'reference-marks.png');
+  await page.screenshot({ path: shot, fullPage: false });
+  assert.ok(statSync(shot).size > 10000, 'the screenshot is not blank');
   await page.close();
 });

@@ -1,21 +1,24 @@
 """pytest options and the one matrix run the cases of test_matrix.py judge.
 
-Options: --db sqlite|postgres, --only SUBSTRING, --flip PIPELINE.TASK.OUTPUT (repeatable),
+Options: --db sqlite|postgres|duckdb|mysql, --only SUBSTRING, --flip PIPELINE.TASK.OUTPUT (repeatable),
 --jobs N, --cells-verbose. The rows are printed at the end of the session."""
 
 from __future__ import annotations
 
 import pytest
 
+import edges
 import kafka_iceberg
 import matrix
+import txn_cells
+import v03_cells
 
 _results: list[matrix.Result] = []
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("fault matrix")
-    group.addoption("--db", choices=["sqlite", "postgres"], default="sqlite")
+    group.addoption("--db", choices=["sqlite", "postgres", "duckdb", "mysql"], default="sqlite")
     group.addoption("--only", default="", help="run only tasks whose PIPELINE.TASK contains this")
     group.addoption("--flip", action="append", default=[], help="invert the prediction of PIPELINE.TASK.OUTPUT")
     group.addoption("--jobs", type=int, default=2)
@@ -53,7 +56,21 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         terminalreporter.write_line("")
         for line in outcome.lines(verbose=config.getoption("cells_verbose")):
             terminalreporter.write_line(line)
+    if edges.ROWS:
+        terminalreporter.write_line("")
+        for line in edges.ROWS:
+            terminalreporter.write_line(line)
+        good = sum(1 for line in edges.ROWS if line.startswith("ok "))
+        terminalreporter.write_line(f"edge cells ({config.getoption('db')}): {good}/{len(edges.ROWS)} as predicted")
     if kafka_iceberg.ROWS:
         terminalreporter.write_line("")
         for line in kafka_iceberg.ROWS:
+            terminalreporter.write_line(line)
+    if v03_cells.ROWS:
+        terminalreporter.write_line("")
+        for line in v03_cells.ROWS:
+            terminalreporter.write_line(line)
+    if txn_cells.ROWS:
+        terminalreporter.write_line("")
+        for line in txn_cells.ROWS:
             terminalreporter.write_line(line)

@@ -4,12 +4,20 @@ tests/fault/inject (whose sitecustomize calls `install()`) on the PYTHONPATH of 
 processes it starts, and only there.
 
 `FLOWC_FAULT` is a comma-separated list of:
-  crash_after_pin, crash_after_read, crash_before_commit, crash_after_commit,
-  crash_during_relay   hard crash (SIGKILL of the process itself) at that protocol step;
+  crash_after_pin, crash_after_read, crash_mid_batch, crash_before_commit, crash_after_commit,
+  crash_during_relay   hard crash (SIGKILL of the process itself) at that protocol step
+                       (`mid_batch`: a write has staged its first batch of rows, not committed);
   zombie               pause before the commit until `$FLOWC_FAULT_DIR/resume` exists,
                        after creating `$FLOWC_FAULT_DIR/paused`;
   late_zombie          the same pause, inside the write (its rows computed, its interval and
                        paths fixed), for a zombie resumed after a newer interval committed;
+  crash_between_produce_and_commit
+                       hard crash at the `after_produce` step of a Kafka write: every message
+                       acknowledged (inside the open transaction of a `transactional` write),
+                       the transaction's commit or the read's offsets commit not run;
+  zombie_at_commit     the same place (`after_produce`), a pause until `$FLOWC_FAULT_DIR/resume`
+                       exists, after creating `$FLOWC_FAULT_DIR/paused`: a zombie that resumes
+                       into its commit once a newer attempt committed the interval;
   two_live             pause at the `before_commit` step (inside the write transaction) until
                        `$FLOWC_FAULT_DIR/resume` exists, after creating
                        `$FLOWC_FAULT_DIR/live-<pid>`: two attempts held there are released together;
@@ -19,6 +27,15 @@ processes it starts, and only there.
                        run and the attempt, as a nondeterministic transform would;
   relay_crash          hard crash in the relay between a send and its mark (step
                        `after_send`), at the send numbered `$FLOWC_RELAY_CRASH_AT` (default 1);
+  zombie_in_commit     Iceberg: pause inside the catalog's commit (pyiceberg's
+                       `SqlCatalog.commit_table`, the table already loaded and its new
+                       metadata written) until `$FLOWC_FAULT_DIR/resume` exists, after
+                       creating `$FLOWC_FAULT_DIR/paused`; the commit then goes on;
+  zombie_past_fence    pause right after the attempt register's fencing check passed (the
+                       `assert_latest` call numbered `$FLOWC_PAST_FENCE_AT`, default 1) until
+                       `$FLOWC_FAULT_DIR/resume` exists, after creating `$FLOWC_FAULT_DIR/paused`:
+                       a zombie that newer attempts can no longer fence, whose late commit only
+                       the table itself can refuse (the Spark cells, tests/spark/cells.py);
   no_fencing           Kafka's fencing switched off: each attempt gets a `transactional.id` of
                        its own (the interval's plus the attempt number), so no attempt fences
                        another (tests/fault/test_kafka_iceberg.py shows the zombie cell failing).
@@ -56,6 +73,11 @@ def crash(name: str) -> None:
 def step(name: hooks.Step) -> None:
     relay_crash(name)
     crash("crash_" + name)
+    if name == "after_produce":
+        crash("crash_between_produce_and_commit")
+        if "zombie_at_commit" in active():
+            pause("paused")
+            sys.stderr.write("flowc fault: zombie resumes into its commit\n")
     if name == "before_commit" and "two_live" in active():
         pause(f"live-{os.getpid()}")
 
@@ -124,6 +146,35 @@ def install() -> None:
             return f"{fenced(pipeline, task, interval)}.attempt-{attempt}"
 
         kafka.transactional_id = per_attempt
+    if "zombie_in_commit" in active():
+        from pyiceberg.catalog.sql import SqlCatalog
+
+        commit = SqlCatalog.commit_table
+        paused: list[bool] = []
+
+        def stalled_commit(self: object, *args: object, **kwargs: object) -> object:
+            if not paused:
+                paused.append(True)
+                pause("paused")
+                sys.stderr.write("flowc fault: zombie resumes inside its commit\n")
+            return commit(self, *args, **kwargs)  # type: ignore[arg-type]
+
+        SqlCatalog.commit_table = stalled_commit  # type: ignore[method-assign, assignment]
+    if "zombie_past_fence" in active():
+        import flowc_runtime.attempts as attempts
+
+        checked = attempts.assert_latest
+        calls = {"n": 0}
+        at = int(os.environ.get("FLOWC_PAST_FENCE_AT") or "1")
+
+        def then_pause(attempt: object, db: object) -> None:
+            checked(attempt, db)  # type: ignore[arg-type]
+            calls["n"] += 1
+            if calls["n"] == at:
+                pause("paused")
+                sys.stderr.write("flowc fault: zombie resumes past the fence\n")
+
+        attempts.assert_latest = then_pause
     hooks.step = step
     hooks.before_transaction_commit = before_transaction_commit
     hooks.before_publish = before_publish

@@ -52,6 +52,8 @@ KIND_CAPS: dict[str, dict[str, Any]] = {
     "files": {"transactional": False, "versioned": False, "coordinator": None},
     "sqlite_table": {"transactional": True, "versioned": False, "coordinator": "sqlite"},
     "postgres_table": {"transactional": True, "versioned": False, "coordinator": "postgres"},
+    "duckdb_table": {"transactional": True, "versioned": False, "coordinator": "duckdb"},
+    "mysql_table": {"transactional": True, "versioned": False, "coordinator": "mysql"},
     "delta_table": {"transactional": True, "versioned": True, "coordinator": None},
     "webhook": {"idempotency": True},
     "http_request": {"idempotency": True},
@@ -220,6 +222,35 @@ def tables_file(prefix: str, kind: str) -> tuple[list[Decl], dict[str, Any]]:
     return decls, {"tasks": tasks, "lease": True}
 
 
+# What each SQL kind's stdlib entry lets a task write and pin (stdlib/*.flow): a fixture keeps the
+# tasks its kind can run (`duckdb_table` and `mysql_table` have no `append ledger`, no
+# `check_then_append` and no snapshot pin).
+KIND_MODES: dict[str, set[str]] = {
+    "duckdb_table": {"upsert", "insert_if_absent", "replace_partition", "append", "overwrite", "transactional"},
+    "mysql_table": {"upsert", "insert_if_absent", "replace_partition", "append", "transactional"},
+}
+KIND_PINS: dict[str, set[str]] = {"duckdb_table": {"cursor"}, "mysql_table": {"cursor"}}
+
+
+def for_kind(kind: str, made: tuple[list[Decl], dict[str, Any]]) -> tuple[list[Decl], dict[str, Any]]:
+    """The fixture without the tasks `kind` cannot run (and the declarations only they use)."""
+    decls, extra = made
+    modes, pins = KIND_MODES.get(kind), KIND_PINS.get(kind)
+    if modes is None or pins is None:
+        return made
+    by_name = {d.name: d for d in decls}
+
+    def runs(t: TaskDef) -> bool:
+        if any(w["mode"] not in modes for w in t.writes if by_name[w["sink"]].kind == kind):
+            return False
+        return all(pin in (None, "unpinned") or pin in pins for s, pin in t.reads if by_name[s].kind == kind)
+
+    tasks = [t for t in extra["tasks"] if runs(t)]
+    used = {s for t in tasks for s, _ in t.reads} | {w["sink"] for t in tasks for w in t.writes}
+    used |= {e["effect"] for t in tasks for e in t.emits}
+    return [d for d in decls if d.name in used], {**extra, "tasks": tasks}
+
+
 def inputs_file(prefix: str, kind: str) -> tuple[list[Decl], dict[str, Any]]:
     """Pins and their absence, duplicate identities, a nondeterministic transform."""
     p = prefix
@@ -358,10 +389,10 @@ def manual_file(prefix: str, kind: str) -> tuple[list[Decl], dict[str, Any]]:
 
 def state_store(decls: list[Decl], extra: dict[str, Any]) -> dict[str, Any] | None:
     """The pipeline's state store: the first sink in source order that it writes and whose kind
-    can hold flowc's state (postgres_table, delta_table); `None`: the local file."""
+    can hold flowc's state (postgres_table, duckdb_table, mysql_table, delta_table); `None`: the local file."""
     written = {w["sink"] for t in extra["tasks"] for w in t.writes}
     for d in decls:
-        if d.name in written and d.kind in ("postgres_table", "delta_table"):
+        if d.name in written and d.kind in ("postgres_table", "duckdb_table", "mysql_table", "delta_table"):
             return {"kind": d.kind, "sink": d.name}
     return None
 
@@ -375,6 +406,12 @@ FILES: dict[str, tuple[str, Callable[[], tuple[list[Decl], dict[str, Any]]]]] = 
     "delta_no_lease": ("dl_nolease", lambda: delta_file("dn_", False)),
     "sqlite_manual": ("sq_manual", lambda: manual_file("sqm_", "sqlite_table")),
     "postgres_manual": ("pg_manual", lambda: manual_file("pgm_", "postgres_table")),
+    "duckdb_modes": ("dk_modes", lambda: for_kind("duckdb_table", tables_file("dk_", "duckdb_table"))),
+    "duckdb_inputs": ("dk_inputs", lambda: for_kind("duckdb_table", inputs_file("dki_", "duckdb_table"))),
+    "duckdb_manual": ("dk_manual", lambda: manual_file("dkm_", "duckdb_table")),
+    "mysql_modes": ("my_modes", lambda: for_kind("mysql_table", tables_file("my_", "mysql_table"))),
+    "mysql_inputs": ("my_inputs", lambda: for_kind("mysql_table", inputs_file("myi_", "mysql_table"))),
+    "mysql_manual": ("my_manual", lambda: manual_file("mym_", "mysql_table")),
 }
 
 # --- rendering ---------------------------------------------------------------------------------

@@ -1,15 +1,16 @@
-"""A real Kafka-protocol broker for the tests: tansu (installed by scripts/install-kafka-broker),
-started on a free 127.0.0.1 port with the memory storage engine, its working folder a temporary
-one, stopped when the test session ends.
+"""A real Kafka broker for the tests: Apache Kafka (KRaft, one node; installed by
+scripts/install-kafka-broker, run by tools/kafka-broker/run-broker) on a free 127.0.0.1 port,
+its data in a temporary folder, stopped when the test is done with it.
 
-`FLOWC_KAFKA_BROKER` (a tansu executable) names the binary; otherwise the installed one is used
-when scripts/install-kafka-broker has put it in its default place. `broker_binary()` is None
-when there is none, and the Kafka tests then skip with that reason (CI installs it: see
-scripts/e2e/kafka-iceberg)."""
+`FLOWC_KAFKA_DIST` names an install folder (what scripts/install-kafka-broker prints); otherwise
+the installed one is used when scripts/install-kafka-broker has put it in its default place.
+`broker_dist()` is None when there is none, and the Kafka tests then skip with that reason (CI
+installs it: see scripts/e2e/scaffold and scripts/e2e/kafka-iceberg)."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -17,17 +18,22 @@ import tempfile
 import time
 from pathlib import Path
 
-VERSION = "0.6.0"
 ROOT = Path(__file__).resolve().parents[2]
+RUN_BROKER = ROOT / "tools" / "kafka-broker" / "run-broker"
+# The version tools/kafka-broker/pom.xml pins (the install folder is named after it).
+VERSION = re.search(r"<kafka\.version>([^<]+)</kafka\.version>",
+                    (ROOT / "tools" / "kafka-broker" / "pom.xml").read_text(encoding="utf-8")).group(1)  # type: ignore[union-attr]
+STARTED = "Kafka Server started"
+START_SECONDS = 60.0
 
 
-def broker_binary() -> Path | None:
-    named = os.environ.get("FLOWC_KAFKA_BROKER")
+def broker_dist() -> Path | None:
+    named = os.environ.get("FLOWC_KAFKA_DIST")
     if named:
         return Path(named)
     home = Path(os.environ.get("FLOWC_KAFKA_HOME") or Path.home() / ".cache" / "flowc" / "kafka-broker")
-    installed = home / f"tansu-{VERSION}" / "tansu"
-    return installed if installed.exists() else None
+    installed = home / f"kafka-{VERSION}"
+    return installed if (installed / "installed").exists() else None
 
 
 def free_port() -> int:
@@ -37,43 +43,42 @@ def free_port() -> int:
 
 
 class Broker:
-    """One tansu process; `bootstrap` is its `host:port`."""
+    """One broker process (a JVM); `bootstrap` is its `host:port`. Ready when constructed."""
 
-    def __init__(self, binary: Path) -> None:
+    def __init__(self, dist: Path) -> None:
+        # a port found free can be taken before the broker binds it (another broker starting
+        # beside this one): then the broker exits at once, and a new pair of ports is tried
+        for _ in range(3):
+            if self.start(dist):
+                return
+        raise RuntimeError(f"the broker did not start; its last log:\n{self.failed}")
+
+    def start(self, dist: Path) -> bool:
         self.port = free_port()
         self.bootstrap = f"127.0.0.1:{self.port}"
         self.dir = Path(tempfile.mkdtemp(prefix="flowc-kafka-"))
         self.log = self.dir / "broker.log"
-        env = {k: v for k, v in os.environ.items() if k not in ("STORAGE_ENGINE", "LISTENER_URL", "ADVERTISED_LISTENER_URL")}
-        env.setdefault("RUST_LOG", "warn")
         with self.log.open("wb") as out:
-            self.proc = subprocess.Popen(
-                [str(binary), "broker",
-                 "--listener-url", f"tcp://127.0.0.1:{self.port}",
-                 "--advertised-listener-url", f"tcp://127.0.0.1:{self.port}",
-                 "--storage-engine", "memory://tansu/"],
-                cwd=self.dir, stdout=out, stderr=subprocess.STDOUT, env=env,
-            )
-        deadline = time.monotonic() + 30
+            self.proc = subprocess.Popen([str(RUN_BROKER), str(dist), str(self.dir), str(self.port)],
+                                         stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + START_SECONDS
         while time.monotonic() < deadline:
+            if STARTED in self.log.read_text(errors="replace"):
+                return True
             if self.proc.poll() is not None:
-                raise RuntimeError(f"the broker exited ({self.proc.returncode}):\n{self.log.read_text()}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    return
-            except OSError:
-                time.sleep(0.1)
+                break
+            time.sleep(0.05)
+        self.failed = self.log.read_text(errors="replace")
         self.stop()
-        raise RuntimeError(f"the broker did not listen on {self.bootstrap} within 30 s")
+        if "Address already in use" in self.failed:
+            return False
+        raise RuntimeError(f"the broker did not start on {self.bootstrap} within {START_SECONDS:.0f} s:\n{self.failed}")
 
     def stop(self) -> None:
         if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+            # no graceful shutdown: a test broker's data is thrown away
+            self.proc.kill()
+            self.proc.wait()
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self) -> Broker:

@@ -4,10 +4,11 @@ tests/fault/test_kafka_iceberg.py and run by `scripts/fault-matrix` with the oth
 Each cell runs the generated task of one output (the real `flowc scaffold`, predictions from
 the real `flowc report`) over two daily intervals as a scheduler would (retries, exit 75,
 `on_ambiguous`, then operator re-runs until the interval succeeds), with one fault injected by
-tests/fault/fault_hooks.py, against a real Kafka-protocol broker (tansu, started per cell on
-127.0.0.1: tests/fault/kafka_broker.py) and a real Iceberg SQL catalog (pyiceberg on SQLite,
-its warehouse a folder of the cell). The sink is read back (Kafka: `read_committed`, every
-message; Iceberg: the current snapshot) and compared with what a fault-free run writes:
+tests/fault/fault_hooks.py, against a real Apache Kafka broker (KRaft, one node, started per
+cell on 127.0.0.1: tests/fault/kafka_broker.py) and a real Iceberg SQL catalog (pyiceberg on
+SQLite, its warehouse a folder of the cell). The sink is read back (Kafka: `read_committed`, up
+to the partition's last stable offset; Iceberg: the current snapshot) and compared with what a
+fault-free run writes:
 
 * `loss`: a record of the input is missing; `dup`: a record is there twice or more;
   `regress`: the table holds an older interval's output instead of the newer one's.
@@ -15,6 +16,12 @@ message; Iceberg: the current snapshot) and compared with what a fault-free run 
 An output predicted `exactly_once` or `effectively_once` is as predicted when none of its
 cells shows an anomaly; a weaker output when at least one of its cells shows the anomaly its
 guarantee allows (`none`, `at_most_once`: loss or regression; `at_least_once`: duplicates).
+
+Beyond that, a cell checks what its fault claims: a crash or a held zombie at the step it names
+actually happened, a zombie of the exactly-once task is refused by the broker as fenced (exit
+75, the client's fenced error, not an unanswered commit), and where an attempt's transaction was
+aborted its messages are in the topic (a `read_uncommitted` reader sees them) while a
+`read_committed` reader does not.
 """
 
 from __future__ import annotations
@@ -45,6 +52,10 @@ SOURCE_PARTITIONS = 2
 # The rows printed at the end of the session (tests/fault/conftest.py), filled by the tests.
 ROWS: list[str] = []
 
+# A Kafka write's two new kinds, run for every offset commit mode (tests/fault/fault_hooks.py).
+PRODUCE_COMMIT_FAULTS = ("crash_between_produce_and_commit", "zombie_at_commit")
+KAFKA_WRITES = [("kq", "auto", "kq_out_auto"), ("kq", "before", "kq_out_before"), ("kq", "after", "kq_out_after"),
+                ("kq", "txn", "kq_out_txn")]
 # (pipeline, task, sink, kind of sink, fault): the cells.
 CELLS: list[tuple[str, str, str, str]] = [
     ("kq", "auto", "kq_out_auto", "crash_after_read"),
@@ -71,7 +82,15 @@ CELLS: list[tuple[str, str, str, str]] = [
     ("iq", "overwrite", "iq_latest", "crash_after_commit"),
     ("iq", "overwrite", "iq_latest", "late_zombie"),
     ("iq", "overwrite", "iq_latest", "rerun_older"),
-]
+    # killed after the first batch of rows was staged (FLOWC_BATCH_ROWS=1), before the commit
+    ("kq", "auto", "kq_out_auto", "crash_mid_batch"),
+    ("kq", "before", "kq_out_before", "crash_mid_batch"),
+    ("kq", "after", "kq_out_after", "crash_mid_batch"),
+    ("kq", "txn", "kq_out_txn", "crash_mid_batch"),
+    ("kq", "lake", "kq_lake", "crash_mid_batch"),
+    ("iq", "conditional", "iq_facts", "crash_mid_batch"),
+    ("iq", "overwrite", "iq_latest", "crash_mid_batch"),
+] + [(p, t, s, f) for p, t, s in KAFKA_WRITES for f in PRODUCE_COMMIT_FAULTS]
 
 
 def cell_id(cell: tuple[str, str, str, str]) -> str:
@@ -113,7 +132,7 @@ class Setup:
 
 
 class Cell:
-    def __init__(self, setup: Setup, cell: tuple[str, str, str, str], broker: Path,
+    def __init__(self, setup: Setup, cell: tuple[str, str, str, str], dist: Path,
                  extra_faults: list[str] | None = None, pg: str | None = None) -> None:
         self.setup = setup
         self.pipeline, self.task, self.sink, self.fault = cell
@@ -121,7 +140,7 @@ class Cell:
         self.extra = extra_faults or []
         self.dir = Path(tempfile.mkdtemp(prefix="cell-", dir=setup.work))
         (self.dir / "fault").mkdir()
-        self.binary = broker
+        self.dist = dist
         self.broker: kafka_broker.Broker | None = None
         info = setup.tasks[(self.pipeline, self.task)]
         self.on_ambiguous = info["on_ambiguous"]
@@ -143,7 +162,7 @@ class Cell:
                 conn.execute(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
                 conn.execute(f'CREATE SCHEMA "{self.schema}"')
         if self.pipeline == "kq":
-            self.broker = kafka_broker.Broker(self.binary)
+            self.broker = kafka_broker.Broker(self.dist)
             from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 
             admin = AdminClient({"bootstrap.servers": self.broker.bootstrap, "log_level": 3})
@@ -174,9 +193,8 @@ class Cell:
         producer = Producer({"bootstrap.servers": self.broker.bootstrap, "linger.ms": 0, "log_level": 3})
         for i, row in enumerate(rows):
             producer.produce(SOURCE_TOPIC, value=json.dumps(row).encode(), partition=i % SOURCE_PARTITIONS)
-            # one message per batch: tansu 0.6.0 reports a partition's end as one past the last
-            # batch's base offset, so a batch of several messages would hide all but its first
-            producer.flush(30)
+        if producer.flush(30):
+            raise RuntimeError("the input was not acknowledged within 30 s")
 
     def env(self, interval: tuple[str, str], run_id: str, attempt: int, faults: list[str]) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
@@ -189,6 +207,7 @@ class Cell:
             "FLOW_RUN_ID": run_id,
             "FLOW_ATTEMPT": str(attempt),
             "FLOWC_FAULT_DIR": str(self.dir / "fault"),
+            "FLOWC_BATCH_ROWS": "1",  # several batches per write: `crash_mid_batch` comes after the first
             "FLOW_CONN_IQ_IN": f"file://{self.dir}/files",
             "FLOW_CONN_IQ_FACTS": self.lake_url(),
             "FLOW_CONN_IQ_LATEST": self.lake_url(),
@@ -268,19 +287,20 @@ class Cell:
                 return
             time.sleep(0.05)
 
-    def finish(self, procs: list[subprocess.Popen[str]], label: str) -> list[int]:
+    def finish(self, procs: list[subprocess.Popen[str]], label: str) -> list[tuple[int, str]]:
+        """Release the held attempts; their exit codes and standard errors."""
         (self.dir / "fault" / "resume").write_text("go")
-        codes = []
+        ends = []
         for p in procs:
             try:
                 _, err = p.communicate(timeout=180)
             except subprocess.TimeoutExpired:
                 p.kill()
                 _, err = p.communicate()
-            codes.append(p.returncode)
+            ends.append((p.returncode, err))
             self.log.append(f"{label} -> {p.returncode}\n{err}")
         (self.dir / "fault" / "resume").unlink()
-        return codes
+        return ends
 
     # -- the schedules
     def run(self) -> Outcome:
@@ -302,15 +322,29 @@ class Cell:
             self.run_interval(1, "run-1", [], skip_first=True)
             self.seed(2)
             self.run_interval(2, "run-2", [])
-            (code,) = self.finish([zombie], "zombie resumed")
-            if code == 0 and self.pipeline == "kq" and self.task == "txn" and not self.extra:
-                problems.append("the zombie exited 0: it should have been fenced (exit 75)")
+            (end,) = self.finish([zombie], "zombie resumed")
+            if self.task == "txn" and not self.extra:
+                problems += fenced_by_the_broker(*end)
+        elif fault == "zombie_at_commit":
+            # attempt 1 produces (inside its transaction, where there is one) and is held before
+            # its commit; the scheduler's retry commits the interval; then attempt 1 resumes
+            zombie = self.background(1, "run-1", 1, ["zombie_at_commit"])
+            self.wait_for(self.dir / "fault" / "paused", [zombie])
+            if not (self.dir / "fault" / "paused").exists():
+                problems.append("attempt 1 ended before it reached its commit")
+            self.run_interval(1, "run-1", [], skip_first=True)
+            (end,) = self.finish([zombie], "zombie resumed into its commit")
+            if self.task == "txn" and not self.extra:
+                problems += fenced_by_the_broker(*end)
+                problems += self.aborted_messages_hidden()
+            self.seed(2)
+            self.run_interval(2, "run-2", [])
         elif fault == "two_live":
             self.run_interval(1, "run-1", [])
             self.seed(2)
             procs = [self.background(2, "run-2", n, ["two_live"]) for n in (1, 2)]
             self.wait_for(self.dir / "fault" / "live-*", procs, count=2)
-            codes = self.finish(procs, "two live attempts")
+            codes = [code for code, _ in self.finish(procs, "two live attempts")]
             if 0 not in codes:
                 self.run_interval(2, "run-2-operator", [])
         elif fault == "fresh_workdir":
@@ -325,6 +359,11 @@ class Cell:
         else:
             first = [fault] if fault.startswith("crash_") else []
             self.run_interval(1, "run-1", first)
+            if fault == "crash_between_produce_and_commit":
+                if f"flowc fault: {fault}" not in "\n".join(self.log):
+                    problems.append("attempt 1 never reached the point between its produce and its commit")
+                if self.task == "txn" and not self.extra:
+                    problems += self.aborted_messages_hidden()
             self.seed(2)
             self.run_interval(2, "run-2", [])
             if fault == "rerun_older":
@@ -349,27 +388,45 @@ class Cell:
             return []
         return list(table.scan().to_arrow().to_pylist())
 
-    def topic_rows(self, topic: str) -> list[dict[str, Any]]:
+    def topic_rows(self, topic: str, isolation: str = "read_committed") -> list[dict[str, Any]]:
+        """Every message of the topic's one partition that a reader of `isolation` sees, read up
+        to the end the broker answers for it (`read_committed`: the last stable offset)."""
         from confluent_kafka import Consumer, TopicPartition
 
         assert self.broker is not None
         consumer = Consumer({"bootstrap.servers": self.broker.bootstrap, "group.id": "observer", "log_level": 3,
-                             "isolation.level": "read_committed", "enable.auto.commit": False})
+                             "isolation.level": isolation, "enable.auto.commit": False})
         try:
-            # read until the topic is quiet: tansu 0.6.0's end offset counts a batch of several
-            # messages as one, so it cannot say where the topic ends
+            part = TopicPartition(topic, 0)
+            _, end = consumer.get_watermark_offsets(part, timeout=30, cached=False)
             consumer.assign([TopicPartition(topic, 0, 0)])
             rows: list[dict[str, Any]] = []
-            deadline = time.monotonic() + 60
-            quiet_since = time.monotonic()
-            while time.monotonic() < deadline and time.monotonic() - quiet_since < 3:
+            deadline = time.monotonic() + 30
+            while max(consumer.position([part])[0].offset, 0) < end:  # no position yet: at 0
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{isolation} read of {topic} stopped before its end offset {end}")
                 msg = consumer.poll(0.2)
                 if msg is not None and msg.error() is None:
                     rows.append(json.loads(msg.value() or b"{}"))
-                    quiet_since = time.monotonic()
             return rows
         finally:
             consumer.close()
+
+    def aborted_messages_hidden(self) -> list[str]:
+        """Interval 1 committed after an attempt's transaction was aborted: the aborted messages
+        are in the topic, a `read_uncommitted` reader sees them, a `read_committed` one does not."""
+        topic = "out_" + self.sink.removeprefix("kq_out_")
+        want = Counter(json.dumps(r, sort_keys=True) for r in self.records(1))
+        key = ("id", "rec", "amount")
+        committed = Counter(json.dumps({k: r[k] for k in key}, sort_keys=True) for r in self.topic_rows(topic))
+        every = Counter(json.dumps({k: r[k] for k in key}, sort_keys=True)
+                        for r in self.topic_rows(topic, "read_uncommitted"))
+        problems = []
+        if committed != want:
+            problems.append(f"read_committed sees {sorted(committed.elements())}, not interval 1's records once each")
+        if not all(every[r] >= 2 for r in want):
+            problems.append("the aborted attempt's messages are not in the topic: the cell shows nothing")
+        return problems
 
     def offsets_reach_the_end(self) -> list[str]:
         """A12: the source's group offsets reach the input's end, even when an attempt found its
@@ -409,6 +466,15 @@ class Cell:
         if any(n > want.get(key, 0) for key, n in got.items()):
             anomalies.add("dup")
         return anomalies
+
+
+def fenced_by_the_broker(code: int, err: str) -> list[str]:
+    """A zombie of the exactly-once task: refused as fenced (exit 75, the client's fenced
+    error), not an unanswered commit (70) or a connection the broker closed."""
+    if code == 75 and "fenced by a newer attempt" in err:
+        return []
+    last = err.strip().splitlines()[-1] if err.strip() else "nothing on stderr"
+    return [f"the zombie exited {code} ({last}): a newer attempt should have fenced it (exit 75, fenced)"]
 
 
 def expected(guarantee: str) -> set[str]:

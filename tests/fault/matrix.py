@@ -49,6 +49,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter, defaultdict
@@ -74,6 +75,7 @@ STRONG = ("exactly_once", "effectively_once")
 BASE_FAULTS = [
     "crash_after_pin",
     "crash_after_read",
+    "crash_mid_batch",
     "crash_before_commit",
     "crash_after_commit",
     "zombie",
@@ -82,7 +84,14 @@ BASE_FAULTS = [
 ]
 VOLATILE_TERMS = {"run_id", "attempt_id", "attempt_number", "now", "uuid", "random"}
 INTERVALS = [("2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z"), ("2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z")]
-SQL_KINDS = ("sqlite_table", "postgres_table")
+SQL_KINDS = ("sqlite_table", "postgres_table", "duckdb_table", "mysql_table")
+# The database passes (`--db`): each runs its own fixtures (tests/fault/<prefix>_*.json), with
+# the sinks, and the state when the kind holds it, in that database. The Delta fixtures run in
+# the SQLite and PostgreSQL passes.
+DB_FIXTURES = {"sqlite": "sqlite", "postgres": "postgres", "duckdb": "duckdb", "mysql": "mysql"}
+# Where a pass keeps the state: its own database (the kind holds it, so a write and its state
+# commit together), except SQLite, whose kind has no `state` (a file of its own, FLOWC_STATE).
+SHARED_STATE = ("postgres", "duckdb", "mysql")
 
 
 # --- the local effect endpoint ------------------------------------------------------------------
@@ -163,9 +172,11 @@ class Endpoint:
 
 
 def load_fixtures(db: str) -> list[Decl]:
-    names = ["sqlite_modes", "sqlite_inputs"] if db == "sqlite" else ["postgres_modes", "postgres_inputs"]
-    names += ["delta_lease", "delta_no_lease"]
-    names += ["sqlite_manual"] if db == "sqlite" else ["postgres_manual"]
+    prefix = DB_FIXTURES[db]
+    names = [f"{prefix}_modes", f"{prefix}_inputs"]
+    if db in ("sqlite", "postgres"):
+        names += ["delta_lease", "delta_no_lease"]
+    names += [f"{prefix}_manual"]
     pipelines = []
     for name in names:
         for p in json.loads((ROOT / "tests" / "fault" / "ir" / f"{name}.json").read_text()):
@@ -388,9 +399,16 @@ class Scenario:
         sep = "&" if "?" in base else "?"
         return f"{base}{sep}options={quote('-csearch_path=' + self.schema)}"
 
+    def mysql_database(self) -> str:
+        return f"fm_{self.slug}"
+
     def sql_url(self) -> str:
         if self.ctx.db == "postgres":
             return self.pg_url()
+        if self.ctx.db == "mysql":
+            return mysql_url(self.ctx.mysql_url, self.mysql_database())
+        if self.ctx.db == "duckdb":
+            return f"duckdb://{self.dir}/data.duckdb"
         return f"sqlite://{self.dir}/data.sqlite"
 
     def reset(self) -> None:
@@ -404,6 +422,10 @@ class Scenario:
             with psycopg.connect(self.ctx.pg_url, autocommit=True) as conn:
                 conn.execute(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
                 conn.execute(f'CREATE SCHEMA "{self.schema}"')
+        if self.ctx.db == "mysql":
+            with mysql_connect(self.ctx.mysql_url) as conn, conn.cursor() as cur:
+                cur.execute(f"DROP DATABASE IF EXISTS `{self.mysql_database()}`")
+                cur.execute(f"CREATE DATABASE `{self.mysql_database()}`")
 
     def env(self, interval: tuple[str, str], run_id: str, attempt: int, faults: list[str]) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
@@ -416,8 +438,11 @@ class Scenario:
             "FLOW_INTERVAL_END": interval[1],
             "FLOW_RUN_ID": run_id,
             "FLOW_ATTEMPT": str(attempt),
-            "FLOWC_STATE": self.sql_url() if self.ctx.db == "postgres" else f"sqlite://{self.dir}/state.sqlite",
+            "FLOWC_STATE": self.sql_url() if self.ctx.db in SHARED_STATE else f"sqlite://{self.dir}/state.sqlite",
             "FLOWC_FAULT_DIR": str(self.dir / "fault"),
+            # one row per batch: every write stages several batches, so that `crash_mid_batch`
+            # kills the attempt after its first batch of rows is staged and before its commit
+            "FLOWC_BATCH_ROWS": "1",
         })
         if faults:
             env["FLOWC_FAULT"] = ",".join(faults)
@@ -455,7 +480,8 @@ class Scenario:
                 append_delta(self.dir / "files" / src["params"]["location"], [without_day(r) for r in rows])
             elif src["kind"] in SQL_KINDS:
                 with self.sql() as db:
-                    db.execute('CREATE TABLE IF NOT EXISTS src_orders (id TEXT PRIMARY KEY, rec TEXT, amount BIGINT)')
+                    text = "VARCHAR(64)" if self.ctx.db == "mysql" else "TEXT"
+                    db.execute(f"CREATE TABLE IF NOT EXISTS src_orders (id {text} PRIMARY KEY, rec TEXT, amount BIGINT)")
                     for r in rows:
                         db.execute(self.ph("INSERT INTO src_orders (id, rec, amount) VALUES (?, ?, ?)"),
                                    (r["id"], r["rec"], r["amount"]))
@@ -479,7 +505,7 @@ class Scenario:
         return SqlHandle(self)
 
     def ph(self, sql: str) -> str:
-        return sql.replace("?", "%s") if self.ctx.db == "postgres" else sql
+        return sql.replace("?", "%s") if self.ctx.db in ("postgres", "mysql") else sql
 
     # -- the scheduler
     def command(self) -> list[str]:
@@ -598,6 +624,29 @@ class Scenario:
             proc.kill()
             _, err = proc.communicate()
         self.log.append(f"zombie resumed -> {proc.returncode}\n{err}")
+
+    # -- what `flowc audit` finds in the scenario's systems (the matrix's audit column)
+    def audit(self) -> dict[str, Any]:
+        """`flowc audit --format json` of this task over the scenario's two days, with the
+        connections the task's attempts got (its environment, as a scheduler would set it).
+        `flowc audit` reads SQLite and PostgreSQL only (docs/audit.md): on DuckDB and MySQL the
+        column says so, and the audit does not run."""
+        if self.ctx.db in AUDIT_UNREAD:
+            return {"_unsupported": f"flowc audit does not read {self.ctx.db} yet"}
+        env = self.env(INTERVALS[0], "audit", 1, [])
+        env["FLOWC_PYTHON"] = sys.executable
+        proc = subprocess.run(
+            [str(flowc_bin_path()), "audit", "--format", "json", "--since", DAYS[0], "--until", DAYS[1],
+             "--at", AUDIT_AT, "--pipeline", self.pipeline["name"], "--task", self.task["name"],
+             str(ROOT / "tests" / "fault" / f"{self.pipeline['_file']}.flow")],
+            env=env, cwd=self.dir, capture_output=True, text=True, timeout=300,
+        )
+        try:
+            report: dict[str, Any] = json.loads(proc.stdout)
+        except json.JSONDecodeError:
+            return {"_error": f"flowc audit exit {proc.returncode}: {proc.stderr.strip()}"}
+        report["_exit"] = proc.returncode
+        return report
 
     # -- what the sinks and endpoints hold
     def observe(self) -> dict[str, Any]:
@@ -735,10 +784,16 @@ class SqlHandle:
         self.s = scenario
 
     def __enter__(self) -> SqlHandle:
+        self.quote = '"'
         if self.s.ctx.db == "postgres":
             import psycopg
 
             self.conn: Any = psycopg.connect(self.s.pg_url(), autocommit=True)
+        elif self.s.ctx.db == "mysql":
+            self.conn = mysql_connect(self.s.sql_url())
+            self.quote = "`"
+        elif self.s.ctx.db == "duckdb":
+            self.conn = duckdb_connect(self.s.dir / "data.duckdb")
         else:
             self.conn = sqlite3.connect(self.s.dir / "data.sqlite", isolation_level=None, timeout=60)
         return self
@@ -747,17 +802,51 @@ class SqlHandle:
         self.conn.close()
 
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        if self.s.ctx.db == "mysql":
+            cur = self.conn.cursor()
+            cur.execute(sql, params or None)
+            return cur
         return self.conn.execute(sql, params)
 
     def rows(self, table: str) -> list[Decl]:
         try:
-            cur = self.conn.execute(f'SELECT * FROM "{table}"')
+            cur = self.execute(f"SELECT * FROM {self.quote}{table}{self.quote}")
         except Exception:  # noqa: BLE001 - the table was never created
-            if self.s.ctx.db == "postgres":
-                return []
             return []
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r, strict=False)) for r in cur.fetchall()]
+
+
+def mysql_url(base: str, database: str) -> str:
+    """`base` (mysql://USER@HOST:PORT/DB) naming `database` instead."""
+    head, _, _ = base.rpartition("/")
+    return f"{head}/{database}"
+
+
+def mysql_connect(url: str) -> Any:
+    from urllib.parse import urlparse
+
+    import pymysql
+
+    parsed = urlparse(url)
+    return pymysql.connect(host=parsed.hostname, port=parsed.port or 3306, user=parsed.username or "root",
+                           password=parsed.password or "", database=parsed.path.lstrip("/") or None,
+                           autocommit=True, charset="utf8mb4")
+
+
+def duckdb_connect(path: Path) -> Any:
+    """The scenario's DuckDB file, waiting while a task process holds it (only one process can
+    open it: the runtime opens it for a statement or a transaction at a time)."""
+    import duckdb
+
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            return duckdb.connect(str(path))
+        except duckdb.IOException:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def append_delta(uri: Path, rows: list[Decl]) -> None:
@@ -820,6 +909,84 @@ def compare_calls(ref: Counter[Any], obs: Counter[Any]) -> dict[str, int]:
     return dict(found)
 
 
+# --- the audit column -------------------------------------------------------------------------------
+
+# After both intervals ran (and every failed one was run again), `flowc audit` looks at the
+# scenario's systems as of this time: both intervals have ended, no outbox row is past its grace.
+AUDIT_AT = "2026-01-03T00:30:00Z"
+# The matrix's databases `flowc audit` has no reader for (it exits 2 on them, saying so).
+AUDIT_UNREAD = ("duckdb", "mysql")
+# What the audit reports as a key held twice (a sink table's duplicate rows).
+AUDIT_DUPLICATES = {"duplicate-key", "identical-rows"}
+
+
+def flowc_bin_path() -> Path:
+    return Path(os.environ.get("FLOWC_BIN") or ROOT / "target" / "debug" / "flowc")
+
+
+def audit_sees_duplicates(write: Decl) -> bool:
+    """Whether the audit can see a repeated row of `write`: a SQL table (it compares rows by the
+    key's columns, without those of run-scoped terms, as the matrix does)."""
+    return bool(write["sink"]["kind"] in SQL_KINDS)
+
+
+def audit_keyed(write: Decl) -> bool:
+    """Whether the audit compares `write`'s rows by key columns (those of its key's terms that
+    are not run-scoped; for an upsert without a key, the sink's primary key)."""
+    keys = write.get("key") or []
+    stable = [k for k in keys if k["term"] not in VOLATILE_TERMS]
+    if len(stable) < len(keys):
+        # run-scoped terms left out: compared within an interval only where a column names it
+        spans = write["mode"] == "upsert" or any(k["term"] in INTERVAL_TERM_KINDS for k in keys)
+        if not spans:
+            return False
+    if any(k.get("column") or k["term"] in ("input_field", "output_field") for k in stable):
+        return True
+    return write["mode"] in ("upsert", "insert_if_absent") and not write.get("key") and bool(write.get("primary_key"))
+
+
+def audit_column(task: Decl, name: str, role: str, decl: Decl, guarantee: str, anomalies: dict[str, int],
+                 audited: Decl, fault: str = "") -> tuple[bool, str]:
+    """The cell's audit column: what `flowc audit` found for this output, and whether it is what
+    the cell predicts. The audit must run (exit 0 or 1, never 2); find no broken guarantee on an
+    output predicted strong; and find duplicates in a SQL sink exactly when the cell shows
+    duplicate rows there (by key; in a table without key columns, identical rows, else the
+    interval's repeated or late commit). What it cannot see
+    (a changed row, a missing one, an extra call) it lists as not observable, and the column
+    shows nothing for it."""
+    if not audited:
+        return True, "not run (scenario failed)"
+    if "_unsupported" in audited:
+        return True, f"not run: {audited['_unsupported']}"
+    if "_error" in audited:
+        return False, str(audited["_error"]).splitlines()[0][:120]
+    if audited.get("_exit") == 2:
+        why = "; ".join(e.get("message", "") for e in audited.get("could_not_run", []))
+        return False, f"could not run: {why[:160]}"
+    mine = [f for f in audited.get("findings", []) if f.get("task") == task["name"] and f.get("output") == name]
+    text = ", ".join(sorted(f"{f['check']} {f['severity']}" for f in mine)) or "none"
+    errors = [f for f in mine if f["severity"] == "error"]
+    if guarantee in STRONG and errors:
+        return False, text + " (a strong output broke its guarantee)"
+    if role == "write" and audit_sees_duplicates(decl):
+        found = any(f["check"] in AUDIT_DUPLICATES for f in mine)
+        shown = "duplicate rows" in anomalies
+        if found and not shown:
+            return False, text + " (duplicates the cell does not show)"
+        # A keyed table shows a record twice as a key twice. A table without key columns shows
+        # it only where the two rows are identical; where they differ (a re-run of an older
+        # interval over a newer one's partition), the evidence is the register's: the interval
+        # committed again, or late.
+        replayed = any(f["check"] in ("interval-repeated", "late-commit") for f in mine)
+        # A source that delivers one record twice under two identities (`dup_identity`) leaves
+        # two rows with two keys: nothing the audit can tell from two records (docs/audit.md,
+        # "What leaves no evidence").
+        from_input = fault == "dup_identity"
+        if shown and not found and not from_input and (audit_keyed(decl) or not replayed):
+            return False, text + " (duplicates the audit missed)"
+    return True, text
+
+
 DUP_CLASS = {"duplicate rows", "extra rows", "changed rows", "extra calls"}
 LOSS_CLASS = {"missing rows", "missing calls", "regressed rows"}
 
@@ -838,7 +1005,7 @@ def shows_predicted(guarantee: str, anomalies: dict[str, int]) -> bool:
 V02_FAULTS = ("fresh_workdir", "receiver_failing", "relay_crash", "manual_rerun")
 # The reference each of these kinds is compared with (run_matrix's `variant`).
 V02_REFERENCE = {"fresh_workdir": "input_change", "manual_rerun": "manual_once"}
-DURABLE_STATE = ("postgres_table", "delta_table")
+DURABLE_STATE = ("postgres_table", "duckdb_table", "mysql_table", "delta_table")
 INTERVAL_TERM_KINDS = ("interval_start", "interval_end")
 # A manual pipeline's runs: Argo sets only FLOW_INTERVAL_END (the trigger time).
 MANUAL_TRIGGERS = ["2026-02-01T10:00:00Z", "2026-02-02T10:00:00Z"]
@@ -1052,7 +1219,14 @@ class Matrix:
         self.pg_url = os.environ.get("FLOWC_TEST_PG", "")
         if self.db == "postgres" and not self.pg_url:
             raise MissingBinary("--db postgres needs FLOWC_TEST_PG (see scripts/ci-postgres)")
-        base = Path(os.environ.get("FLOWC_FAULT_WORK", "/tmp/flowc-fault-matrix")) / self.db
+        self.mysql_url = os.environ.get("FLOWC_TEST_MYSQL", "")
+        if self.db == "mysql" and not self.mysql_url:
+            raise MissingBinary("--db mysql needs FLOWC_TEST_MYSQL (see scripts/ci-mariadb)")
+        # A folder of this run's own unless FLOWC_FAULT_WORK names one: two runs
+        # on one machine (a CI run beside a developer's) must never share cells.
+        named = os.environ.get("FLOWC_FAULT_WORK")
+        root = Path(named) if named else Path(tempfile.mkdtemp(prefix="flowc-fault-matrix-"))
+        base = root / self.db
         if base.exists():
             shutil.rmtree(base)
         self.work = base / "cells"
@@ -1074,6 +1248,8 @@ class Cell:
     anomalies: dict[str, int]
     causes: set[str]
     log: list[str]
+    # the audit column: whether `flowc audit` found what the cell predicts, and what it found
+    audit: tuple[bool, str] = (True, "not run")
     ok: bool = False
     row: str = ""
 
@@ -1098,7 +1274,7 @@ class Result:
     def lines(self, verbose: bool = False) -> list[str]:
         """What `scripts/fault-matrix` prints: a header, a row per cell, the count."""
         out = [f"fault matrix on {self.db}: predictions and code from {SOURCE}"]
-        out.append(f"{'pipeline':<12} {'output':<40} {'fault':<20} {'predicted':<17} observed")
+        out.append(f"{'pipeline':<12} {'output':<40} {'fault':<20} {'predicted':<17} observed  [audit]")
         for c in self.cells:
             out.append(c.row)
             if verbose:
@@ -1131,22 +1307,22 @@ def run_matrix(db: str, only: str = "", flip: list[str] | None = None, jobs_n: i
     with ThreadPoolExecutor(max_workers=max(1, jobs_n)) as pool:
         references.update(pool.map(reference, wanted.values()))
 
-    def run_job(job: tuple[Decl, Decl, str]) -> tuple[Decl, Decl, str, Decl, Decl, list[str]]:
+    def run_job(job: tuple[Decl, Decl, str]) -> tuple[Decl, Decl, str, Decl, Decl, list[str], Decl]:
         p, t, fault = job
         ref = references[(p["name"], t["name"], variant(fault))]
         s = scenario_class(fault)(m, p, t, fault, reference=False)
         try:
             seen = s.run()
         except Exception as err:  # noqa: BLE001 - a scenario that cannot finish is a failed cell
-            return p, t, fault, ref, {"_error": str(err)}, s.log
-        return p, t, fault, ref, seen, s.log
+            return p, t, fault, ref, {"_error": str(err)}, s.log, {}
+        return p, t, fault, ref, seen, s.log, s.audit()
 
     with ThreadPoolExecutor(max_workers=max(1, jobs_n)) as pool:
         results = list(pool.map(run_job, jobs))
 
     # cells: (output, fault) with observed anomalies
     cells: list[Cell] = []
-    for p, t, fault, ref, seen, log in results:
+    for p, t, fault, ref, seen, log, audited in results:
         for name, role, decl in outputs_of(t):
             pred = m.predicted.get((p["name"], t["name"], name))
             guarantee = pred["guarantee"] if pred else "missing"
@@ -1164,7 +1340,8 @@ def run_matrix(db: str, only: str = "", flip: list[str] | None = None, jobs_n: i
                         anomalies[kind] = max(anomalies.get(kind, 0), count)
             causes = causes_of_write(t, decl) if role == "write" else causes_of_emit(t, decl)
             causes |= clause_causes(t, decl, role, pred)
-            cells.append(Cell(p["name"], t["name"], name, fault, guarantee, anomalies, causes, log))
+            cells.append(Cell(p["name"], t["name"], name, fault, guarantee, anomalies, causes, log,
+                              audit_column(t, name, role, decl, guarantee, anomalies, audited, fault)))
 
     # judge
     groups: dict[Key, bool] = defaultdict(bool)
@@ -1192,8 +1369,9 @@ def run_matrix(db: str, only: str = "", flip: list[str] | None = None, jobs_n: i
         else:
             ok, note = True, " (not a failing clause: anomalies allowed)"
         observed = ", ".join(f"{v} {k}" for k, v in sorted(c.anomalies.items())) or "none"
-        mark = "ok" if ok else "MISMATCH"
-        c.ok = ok
+        audit_ok, audit_text = c.audit
+        mark = "ok" if ok and audit_ok else "MISMATCH"
+        c.ok = ok and audit_ok
         c.row = (f"{c.pipeline:<12} {c.task + '.' + c.output:<40} {c.fault:<20} {c.guarantee:<17} "
-                 f"{observed}{note}  {mark}")
+                 f"{observed}{note}  [audit: {audit_text}]  {mark}")
     return Result(db, len(jobs), time.monotonic() - started, cells)

@@ -34,7 +34,8 @@ def test_a_promised_pin_or_outbox_has_an_implementation() -> None:
         if caps["pins"]:
             assert cls.resolve_pin is not Connector.resolve_pin, kind
         assert (cls.relay is not Connector.relay) == caps["outbox"], kind
-        assert cls.apply is not Connector.apply, kind
+        # a writer: in memory (`apply`) or batch by batch (`apply_stream`)
+        assert cls.apply is not Connector.apply or cls.apply_stream is not Connector.apply_stream, kind
         assert cls.read is not Connector.read, kind
 
 

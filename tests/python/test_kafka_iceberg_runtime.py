@@ -9,6 +9,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,14 +21,20 @@ ROOT = Path(__file__).resolve().parents[2]
 CAPS = json.loads((ROOT / "templates" / "python" / "capabilities.json").read_text(encoding="utf-8"))
 
 
-def test_every_stdlib_kind_has_a_runtime() -> None:
-    """No kind of the standard library is FL805 at scaffold any more."""
+def test_every_stdlib_kind_has_a_runtime_or_is_documented_as_analysis_only() -> None:
+    """A kind of the standard library is FL805 at scaffold only when docs/targets/deploying.md's
+    "Kinds without a runtime" names it (the warehouse and database kinds, analysis-only)."""
     kinds = []
     for path in sorted((ROOT / "stdlib").glob("*.flow")):
         kinds += re.findall(r"^kind\s+(\w+)\s*\{", path.read_text(encoding="utf-8"), flags=re.M)
     assert "kafka_topic" in kinds and "iceberg_table" in kinds
     missing = [k for k in kinds if k not in CAPS["data"] and k not in CAPS["effects"]]
-    assert missing == []
+    page = (ROOT / "docs/targets/deploying.md").read_text(encoding="utf-8")
+    section = page.split("## Kinds without a runtime", 1)[1].split("\n## ", 1)[0]
+    named = set(re.findall(r"`(\w+_table)`", section))
+    assert sorted(k for k in missing if k not in named) == []
+    # the runtime's own kinds are not listed as analysis-only
+    assert not named & (set(CAPS["data"]) | set(CAPS["effects"]))
 
 
 def test_kafka_bootstrap_accepts_urls_and_refuses_nothing() -> None:
@@ -51,6 +58,44 @@ def test_offset_ranges_round_trip_and_reach() -> None:
     assert kafka.reached({0: 2, 1: 7}, {0: 2, 1: 7})
     assert not kafka.reached({0: 2, 1: 6}, {0: 2, 1: 7})
     assert not kafka.reached({0: 2}, {0: 2, 1: 7})
+
+
+class BusyCoordinator:
+    """A consumer whose group coordinator answers `code` to the first `busy` calls."""
+
+    def __init__(self, busy: int, code: int) -> None:
+        self.busy, self.code, self.calls = busy, code, 0
+
+    def committed(self, parts: list[Any], timeout: float) -> list[Any]:
+        import confluent_kafka as ck
+
+        self.calls += 1
+        if self.calls <= self.busy:
+            raise ck.KafkaException(ck.KafkaError(self.code, "Failed to get committed offsets"))
+        return [ck.TopicPartition(tp.topic, tp.partition, 5) for tp in parts]
+
+    def commit(self, offsets: list[Any], asynchronous: bool) -> list[Any]:
+        self.committed(offsets, 0)
+        return offsets
+
+
+def test_a_busy_group_coordinator_is_asked_again() -> None:
+    """A new or moving coordinator answers NOT_COORDINATOR (seen on Apache Kafka right after
+    it started): the offsets are fetched and committed once it answers."""
+    import confluent_kafka as ck
+
+    for code in (ck.KafkaError.NOT_COORDINATOR, ck.KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
+                 ck.KafkaError.COORDINATOR_NOT_AVAILABLE):
+        handle = BusyCoordinator(2, code)
+        assert kafka.committed(handle, "orders", [0, 1]) == {0: 5, 1: 5}
+        assert handle.calls == 3
+        handle = BusyCoordinator(1, code)
+        kafka.commit_offsets(handle, "orders", {0: 7})
+        assert handle.calls == 2
+    other = BusyCoordinator(1, ck.KafkaError.GROUP_AUTHORIZATION_FAILED)
+    with pytest.raises(ck.KafkaException):
+        kafka.committed(other, "orders", [0])
+    assert other.calls == 1
 
 
 def test_iceberg_locations(tmp_path: Path) -> None:
@@ -81,9 +126,10 @@ def test_the_state_of_an_iceberg_pipeline_is_in_its_catalog(tmp_path: Path) -> N
     store = StateStore("iceberg_table", Endpoint("lake", "iceberg_table", {"table": "ns.t"}))
     where = state.locate(store, {"FLOW_CONN_LAKE": f"file://{tmp_path}"}, ctx)
     assert where.url == f"sqlite://{tmp_path}/catalog.sqlite" and not where.schema
+    # no runtime for state in a topic: the local file, as `local` (FL806 refuses it in pods)
     kafka_store = StateStore("kafka_topic", Endpoint("out", "kafka_topic", {"topic": "x"}))
-    with pytest.raises(FlowError, match="cannot keep flowc's state in a Kafka topic"):
-        state.locate(kafka_store, {"FLOW_CONN_OUT": "kafka://h:1"}, ctx)
+    kept = state.locate(kafka_store, {"FLOW_CONN_OUT": "kafka://h:1"}, ctx)
+    assert kept.url == state.LOCAL_STATE and "kafka_topic" in kept.description
 
 
 def test_conditional_commit_round_trip(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "templates" / "python"))
 
 from flowc_runtime import Emit, Endpoint, Read, StateStore, Task, Term, Write, run  # noqa: E402
-from flowc_runtime.context import Context, iso, previous_tick  # noqa: E402
+from flowc_runtime.context import Context, iso, parse_time, previous_tick  # noqa: E402
 from flowc_runtime.spec import Pin  # noqa: E402
 from flowc_runtime.state import outbox_row_id  # noqa: E402
 
@@ -89,6 +89,14 @@ def test_interval_start_is_the_previous_tick_in_the_pipeline_zone() -> None:
     start = previous_tick(end, "0 2 * * *", "Europe/Berlin")
     assert iso(start) == "2026-03-28T01:00:00Z"
     assert iso(previous_tick(datetime(2026, 1, 2, tzinfo=UTC), "@daily", "UTC")) == "2026-01-01T00:00:00Z"
+
+
+def test_interval_start_of_a_schedule_every_minute() -> None:
+    # 64 ticks back from four hours after `end` never reached `end`: an Argo CronWorkflow
+    # with `* * * * *` failed "no tick before" (the tick's end in an offset of another zone).
+    end = parse_time("2026-12-02T04:27:00-03:30")
+    assert iso(previous_tick(end, "* * * * *", "Asia/Kolkata")) == "2026-12-02T07:56:00Z"
+    assert iso(previous_tick(end, "*/5 * * * *", "UTC")) == "2026-12-02T07:55:00Z"
 
 
 def test_interval_start_derived_from_end_and_schedule(tmp_path: Path) -> None:
@@ -417,7 +425,7 @@ def test_an_internal_retry_after_an_earlier_commit_starts_a_fresh_transaction(
 ) -> None:
     """The first write commits; the second fails once, mid-transaction. Its own transaction is
     rolled back, so the internal retry begins a new one and succeeds (it used to fail on BEGIN)."""
-    import flowc_runtime.sql as sql
+    import flowc_runtime.bulk as bulk
 
     seed(tmp_path, "a.jsonl", ROWS)
     conn = f"sqlite://{tmp_path}/db.sqlite"
@@ -426,15 +434,15 @@ def test_an_internal_retry_after_an_earlier_commit_starts_a_fresh_transaction(
     second = Write(Endpoint("facts", "sqlite_table", {"table": "o2"}), "upsert", key=(Term("input_field", "id"),),
                    primary_key=("id",))
     failed: list[str] = []
-    insert = sql.Database.insert
+    insert = bulk.insert_many
 
-    def insert_failing_once(self: Any, table: str, record: dict[str, Any], conflict: str = "") -> int:
+    def insert_failing_once(db: Any, table: str, columns: Any, values: Any, conflict: str = "") -> None:
         if table == "o2" and not failed:
             failed.append(table)
             raise RuntimeError("transient failure inside the transaction")
-        return insert(self, table, record, conflict)
+        insert(db, table, columns, values, conflict)
 
-    monkeypatch.setattr(sql.Database, "insert", insert_failing_once)
+    monkeypatch.setattr(bulk, "insert_many", insert_failing_once)
     task = Task("p", "t", "@daily", "UTC", False, (files_source(),), (first, second), (), internal_retries=1)
     assert run(task, identity, env_for(tmp_path, out=conn, facts=conn)) == 0
     assert failed == ["o2"]

@@ -36,6 +36,28 @@ pub struct TaskGraph {
     pub rank: Vec<usize>,
     /// Direct predecessors of each task, in topological order, no repeats.
     pub upstream: Vec<Vec<usize>>,
+    /// Set when the data-flow edges would pass [`MAX_DATA_FLOW_EDGES`]: the
+    /// graph then holds only the `after` edges, and FL708 refuses the pipeline.
+    pub dense: Option<Dense>,
+}
+
+/// The most data-flow edges (a reader of a sink times its writers, summed
+/// over every read) a pipeline's graph is built with. A sink that N tasks
+/// write and N tasks read gives N x N edges from a file that grows with N:
+/// past this many, the graph, its analysis and the generated files would
+/// grow quadratically with the input, so the pipeline is refused (FL708)
+/// instead of taking minutes and gigabytes (issue 27, item 13).
+pub const MAX_DATA_FLOW_EDGES: usize = 100_000;
+
+/// Why a pipeline's graph is too dense to build: the data-flow edges it
+/// needs, and the declaration that contributes most of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dense {
+    pub edges: usize,
+    /// Index into `Program::decls`.
+    pub decl: usize,
+    pub writers: usize,
+    pub reads: usize,
 }
 
 impl TaskGraph {
@@ -59,6 +81,42 @@ impl TaskGraph {
                     list.push(i);
                 }
             }
+        }
+        // Count the data-flow edges before adding any: a reader of a sink
+        // gets one edge per writer.
+        let mut reads: BTreeMap<usize, usize> = BTreeMap::new();
+        for t in &p.tasks {
+            for r in &t.reads {
+                *reads.entry(r.decl).or_default() += 1;
+            }
+        }
+        let per_decl = reads.iter().map(|(&decl, &count)| {
+            let w = writers.get(&decl).map_or(0, Vec::len);
+            (count.saturating_mul(w), decl, w, count)
+        });
+        let edges = per_decl
+            .clone()
+            .fold(0usize, |sum, (e, ..)| sum.saturating_add(e));
+        let dense = (edges > MAX_DATA_FLOW_EDGES).then(|| {
+            // The largest contribution; the first declaration on a tie.
+            let (_, decl, writers, reads) = per_decl
+                .fold(
+                    None,
+                    |best: Option<(usize, usize, usize, usize)>, c| match best {
+                        Some(b) if b.0 >= c.0 => Some(b),
+                        _ => Some(c),
+                    },
+                )
+                .unwrap_or((0, 0, 0, 0));
+            Dense {
+                edges,
+                decl,
+                writers,
+                reads,
+            }
+        });
+        if dense.is_some() {
+            writers.clear();
         }
         // One edge from each earlier task: `linked[j] == i + 1` once j -> i is in.
         let mut linked = vec![0usize; n];
@@ -132,6 +190,7 @@ impl TaskGraph {
             order,
             rank,
             upstream,
+            dense,
         }
     }
 
@@ -311,6 +370,7 @@ mod tests {
             order: (0..n).collect(),
             rank: (0..n).collect(),
             upstream,
+            dense: None,
         }
     }
 

@@ -32,6 +32,10 @@ pub struct Clauses {
     pub lease: Option<bool>,
     pub shared_coordinator: Option<bool>,
     pub versioned: Option<bool>,
+    /// A task with a cursor read (flowc 0.3): every row committed up to the
+    /// lookback after its cursor value is read (`unique` or `inclusive`,
+    /// and a `lookback`). `None` for a task without a cursor read.
+    pub cursor_complete: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,6 +62,8 @@ pub struct OutputReport {
     /// For effects: the key that names each message (`None` for writes and
     /// untracked effects).
     pub effect_key: Option<EffectKey>,
+    /// What can go wrong, in words (flowc 0.3), in the report's order.
+    pub anomalies: Vec<super::anomaly::Anomaly>,
 }
 
 /// Where an effect's key comes from (flowc 0.2).
@@ -98,6 +104,8 @@ pub struct TaskReport {
     pub internal_retries: u32,
     pub attempts_per_write: u128,
     pub on_ambiguous: OnAmbiguous,
+    /// Why `on_ambiguous` is what it is, in words.
+    pub on_ambiguous_why: String,
     pub achieved: Option<Guarantee>,
     pub outputs: Vec<OutputReport>,
 }
@@ -163,8 +171,10 @@ impl<'a> TaskFacts<'a> {
         }
     }
 
+    /// The pipeline runs on a schedule: it has one, or means to (a
+    /// `schedule` refused by FL002 is not reported again as none).
     pub fn scheduled(&self) -> bool {
-        self.pipeline.schedule.is_some()
+        self.pipeline.schedule.is_some() || self.pipeline.schedule_invalid
     }
 
     pub fn deterministic(&self) -> bool {
@@ -260,10 +270,27 @@ impl<'a> TaskFacts<'a> {
         })
     }
 
-    /// Whether a declaration is interval-scoped: a parameter string holds
-    /// an `{interval...}` placeholder. See [`interval_scoped`].
+    /// Whether a declaration reads one interval's data: a parameter string
+    /// holds an `{interval...}` placeholder (v0.2's test, kept for reads:
+    /// FL111, FL807). See [`interval_scoped`].
     pub fn interval_scoped(&self, decl: usize) -> bool {
         interval_scoped(self.decl(decl))
+    }
+
+    /// Whether a sink is interval-scoped for this pipeline (MODEL-v0.3 C1):
+    /// the tuple of its rendered parameters is injective over the
+    /// pipeline's intervals, so that an `overwrite` replaces its own
+    /// interval's place only. The reason when it is not.
+    pub fn sink_scoped(&self, decl: usize) -> Result<(), super::scope::NotScoped> {
+        super::scope::scoped(self.decl(decl), self.pipeline)
+    }
+
+    /// The pipeline's schedule as written (`manual` when it has none).
+    pub fn schedule_text(&self) -> &str {
+        self.pipeline
+            .schedule
+            .as_ref()
+            .map_or("manual", |(text, _)| text.as_str())
     }
 
     /// The reads whose declaration is interval-scoped, when the scheduler
@@ -288,7 +315,81 @@ impl<'a> TaskFacts<'a> {
     /// The causes of loss that come from the task's reads and so apply to
     /// every output of the task, effects included.
     pub fn task_loses(&self) -> bool {
-        !self.offsets_kept() || !self.every_interval_runs()
+        !self.offsets_kept() || !self.every_interval_runs() || self.cursor_complete() == Some(false)
+    }
+
+    /// The task's cursor reads (flowc 0.3): their pin is `cursor`.
+    pub fn cursor_reads(&self) -> Vec<&'a super::model::ReadDef> {
+        self.task
+            .reads
+            .iter()
+            .filter(|r| self.effective_pin(r) == Some(crate::vocab::Pin::Cursor))
+            .collect()
+    }
+
+    /// Why a cursor read can skip rows, if it can: a cursor neither
+    /// `unique` nor read `inclusive` skips rows that share the bookmark's
+    /// value and commit after the read; no `lookback` skips rows that
+    /// commit late with an older value.
+    pub fn cursor_gaps(&self, r: &super::model::ReadDef) -> Vec<&'static str> {
+        let unique = self.decl(r.decl).cursor.as_ref().is_some_and(|c| c.1);
+        let mut out = Vec::new();
+        if !unique && r.inclusive.is_none() {
+            out.push("rows sharing the bookmark's cursor value that commit after the read are skipped (the cursor is not `unique` and the read not `inclusive`)");
+        }
+        if r.lookback.is_none() {
+            out.push("rows that commit late with an older cursor value (a long transaction, a replica) are skipped (no `lookback`)");
+        }
+        out
+    }
+
+    /// `cursor_complete`: `None` without a cursor read.
+    pub fn cursor_complete(&self) -> Option<bool> {
+        let reads = self.cursor_reads();
+        (!reads.is_empty()).then(|| reads.iter().all(|r| self.cursor_gaps(r).is_empty()))
+    }
+
+    /// Labels for a failing `cursor_complete`, at each cursor read.
+    fn cursor_labels(&self) -> Vec<(Loc, String)> {
+        self.cursor_reads()
+            .into_iter()
+            .flat_map(|r| {
+                let name = &self.decl(r.decl).name;
+                self.cursor_gaps(r).into_iter().map(move |g| {
+                    (
+                        r.loc,
+                        format!("cursor read of `{name}`: {g} (cursor_complete)"),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// A cursor read that reads some rows twice across intervals: the
+    /// rows behind the bookmark (`lookback`), the bookmark's own value
+    /// (`inclusive`). A write deduplicates them only when its key holds the
+    /// source's identity (through `input.F`) at the record level.
+    pub fn rereads(&self, w: &WriteDef) -> Option<&'a super::model::ReadDef> {
+        let record_level = matches!(
+            w.mode,
+            Mode::Upsert | Mode::InsertIfAbsent | Mode::AppendLedger
+        );
+        let inputs: BTreeSet<&str> = self
+            .dedup_parts(w)
+            .iter()
+            .filter_map(|p| match &p.term {
+                Term::InputField { field } => Some(field.as_str()),
+                _ => None,
+            })
+            .collect();
+        self.cursor_reads().into_iter().find(|r| {
+            let again = r.lookback.is_some() || r.inclusive.is_some();
+            let keyed = record_level
+                && self.decl(r.decl).identity.as_ref().is_some_and(|id| {
+                    !id.is_empty() && id.iter().all(|f| inputs.contains(f.as_str()))
+                });
+            again && !keyed
+        })
     }
 
     /// Whether the task reads the sink that `w` writes.
@@ -315,11 +416,42 @@ impl<'a> TaskFacts<'a> {
             return true;
         }
         match w.mode {
-            Mode::Overwrite => self.interval_scoped(w.decl),
-            Mode::Upsert => self.sink_fenced(w.decl),
+            Mode::Overwrite => self.sink_scoped(w.decl).is_ok(),
+            // A version column decides, whoever writes last (flowc 0.3).
+            Mode::Upsert => {
+                w.newest_by.is_some() || self.sink_fenced(w.decl) || self.key_never_recurs(w)
+            }
             Mode::ReplacePartition => !Self::partition_from_data(w),
             _ => true,
         }
+    }
+
+    /// The write's key holds every field of a read's global identity
+    /// (`identity (F, ...) global`, through `input.F`), or the interval
+    /// (`interval.start`, `interval.end`): no two intervals write one key,
+    /// so none can put back what another wrote (flowc 0.3).
+    pub fn key_never_recurs(&self, w: &WriteDef) -> bool {
+        let parts = self.dedup_parts(w);
+        if parts
+            .iter()
+            .any(|p| matches!(p.term, Term::IntervalStart | Term::IntervalEnd))
+        {
+            return true;
+        }
+        let inputs: BTreeSet<&str> = parts
+            .iter()
+            .filter_map(|p| match &p.term {
+                Term::InputField { field } => Some(field.as_str()),
+                _ => None,
+            })
+            .collect();
+        self.task.reads.iter().any(|r| {
+            let d = self.decl(r.decl);
+            d.identity_global
+                && d.identity.as_ref().is_some_and(|id| {
+                    !id.is_empty() && id.iter().all(|f| inputs.contains(f.as_str()))
+                })
+        })
     }
 
     pub fn lease(&self) -> bool {
@@ -468,9 +600,20 @@ impl<'a> TaskFacts<'a> {
         })
     }
 
+    /// The kind offers the write's mode, and `conditional_upsert` when the
+    /// upsert is `newest by` a version column (flowc 0.3).
     pub fn mode_supported(&self, w: &WriteDef) -> bool {
         let kind = self.program.kind_of(self.decl(w.decl));
         kind.writes.contains(w.mode.capability())
+            && (w.newest_by.is_none() || kind.conditional_upsert)
+    }
+
+    /// The parts of a conditional commit's `txn`, if it names its own.
+    pub fn txn_parts(w: &'a WriteDef) -> Vec<&'a KeyPartDef> {
+        w.txn
+            .as_ref()
+            .map(|k| k.parts.iter().collect())
+            .unwrap_or_default()
     }
 
     pub fn sink_transactional(&self, decl: usize) -> bool {
@@ -481,6 +624,24 @@ impl<'a> TaskFacts<'a> {
     pub fn sink_atomic(&self, decl: usize) -> bool {
         let kind = self.program.kind_of(self.decl(decl));
         kind.transactional || kind.atomic
+    }
+
+    /// `serialized_replace`: two live replaces of one partition never interleave.
+    pub fn sink_serialized(&self, decl: usize) -> bool {
+        self.program.kind_of(self.decl(decl)).serialized_replace
+    }
+
+    /// `lossy`: the sink may acknowledge a write it later drops.
+    pub fn sink_lossy(&self, decl: usize) -> bool {
+        self.program.kind_of(self.decl(decl)).lossy
+    }
+
+    /// A `replace partition` or `overwrite` on a kind with
+    /// `deduplicates_inserts`: the delete goes through and a re-insert
+    /// identical to a recent block is dropped (FL211).
+    pub fn reinsert_dropped(&self, w: &WriteDef) -> bool {
+        matches!(w.mode, Mode::ReplacePartition | Mode::Overwrite)
+            && self.program.kind_of(self.decl(w.decl)).deduplicates_inserts
     }
 
     pub fn sink_fenced(&self, decl: usize) -> bool {
@@ -558,6 +719,7 @@ impl<'a> TaskFacts<'a> {
     fn task_loss_labels(&self) -> Vec<(Loc, String)> {
         let mut out = self.loss_labels();
         out.extend(self.skipped_labels());
+        out.extend(self.cursor_labels());
         out
     }
 
@@ -565,7 +727,14 @@ impl<'a> TaskFacts<'a> {
     fn regression_label(&self, w: &WriteDef) -> (Loc, String) {
         let sink = &self.decl(w.decl).name;
         let why = match w.mode {
-            Mode::Overwrite => format!("`overwrite` replaces all of `{sink}`, which is not interval-scoped: a late attempt or a re-run of an older interval replaces newer output (no_regression)"),
+            Mode::Overwrite => {
+                let why = self
+                    .sink_scoped(w.decl)
+                    .err()
+                    .map(|e| e.reason(self.schedule_text()))
+                    .unwrap_or_default();
+                format!("`overwrite` replaces all of `{sink}`, which is not interval-scoped ({why}): a late attempt or a re-run of another interval replaces its output (no_regression)")
+            }
             Mode::Upsert => format!("kind `{}` is not `fenced`: a late attempt or a re-run of an older interval puts older values back in `{sink}` (no_regression)", self.decl(w.decl).kind),
             _ => format!("the partition is taken from the data: a run can replace a partition of `{sink}` that another interval wrote (no_regression)"),
         };
@@ -666,22 +835,38 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
     let atomic_sink = f.sink_atomic(w.decl);
     let versioned = f.sink_versioned(w.decl);
     let parts = f.dedup_parts(w);
-    let record_level = matches!(w.mode, Mode::Upsert | Mode::AppendLedger);
+    let record_level = matches!(
+        w.mode,
+        Mode::Upsert | Mode::InsertIfAbsent | Mode::AppendLedger
+    );
     let keyed = matches!(
         w.mode,
-        Mode::Upsert | Mode::AppendLedger | Mode::ReplacePartition
+        Mode::Upsert | Mode::InsertIfAbsent | Mode::AppendLedger | Mode::ReplacePartition
     );
     let input_stable = f.input_stable();
     let deterministic = f.deterministic();
     let offsets_kept = f.offsets_kept();
     let no_regression = f.no_regression(w);
     let every_interval_runs = f.every_interval_runs();
-    let no_loss = offsets_kept && no_regression && every_interval_runs;
+    let lossy = f.sink_lossy(w.decl);
+    let reinsert_dropped = f.reinsert_dropped(w);
+    let cursor_complete = f.cursor_complete();
+    let no_loss = offsets_kept
+        && no_regression
+        && every_interval_runs
+        && !lossy
+        && !reinsert_dropped
+        && cursor_complete != Some(false);
     let lease = f.lease();
 
     let key_stable = if keyed {
         Some(!parts.is_empty() && parts.iter().all(|p| f.term_stable(&p.term)))
-    } else if matches!(w.mode, Mode::Transactional | Mode::ConditionalCommit) {
+    } else if w.mode == Mode::ConditionalCommit {
+        // The id the committer deduplicates on: flowc's own (the interval)
+        // unless `txn` names another, which must be stable (flowc 0.3).
+        let txn = TaskFacts::txn_parts(w);
+        Some(txn.iter().all(|p| f.term_stable(&p.term)))
+    } else if w.mode == Mode::Transactional {
         Some(true)
     } else {
         None
@@ -689,10 +874,16 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
     // Holds exactly when FL104 does not fire (docs/reference/guarantees.md); a missing key fails key_stable instead.
     let key_unique = record_level.then(|| !f.key_not_unique(&parts));
     let shared = (w.mode == Mode::Transactional).then(|| f.shared_coordinator(w));
+    let rereads = f.rereads(w);
     let idempotent = supported
+        && rereads.is_none()
         && match w.mode {
-            Mode::Upsert => f.upsert_enforced(w),
-            Mode::ReplacePartition => atomic_sink,
+            // An insert-if-absent deduplicates on the key the sink enforces,
+            // as an upsert does; it never replaces (no_regression holds).
+            Mode::Upsert | Mode::InsertIfAbsent => f.upsert_enforced(w),
+            // Two live attempts of one partition's replace must not
+            // interleave their delete and insert (flowc 0.3).
+            Mode::ReplacePartition => atomic_sink && f.sink_serialized(w.decl),
             Mode::AppendLedger => transactional_sink,
             Mode::ConditionalCommit => versioned,
             // A retry replaces, it does not add; unless the task reads what
@@ -703,7 +894,9 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
     let exactly = supported
         && match w.mode {
             Mode::Transactional => shared == Some(true),
-            Mode::ConditionalCommit => versioned && lease && input_stable && deterministic,
+            Mode::ConditionalCommit => {
+                versioned && lease && input_stable && deterministic && key_stable != Some(false)
+            }
             _ => false,
         };
     let clauses_hold = idempotent
@@ -722,13 +915,32 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
             failing.push(f.regression_label(w));
         }
         failing.extend(f.skipped_labels());
+        if lossy {
+            failing.push((w.mode_loc, format!("kind `{}` is `lossy`: it may acknowledge a write to `{}` and drop it later (no_loss)", sink.kind, sink.name)));
+        }
+        if reinsert_dropped {
+            failing.push((w.mode_loc, format!("kind `{}` has `deduplicates_inserts`: the `{}` of `{}` deletes, and a re-insert identical to a recent block is dropped (no_loss)", sink.kind, w.mode.source(), sink.name)));
+        }
+        failing.extend(f.cursor_labels());
     }
     if duplicates {
-        if !idempotent && !(w.mode == Mode::Transactional) {
+        if let (Some(r), true) = (rereads, supported) {
+            failing.push((
+                r.loc,
+                format!(
+                    "the cursor read of `{}` reads rows again that an earlier interval read (`lookback`, `inclusive`), and `{} {}` is not keyed on `{}`'s identity (idempotent)",
+                    f.decl(r.decl).name,
+                    w.mode.source(),
+                    sink.name,
+                    f.decl(r.decl).name
+                ),
+            ));
+        } else if !idempotent && !(w.mode == Mode::Transactional) {
             let why = if supported {
                 match w.mode {
-                    Mode::Upsert if parts.is_empty() => "`upsert` without a key deduplicates nothing (idempotent)".to_string(),
-                    Mode::Upsert => format!("the key is not `{}`'s primary key, so the upsert does not deduplicate (idempotent)", sink.name),
+                    Mode::Upsert | Mode::InsertIfAbsent if parts.is_empty() => format!("`{}` without a key deduplicates nothing (idempotent)", w.mode.source()),
+                    Mode::Upsert | Mode::InsertIfAbsent => format!("the key is not `{}`'s primary key, so the `{}` does not deduplicate (idempotent)", sink.name, w.mode.source()),
+                    Mode::ReplacePartition if atomic_sink => format!("kind `{}` has no `serialized_replace`: two live attempts can each delete the partition and both insert (idempotent)", sink.kind),
                     Mode::ReplacePartition => format!("`{}` is neither transactional nor atomic, so the delete and the insert do not commit together (idempotent)", sink.name),
                     Mode::AppendLedger => format!("`{}` is not transactional, so the write and its dedup are not atomic (idempotent)", sink.name),
                     Mode::Overwrite => format!("task `{}` also reads `{}`: a retry writes the old content again with the new (idempotent)", f.task.name, sink.name),
@@ -753,7 +965,18 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
         if !deterministic {
             failing.extend(f.nondeterministic_label());
         }
-        if key_stable == Some(false) {
+        if key_stable == Some(false) && w.mode == Mode::ConditionalCommit {
+            failing.extend(
+                f.unstable_key_labels(&TaskFacts::txn_parts(w))
+                    .into_iter()
+                    .map(|(l, m)| {
+                        (
+                            l,
+                            format!("{m}: a re-run commits again under a new transaction id"),
+                        )
+                    }),
+            );
+        } else if key_stable == Some(false) {
             if parts.is_empty() {
                 failing.push((
                     w.loc,
@@ -796,7 +1019,7 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
             ));
         }
     }
-    OutputReport {
+    let mut report = OutputReport {
         target: sink.name.clone(),
         decl: w.decl,
         role: Role::Sink,
@@ -818,11 +1041,15 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
             lease: Some(lease),
             shared_coordinator: shared,
             versioned: (w.mode == Mode::ConditionalCommit).then_some(versioned),
+            cursor_complete,
         },
         loc: w.loc,
         failing,
         effect_key: None,
-    }
+        anomalies: Vec::new(),
+    };
+    report.anomalies = super::anomaly::of_write(f, w, &report.clauses, exactly);
+    report
 }
 
 /// The write that holds an emit's outbox: the named sink's transactional
@@ -968,7 +1195,9 @@ pub fn emit_report(f: &TaskFacts<'_>, e: &EmitDef, writes: &[OutputReport]) -> O
                     .iter()
                     .position(|x| std::ptr::eq(x, w))
                     .unwrap_or(0);
-                let wg = writes.get(idx).map_or(Guarantee::None, |r| r.guarantee);
+                let wg = writes
+                    .get(idx)
+                    .map_or(Guarantee::None, |r| message_holder(f, w, r));
                 let cap = if kind.idempotency_key {
                     Guarantee::EffectivelyOnce
                 } else {
@@ -1020,6 +1249,8 @@ pub fn emit_report(f: &TaskFacts<'_>, e: &EmitDef, writes: &[OutputReport]) -> O
     // so they reach effects too.
     let (guarantee, clauses) = effect_loss(f, guarantee, clauses, &mut failing);
     let (required, required_loc) = f.requirement(e.require);
+    let duplicates = matches!(guarantee, Guarantee::AtLeastOnce | Guarantee::None);
+    let anomalies = super::anomaly::of_emit(f, tracking, &effect.name, &clauses, duplicates);
     OutputReport {
         target: effect.name.clone(),
         decl: e.decl,
@@ -1034,6 +1265,29 @@ pub fn emit_report(f: &TaskFacts<'_>, e: &EmitDef, writes: &[OutputReport]) -> O
         loc: e.loc,
         failing,
         effect_key,
+        anomalies,
+    }
+}
+
+/// The guarantee of an outbox's holding write, as its messages see it. A
+/// regression of the write's rows (an older interval's values put back:
+/// `no_regression`) neither loses nor repeats a message: the message's row
+/// id is fixed, the row is inserted if absent and sent once. Every other
+/// cause of the write's loss counts (the task's own, offsets and skipped
+/// intervals, also reach the effect through `effect_loss`).
+fn message_holder(f: &TaskFacts<'_>, w: &WriteDef, r: &OutputReport) -> Guarantee {
+    if r.clauses.no_regression != Some(false) {
+        return r.guarantee;
+    }
+    let other_loss = !(f.offsets_kept()
+        && f.every_interval_runs()
+        && !f.sink_lossy(w.decl)
+        && !f.reinsert_dropped(w)
+        && f.cursor_complete() != Some(false));
+    match r.guarantee {
+        Guarantee::AtMostOnce if !other_loss => Guarantee::EffectivelyOnce,
+        Guarantee::None if !other_loss => Guarantee::AtLeastOnce,
+        g => g,
     }
 }
 
@@ -1057,6 +1311,7 @@ fn effect_loss(
     let clauses = Clauses {
         no_loss: Some(!loss),
         every_interval_runs: Some(f.every_interval_runs()),
+        cursor_complete: f.cursor_complete(),
         ..clauses
     };
     (with_loss(guarantee, loss), clauses)
@@ -1079,6 +1334,20 @@ fn task_report(program: &Program, p: &PipelineDef, t: &TaskDef) -> TaskReport {
         },
         |(o, _)| o,
     );
+    let unsafe_output = outputs
+        .iter()
+        .find(|o| !o.guarantee.at_least(Guarantee::EffectivelyOnce));
+    let on_ambiguous_why = match (t.on_ambiguous, unsafe_output) {
+        (Some(_), _) => "set by the task's `on_ambiguous`".to_string(),
+        (None, None) if outputs.is_empty() => "the task has no outputs".to_string(),
+        (None, None) => "every output is effectively_once or better, so a retry after an ambiguous failure repeats nothing".to_string(),
+        (None, Some(o)) => format!(
+            "`{} {}` is {}: a retry after an ambiguous failure could repeat it",
+            if o.role == Role::Effect { "emit" } else { "write" },
+            o.target,
+            o.guarantee.word()
+        ),
+    };
     let retries = f.retries();
     let internal = f.internal_retries();
     TaskReport {
@@ -1088,6 +1357,7 @@ fn task_report(program: &Program, p: &PipelineDef, t: &TaskDef) -> TaskReport {
         // Both factors are at most 2^32, so the product fits: 2^64 at most.
         attempts_per_write: (u128::from(retries) + 1) * (u128::from(internal) + 1),
         on_ambiguous,
+        on_ambiguous_why,
         achieved,
         outputs,
     }
@@ -1111,6 +1381,11 @@ pub fn key_uses<'a>(f: &TaskFacts<'a>) -> Vec<KeyUse<'a>> {
         let mut parts: Vec<&KeyPartDef> = Vec::new();
         if let Some(p) = &w.partition {
             parts.push(p);
+        }
+        // A conditional commit's `txn` is checked like a key (flowc 0.3):
+        // FL101, FL102, FL103 and FL105 (it fills no column).
+        if let Some(t) = &w.txn {
+            parts.extend(t.parts.iter());
         }
         match (&w.key, &f.task.key) {
             (Some(k), _) => parts.extend(k.parts.iter()),

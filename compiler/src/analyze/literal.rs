@@ -32,6 +32,8 @@ pub enum LiteralError {
     DateShape { text: String },
     /// `text` is written as a date, and no such day exists.
     NotOnCalendar { text: String },
+    /// `text` is a date before [`EARLIEST_DATE`].
+    BeforeEarliest { text: String },
     /// `text` starts with `@` and is no preset; `near` is the closest one.
     UnknownPreset { text: String, near: Option<String> },
     /// An empty schedule.
@@ -208,11 +210,24 @@ pub fn parse_date(text: &str) -> Result<jiff::civil::Date, LiteralError> {
             text: text.to_string(),
         });
     }
-    text.parse::<jiff::civil::Date>()
+    let date = text
+        .parse::<jiff::civil::Date>()
         .map_err(|_| LiteralError::NotOnCalendar {
             text: text.to_string(),
-        })
+        })?;
+    if date < EARLIEST_DATE {
+        return Err(LiteralError::BeforeEarliest {
+            text: text.to_string(),
+        });
+    }
+    Ok(date)
 }
+
+/// The earliest date a `.flow` file may name. A pipeline's `start` is where
+/// Airflow's catch-up begins: `start 0202-06-01` (a typo for 2026) on an
+/// hourly schedule would ask for 16 million runs, which `flowc backfill`
+/// refuses for the same range (issue 27, item 20). No scheduler predates it.
+pub const EARLIEST_DATE: jiff::civil::Date = jiff::civil::date(1970, 1, 1);
 
 /// What a token starting with a digit is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -543,7 +558,7 @@ pub fn check_timezone(name: &str) -> Result<(), LiteralError> {
 pub const PLACEHOLDERS: [&str; 3] = ["interval.start", "interval.end", "interval.date"];
 
 /// The strftime directives a placeholder's format may hold, after `%`.
-pub const DIRECTIVES: [char; 11] = ['Y', 'm', 'd', 'H', 'M', 'S', 'j', 'u', 'V', 'G', '%'];
+pub const DIRECTIVES: [char; 12] = ['Y', 'm', 'd', 'H', 'M', 'S', 'j', 'u', 'V', 'G', 'z', '%'];
 
 /// Airflow's template variables and flowc's placeholder for each.
 pub const AIRFLOW_FORMS: [(&str, &str); 11] = [
@@ -607,6 +622,26 @@ pub enum PlaceholderError {
     EmptyFormat { text: String },
     /// `text`'s format holds `ch` (`:`, or an escaped brace).
     FormatChar { text: String, ch: char },
+    /// A path segment `..` written as such, or a segment that renders as
+    /// `.` or `..` (`rendered`): the path would leave its folder (C1).
+    DotSegment { segment: String, rendered: bool },
+    /// A `path` or `location` that starts with a placeholder whose format
+    /// starts with `/` (`text`): it renders an absolute path, outside the
+    /// folder its connection names (C1).
+    AbsoluteRendering { text: String },
+}
+
+/// The placeholder a path template starts with, when its format starts with
+/// `/` or `\`: the path renders absolute although nothing before it is
+/// written. (In the template form a literal brace is doubled, so a leading
+/// `{interval.` is a placeholder.)
+pub fn absolute_rendering(template: &str) -> Option<String> {
+    let rest = template.strip_prefix("{interval.")?;
+    let (inner, _) = rest.split_once('}')?;
+    let (_, format) = inner.split_once(':')?;
+    format
+        .starts_with(['/', '\\'])
+        .then(|| format!("{{interval.{inner}}}"))
 }
 
 /// Check the braces of a string parameter and give its template form.
@@ -683,10 +718,68 @@ pub fn template(s: &Str) -> Result<String, Vec<(Span, PlaceholderError)>> {
         i = close + 1;
     }
     if bad.is_empty() {
+        if let Some(e) = dot_segment(&out) {
+            bad.push((Span::new(s.span.start, s.span.end), e));
+        }
+    }
+    if bad.is_empty() {
         Ok(out)
     } else {
         Err(bad)
     }
+}
+
+/// A segment of a template (split at `/`, a `/` of a format included) that
+/// is `..` as written, or renders as `.` or `..` only: every directive
+/// renders digits and a full timestamp more than dots, so a segment renders
+/// dots alone exactly when its placeholders' formats hold no directive and
+/// its text is dots. A literal `.` segment (`./data`) is the folder itself.
+fn dot_segment(template: &str) -> Option<PlaceholderError> {
+    // The template's shape: each placeholder as its format's text, each
+    // directive `0`, an unformatted placeholder `0`; literal braces as `{`.
+    let mut shape = String::new();
+    let mut placeholder_at = Vec::new();
+    let mut rest = template;
+    while let Some(at) = rest.find(['{', '}']) {
+        shape.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        if after.starts_with(['{', '}']) {
+            shape.push('{');
+            rest = &after[1..];
+            continue;
+        }
+        let close = after.find('}').unwrap_or(after.len());
+        let inner = &after[..close];
+        placeholder_at.push(shape.len());
+        match inner.split_once(':') {
+            Some((_, format)) => {
+                let mut chars = format.chars();
+                while let Some(c) = chars.next() {
+                    if c == '%' {
+                        shape.push(if chars.next() == Some('%') { '%' } else { '0' });
+                    } else {
+                        shape.push(c);
+                    }
+                }
+            }
+            None => shape.push('0'),
+        }
+        rest = after.get(close + 1..).unwrap_or("");
+    }
+    shape.push_str(rest);
+    let mut from = 0;
+    for segment in shape.split('/') {
+        let to = from + segment.len();
+        let rendered = placeholder_at.iter().any(|p| (from..=to).contains(p));
+        if segment == ".." || (rendered && segment == ".") {
+            return Some(PlaceholderError::DotSegment {
+                segment: segment.to_string(),
+                rendered,
+            });
+        }
+        from = to + 1;
+    }
+    None
 }
 
 /// Check what one pair of braces holds (`inner`, written `text`).
@@ -786,6 +879,61 @@ fn is_ident(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// Why `topic` is no Kafka topic name, if it is not: Kafka's own rule
+/// (`org.apache.kafka.common.internals.Topic.validate`), 1 to 249 of
+/// `[A-Za-z0-9._-]`, and not `.` or `..`.
+pub fn kafka_topic(topic: &str) -> Result<(), String> {
+    if topic.is_empty() {
+        return Err("a topic name cannot be empty".to_owned());
+    }
+    if topic == "." || topic == ".." {
+        return Err("Kafka refuses `.` and `..` as topic names".to_owned());
+    }
+    if topic.len() > 249 {
+        return Err(format!(
+            "{} characters, more than Kafka's 249",
+            topic.chars().count()
+        ));
+    }
+    if let Some(c) = topic
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
+    {
+        return Err(format!(
+            "Kafka topic names cannot hold `{}`",
+            c.escape_debug()
+        ));
+    }
+    Ok(())
+}
+
+/// Why `table` is no Iceberg table identifier the runtime's catalog takes,
+/// if it is not: `NAMESPACE.NAME`, both non-empty, with no path separator
+/// (the catalog makes folders of them), whitespace or control character.
+pub fn iceberg_identifier(table: &str) -> Result<(), String> {
+    let parts: Vec<&str> = table.split('.').collect();
+    if parts.len() != 2 {
+        return Err(format!(
+            "an Iceberg table is `NAMESPACE.NAME`, and this has {} part{}",
+            parts.len(),
+            if parts.len() == 1 { "" } else { "s" }
+        ));
+    }
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err("the namespace and the name cannot be empty".to_owned());
+    }
+    if let Some(c) = table
+        .chars()
+        .find(|c| matches!(c, '/' | '\\') || c.is_whitespace() || c.is_control())
+    {
+        return Err(format!(
+            "an Iceberg namespace or name cannot hold `{}`",
+            c.escape_debug()
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -817,6 +965,14 @@ mod tests {
         assert!(parse_date("2026-01-01").is_ok());
         assert!(parse_date("2026-13-01").is_err());
         assert!(parse_date("2026-02-30").is_err());
+        assert!(parse_date("1970-01-01").is_ok());
+        assert_eq!(
+            parse_date("0202-06-01"),
+            Err(LiteralError::BeforeEarliest {
+                text: "0202-06-01".into()
+            })
+        );
+        assert!(parse_date("1969-12-31").is_err());
         assert!(parse_date("2026-1-01").is_err());
         assert_eq!(classify("2026-01-01"), Ok(NumberKind::Date));
         assert_eq!(classify("30m"), Ok(NumberKind::Duration));

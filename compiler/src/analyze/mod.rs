@@ -2,6 +2,7 @@
 //! (`resolve`), the task graph (`graph`) and derived guarantees
 //! (`guarantee`). The driver that runs it over files is `check`.
 
+pub mod anomaly;
 pub mod graph;
 pub mod guarantee;
 pub mod literal;
@@ -9,6 +10,7 @@ pub mod model;
 pub mod pod;
 pub mod problem;
 pub mod resolve;
+pub mod scope;
 pub mod state;
 
 pub use guarantee::{Analysis, OutputReport, PipelineReport, TaskReport};

@@ -19,8 +19,9 @@ pub struct Loc {
 }
 
 /// A `writes` capability of a kind.
-pub const WRITE_CAPS: [&str; 8] = [
+pub const WRITE_CAPS: [&str; 9] = [
     "upsert",
+    "insert_if_absent",
     "replace",
     "append",
     "ledger",
@@ -53,6 +54,29 @@ pub struct KindDef {
     pub atomic: bool,
     /// `state`: the runtime can keep flowc's state in this system.
     pub state: bool,
+    /// `conditional_upsert` (flowc 0.3): an upsert can replace a row only
+    /// when a version column of the incoming row is greater (`newest by`).
+    pub conditional_upsert: bool,
+    /// `serialized_replace` (flowc 0.3): two live replaces of one partition
+    /// never interleave (a lock, a serializable commit).
+    pub serialized_replace: bool,
+    /// `lossy` (flowc 0.3): the system may acknowledge a write it later drops.
+    pub lossy: bool,
+    /// `idempotent_producer` (flowc 0.3): the client deduplicates its own
+    /// resends within one attempt.
+    pub idempotent_producer: bool,
+    /// `unenforced_key`: the system accepts a declared primary key but never
+    /// enforces it (`BigQuery`, Snowflake, Redshift): nothing stops a second
+    /// row with the same key.
+    pub unenforced_key: bool,
+    /// `eventual_upsert`: an upsert inserts a new version of the row and the
+    /// system removes older versions at an unknown later time
+    /// (`ReplacingMergeTree`); readers see several versions until then.
+    pub eventual_upsert: bool,
+    /// `deduplicates_inserts`: the system silently drops an insert whose
+    /// block is identical to a recent one (`ClickHouse` insert
+    /// deduplication), even after the first block was deleted.
+    pub deduplicates_inserts: bool,
     pub offsets: bool,
     pub commits: BTreeSet<CommitMode>,
     /// The first mode the `commits` line lists: what a read with no commit
@@ -84,6 +108,12 @@ pub struct DeclDef {
     /// `identity`: `Some(vec![])` for `identity none`.
     pub identity: Option<Vec<String>>,
     pub identity_loc: Option<Loc>,
+    /// `cursor COLUMN [unique]` (flowc 0.3): the column an incremental read
+    /// goes by, whether no two rows share a value of it, and where.
+    pub cursor: Option<(String, bool, Loc)>,
+    /// `identity (F, ...) global` (flowc 0.3): no two intervals ever read
+    /// one identity (a log position, an id from a sequence).
+    pub identity_global: bool,
     pub fields: Option<Vec<String>>,
     pub commit: Option<CommitMode>,
     pub commit_loc: Option<Loc>,
@@ -164,6 +194,21 @@ pub struct ReadDef {
     pub pin_loc: Option<Loc>,
     pub commit: Option<CommitMode>,
     pub commit_loc: Option<Loc>,
+    /// `lookback L` of a cursor read (flowc 0.3): seconds for a duration,
+    /// a count for an integer, and where.
+    pub lookback: Option<(Lookback, Loc)>,
+    /// `inclusive` of a cursor read (flowc 0.3): where.
+    pub inclusive: Option<Loc>,
+}
+
+/// How far behind the bookmark a cursor read reads again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Lookback {
+    /// A duration, in seconds (a time cursor).
+    Seconds(u64),
+    /// A count of cursor values (a numeric cursor).
+    Count(u64),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -176,6 +221,10 @@ pub struct WriteDef {
     /// The write's own `key`.
     pub key: Option<KeyDef>,
     pub require: Option<(Guarantee, Loc)>,
+    /// `newest by COLUMN` of an upsert (flowc 0.3), and where.
+    pub newest_by: Option<(String, Loc)>,
+    /// `txn TERM` of a conditional commit (flowc 0.3).
+    pub txn: Option<KeyDef>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -240,6 +289,10 @@ pub struct PipelineDef {
     /// The schedule as written and its five-field form.
     pub schedule: Option<(String, String)>,
     pub schedule_loc: Option<Loc>,
+    /// A `schedule` whose text is refused (FL002): the pipeline is meant to
+    /// be scheduled, so nothing that would follow from its having no
+    /// schedule is reported on top (a run-scoped `interval.start`, FL102).
+    pub schedule_invalid: bool,
     pub start: Option<String>,
     pub timezone: String,
     /// `catchup`: `true` unless the pipeline says `catchup false`.

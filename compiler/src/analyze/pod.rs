@@ -185,35 +185,111 @@ pub fn label_value(value: &str) -> Result<(), String> {
     label_name(value, true)
 }
 
-/// Why `q` is no Kubernetes quantity (`500m`, `2`, `1.5`, `1Gi`, `512Mi`,
-/// `1e3`), if it is not. `memory` refuses the milli suffix, which would
-/// be a thousandth of a byte.
+/// Why `q` is no Kubernetes quantity, if it is not: exactly the grammar of
+/// Kubernetes (`k8s.io/apimachinery`'s `resource.Quantity`):
+/// `[+-]NUMBER SUFFIX`, NUMBER being `D`, `D.D`, `D.` or `.D` (D one or
+/// more digits), SUFFIX a binary one (`Ki` .. `Ei`), a decimal one (`n`,
+/// `u`, `m`, none, `k`, `M` .. `E`) or an exponent (`e` or `E` and a signed
+/// integer). A resource is never negative. `memory` counts bytes: a value
+/// that is no whole number of bytes (`500m`, `0.5`, `1e-3`) is refused.
 pub fn quantity(q: &str, memory: bool) -> Result<(), String> {
-    let digits_end = q
+    let (negative, unsigned) = match q.as_bytes().first() {
+        Some(b'-') => (true, &q[1..]),
+        Some(b'+') => (false, &q[1..]),
+        _ => (false, q),
+    };
+    let number_end = unsigned
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(q.len());
-    let (number, suffix) = q.split_at(digits_end);
-    let number_ok = !number.is_empty()
-        && number.matches('.').count() <= 1
-        && number.chars().any(|c| c.is_ascii_digit())
-        && !number.ends_with('.');
-    if !number_ok {
+        .unwrap_or(unsigned.len());
+    let (number, suffix) = unsigned.split_at(number_end);
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    if whole.len() + fraction.len() == 0 || fraction.contains('.') {
         return Err("it does not start with a number".to_owned());
     }
-    let exponent = suffix
-        .strip_prefix(['e', 'E'])
-        .map(|e| e.strip_prefix(['+', '-']).unwrap_or(e))
-        .is_some_and(|e| !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit()));
-    let known = [
-        "", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei",
-    ];
-    if !(known.contains(&suffix) || exponent) {
-        return Err(format!("`{suffix}` is no quantity suffix"));
+    // The power of ten, or of 1024, the suffix multiplies by.
+    let (ten, binary): (i64, u32) = match suffix {
+        "Ki" => (0, 1),
+        "Mi" => (0, 2),
+        "Gi" => (0, 3),
+        "Ti" => (0, 4),
+        "Pi" => (0, 5),
+        "Ei" => (0, 6),
+        "n" => (-9, 0),
+        "u" => (-6, 0),
+        "m" => (-3, 0),
+        "" => (0, 0),
+        "k" => (3, 0),
+        "M" => (6, 0),
+        "G" => (9, 0),
+        "T" => (12, 0),
+        "P" => (15, 0),
+        "E" => (18, 0),
+        _ => {
+            let exponent = suffix
+                .strip_prefix(['e', 'E'])
+                .filter(|e| {
+                    let digits = e.strip_prefix(['+', '-']).unwrap_or(e);
+                    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+                })
+                .ok_or_else(|| format!("`{suffix}` is no quantity suffix"))?;
+            let ten = exponent
+                .parse::<i64>()
+                .ok()
+                .filter(|e| e.unsigned_abs() <= 1_000)
+                .ok_or_else(|| format!("the exponent `{exponent}` is out of range"))?;
+            (ten, 0)
+        }
+    };
+    let digits = format!("{whole}{fraction}");
+    let zero = digits.bytes().all(|b| b == b'0');
+    if negative && !zero {
+        return Err("a resource cannot be negative".to_owned());
     }
-    if memory && suffix == "m" {
-        return Err("`m` is a thousandth: for memory, write `Mi` (mebibytes) or `M`".to_owned());
+    if memory
+        && !zero
+        && !whole_bytes(
+            &digits,
+            ten.saturating_sub(i64::try_from(fraction.len()).unwrap_or(i64::MAX)),
+            binary,
+        )
+    {
+        return Err(if suffix == "m" {
+            "`m` is a thousandth: for memory, write `Mi` (mebibytes) or `M`".to_owned()
+        } else {
+            "it is not a whole number of bytes: memory cannot be split below a byte".to_owned()
+        });
     }
     Ok(())
+}
+
+/// Whether `digits` (a decimal integer) times 10^`ten` times 1024^`binary`
+/// is a whole number.
+fn whole_bytes(digits: &str, ten: i64, binary: u32) -> bool {
+    if ten >= 0 {
+        return true;
+    }
+    // Trailing zeros of the digits cancel powers of ten first.
+    let trimmed = digits.trim_end_matches('0');
+    let cancelled = i64::try_from(digits.len() - trimmed.len()).unwrap_or(i64::MAX);
+    let d = ten.saturating_neg().saturating_sub(cancelled);
+    if d <= 0 {
+        return true;
+    }
+    // 10^d = 2^d * 5^d must divide N * 2^(10 * binary): 5^d divides N, and
+    // 2^(d - 10 * binary) does, when positive. Past 5^50 (u128's reach)
+    // the quantity is taken as fractional: no sensible amount of memory is
+    // written with fifty decimals.
+    let Some(d) = u32::try_from(d).ok().filter(|&d| d <= 50) else {
+        return false;
+    };
+    let modulo = |m: u128| {
+        trimmed
+            .bytes()
+            .fold(0u128, |acc, b| (acc * 10 + u128::from(b - b'0')) % m)
+    };
+    let fives = 5u128.pow(d);
+    let twos = d.saturating_sub(10 * binary);
+    modulo(fives) == 0 && (twos == 0 || modulo(1u128 << twos) == 0)
 }
 
 #[cfg(test)]
@@ -242,14 +318,51 @@ mod tests {
 
     #[test]
     fn quantities_follow_kubernetes() {
-        for ok in ["500m", "1", "0.5", "2k", "1Gi", "512Mi", "1e3", "1.5E+2"] {
+        for ok in [
+            "500m", "1", "0.5", "2k", "1Gi", "512Mi", "1e3", "1.5E+2", "1.", ".5", "+1", "100n",
+            "3u", "0", "-0", "1E", "1e-3",
+        ] {
             assert!(quantity(ok, false).is_ok(), "{ok}");
         }
-        for bad in ["", "m", "1gb", "1.2.3", "1.", "Gi", "1 Gi", "1e"] {
+        for bad in [
+            "", "m", "1gb", "1.2.3", ".", "Gi", "1 Gi", "1e", "-1", "1e1.5", "1e+", "--1", "1Ki2",
+            "1e99999",
+        ] {
             assert!(quantity(bad, false).is_err(), "{bad}");
         }
-        assert!(quantity("500m", true).is_err());
-        assert!(quantity("1Gi", true).is_ok());
+        for ok in [
+            "1Gi",
+            "1.5Ki",
+            "0.5Ki",
+            "1e3",
+            "1.000",
+            "2.5k",
+            "1e0",
+            "0.0009765625Ki",
+            "0.001k",
+            "100e-2",
+            "0",
+            "0.0",
+        ] {
+            assert!(quantity(ok, true).is_ok(), "{ok}");
+        }
+        for bad in [
+            "500m",
+            "1e-3",
+            "0.001",
+            "0.0000000001",
+            "0.5",
+            "1.5",
+            "1.0001k",
+            "0.00048828125Ki",
+            "1n",
+            "1000u",
+            "1e-51",
+            "0.3Ki",
+            "0.000009765625Ki",
+        ] {
+            assert!(quantity(bad, true).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use super::literal::{LiteralError, PlaceholderError};
 use super::model::{Loc, Role};
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::Code;
 use crate::vocab::{CommitMode, ParamType};
 
 /// The namespace two declarations of one name clash in (FL703).
@@ -35,13 +35,19 @@ pub enum Clause {
     Key,
     /// `require` of a `write`.
     Require,
+    /// `lookback` of a `read` (flowc 0.3).
+    Lookback,
+    /// `inclusive` of a `read` (flowc 0.3).
+    Inclusive,
+    /// `newest by` of a `write` (flowc 0.3).
+    Newest,
+    /// `txn` of a `write` (flowc 0.3).
+    Txn,
 }
 
 /// One problem found while resolving names and literals.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Problem {
-    /// A finding whose words are still built where it is found.
-    Found(Diagnostic),
     /// FL703: `name` is declared at `first`, and again at `again`.
     DuplicateName {
         namespace: Namespace,
@@ -371,6 +377,23 @@ pub enum Problem {
     BadTimezone { error: LiteralError, at: Loc },
     /// FL002: the image name at `at` is empty or blank.
     EmptyImage { at: Loc },
+    /// FL002: a `ready marker` name at `at` that is empty or holds a path
+    /// separator.
+    BadReadyMarker { at: Loc },
+    /// FL002: `setting` (a lease, `timeout`) of zero at `at`.
+    ZeroLease { setting: String, at: Loc },
+    /// FL006: `ready` at `at` with no value it takes; `found` says what it
+    /// has (`nothing`, `` `x` ``, `2 values`, ...).
+    ReadyWrongValue { found: String, at: Loc },
+    /// FL003: `ready WORD` at `at` on source `decl`, whose kind `kind`
+    /// (declared at `kind_at`) does not list an interval's files.
+    ReadyNotListed {
+        word: &'static str,
+        decl: String,
+        kind: String,
+        kind_at: Loc,
+        at: Loc,
+    },
     /// FL002: the program of `run command` at `at` is an empty string.
     EmptyProgram { at: Loc },
     /// FL002: a placeholder at `at` of a string parameter is not well formed
@@ -393,14 +416,41 @@ pub enum Problem {
         allowed: &'static [&'static str],
         at: Loc,
     },
+    /// FL002: `value` of the standard kind `kind`'s parameter `param` is no
+    /// name its system accepts, for `why`.
+    BadSystemName {
+        kind: String,
+        param: String,
+        value: String,
+        why: String,
+        at: Loc,
+    },
+    /// FL002: `lookback TEXT` at `at` of a cursor read is zero (flowc 0.3).
+    ZeroLookback { text: String, at: Loc },
     // ---- end FL002 ----
+    /// FL003: `lookback` or `inclusive` (`word`) at `at` on a read of
+    /// `source` that is not a cursor read (flowc 0.3).
+    CursorClauseWithoutCursor {
+        word: &'static str,
+        source: String,
+        at: Loc,
+    },
+    /// FL003: `newest by` or `txn` (`word`) at `at` on a write whose mode is
+    /// `mode` (flowc 0.3).
+    ClauseForOtherMode {
+        word: &'static str,
+        mode: crate::vocab::Mode,
+        at: Loc,
+    },
+    /// FL008: a cursor read at `at` of `source` (declared at `decl`), which
+    /// names no cursor column (flowc 0.3).
+    CursorWithoutColumn { source: String, decl: Loc, at: Loc },
 }
 
 impl Problem {
     /// The rule the problem is a finding of.
     pub fn code(&self) -> Code {
         match self {
-            Problem::Found(d) => d.code,
             Problem::NotAPin { .. }
             | Problem::NotACommitMode { .. }
             | Problem::NotAWriteMode { .. }
@@ -414,7 +464,10 @@ impl Problem {
             | Problem::CommitNotOffered { .. }
             | Problem::UnknownPipelineSetting { .. }
             | Problem::ParamOnSchedule { .. }
-            | Problem::UnknownTaskStatement { .. } => Code::FL003,
+            | Problem::UnknownTaskStatement { .. }
+            | Problem::CursorClauseWithoutCursor { .. }
+            | Problem::ClauseForOtherMode { .. }
+            | Problem::ReadyNotListed { .. } => Code::FL003,
             Problem::MissingParameter { .. } => Code::FL004,
             Problem::TakesNoValue { .. }
             | Problem::UnknownParamType { .. }
@@ -423,7 +476,8 @@ impl Problem {
             | Problem::NeedsValue { .. }
             | Problem::TakesOneValue { .. }
             | Problem::WrongType { .. }
-            | Problem::NotAValue { .. } => Code::FL006,
+            | Problem::NotAValue { .. }
+            | Problem::ReadyWrongValue { .. } => Code::FL006,
             Problem::KindLacksRole { .. }
             | Problem::RoleMismatch { .. }
             | Problem::StateNotStore { .. } => Code::FL009,
@@ -437,7 +491,9 @@ impl Problem {
             | Problem::SettingTwice { .. }
             | Problem::ClauseTwice { .. }
             | Problem::StatementTwice { .. } => Code::FL007,
-            Problem::NoStart { .. } | Problem::NoRun { .. } => Code::FL008,
+            Problem::NoStart { .. }
+            | Problem::NoRun { .. }
+            | Problem::CursorWithoutColumn { .. } => Code::FL008,
             Problem::DuplicateName { .. } | Problem::StdlibKindReused { .. } => Code::FL703,
             Problem::AllowWithoutReason { .. } => Code::FL706,
             Problem::UnknownCode { .. } => Code::FL707,
@@ -447,16 +503,14 @@ impl Problem {
             | Problem::BadSchedule { .. }
             | Problem::BadTimezone { .. }
             | Problem::EmptyImage { .. }
+            | Problem::BadReadyMarker { .. }
+            | Problem::ZeroLease { .. }
             | Problem::EmptyProgram { .. }
             | Problem::BadPlaceholder { .. }
             | Problem::BadPodValue { .. }
-            | Problem::NotAllowedValue { .. } => Code::FL002,
+            | Problem::NotAllowedValue { .. }
+            | Problem::BadSystemName { .. }
+            | Problem::ZeroLookback { .. } => Code::FL002,
         }
-    }
-}
-
-impl From<Diagnostic> for Problem {
-    fn from(d: Diagnostic) -> Self {
-        Problem::Found(d)
     }
 }

@@ -8,12 +8,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::literal::{self, NumberKind};
 use super::model::{
-    AllowDef, DeclDef, EmitDef, KeyDef, KeyPartDef, KindDef, Loc, ParamDef, PipelineDef, Program,
-    ReadDef, Ready, Role, RunDef, TaskDef, ViaDef, WriteDef, WRITE_CAPS,
+    AllowDef, DeclDef, EmitDef, KeyDef, KeyPartDef, KindDef, Loc, Lookback, ParamDef, PipelineDef,
+    Program, ReadDef, Ready, Role, RunDef, TaskDef, ViaDef, WriteDef, WRITE_CAPS,
 };
 use super::pod::{Executor, PodDef, POD_SETTINGS};
 use super::problem::{Clause, Namespace, Problem};
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::Code;
 use crate::source::FileId;
 use crate::span::Span;
 use crate::suggest::closest;
@@ -170,10 +170,6 @@ fn scope_for(
 }
 
 impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
-    fn push(&mut self, d: Diagnostic) {
-        self.diags.push(Problem::Found(d));
-    }
-
     fn problem(&mut self, p: Problem) {
         self.diags.push(p);
     }
@@ -270,6 +266,13 @@ impl Resolver<'_> {
             fenced: false,
             atomic: false,
             state: false,
+            conditional_upsert: false,
+            serialized_replace: false,
+            lossy: false,
+            idempotent_producer: false,
+            unenforced_key: false,
+            eventual_upsert: false,
+            deduplicates_inserts: false,
             offsets: false,
             commits: BTreeSet::new(),
             first_commit: None,
@@ -296,7 +299,19 @@ impl Resolver<'_> {
                 continue;
             }
             match name {
-                "transactional" | "versioned" | "offsets" | "fenced" | "atomic" | "state" => {
+                "transactional"
+                | "versioned"
+                | "offsets"
+                | "fenced"
+                | "atomic"
+                | "state"
+                | "conditional_upsert"
+                | "serialized_replace"
+                | "lossy"
+                | "idempotent_producer"
+                | "unenforced_key"
+                | "eventual_upsert"
+                | "deduplicates_inserts" => {
                     if let Some(v) = line.args.first() {
                         self.problem(Problem::TakesNoValue {
                             name: name.to_string(),
@@ -310,6 +325,13 @@ impl Resolver<'_> {
                         "fenced" => def.fenced = true,
                         "atomic" => def.atomic = true,
                         "state" => def.state = true,
+                        "conditional_upsert" => def.conditional_upsert = true,
+                        "serialized_replace" => def.serialized_replace = true,
+                        "lossy" => def.lossy = true,
+                        "idempotent_producer" => def.idempotent_producer = true,
+                        "unenforced_key" => def.unenforced_key = true,
+                        "eventual_upsert" => def.eventual_upsert = true,
+                        "deduplicates_inserts" => def.deduplicates_inserts = true,
                         _ => def.offsets = true,
                     }
                 }
@@ -468,6 +490,8 @@ impl Resolver<'_> {
             pin_loc: None,
             identity: None,
             identity_loc: None,
+            identity_global: false,
+            cursor: None,
             fields: None,
             commit: None,
             commit_loc: None,
@@ -489,6 +513,7 @@ impl Resolver<'_> {
                     | "mutable"
                     | "pin"
                     | "identity"
+                    | "cursor"
                     | "fields"
                     | "commit"
                     | "coordinator"
@@ -542,11 +567,57 @@ impl Resolver<'_> {
                     }
                 }
                 "identity" => {
+                    // `identity (F, ...) global` (flowc 0.3): unique across
+                    // every interval, so a key holding it never recurs.
+                    let global =
+                        matches!(p.args.as_slice(), [_, Value::Ident(g)] if g.name == "global");
+                    let trimmed;
+                    let p = if global {
+                        trimmed = ast::Setting {
+                            name: p.name.clone(),
+                            args: p.args[..1].to_vec(),
+                            span: p.span,
+                        };
+                        &trimmed
+                    } else {
+                        p
+                    };
                     if let Some(fields) = self.fields_arg(f, p, true) {
+                        def.identity_global = global && !fields.is_empty();
                         def.identity = Some(fields);
                         def.identity_loc = Some(at);
                     }
                 }
+                "cursor" => match p.args.as_slice() {
+                    [Value::Ident(c)] => def.cursor = Some((c.name.clone(), false, at)),
+                    [Value::Ident(c), Value::Ident(u)] if u.name == "unique" => {
+                        def.cursor = Some((c.name.clone(), true, at));
+                    }
+                    [] => self.problem(Problem::NeedsValue {
+                        setting: "cursor".to_string(),
+                        expected: "a column, then `unique` if no two rows share a value"
+                            .to_string(),
+                        at: loc(f, p.name.span),
+                    }),
+                    [_, rest @ ..] if !matches!(rest, [Value::Ident(_)]) || rest.len() > 1 => {
+                        let span = rest[0].span().to(rest[rest.len() - 1].span());
+                        self.problem(Problem::TakesOneValue {
+                            setting: "cursor".to_string(),
+                            expected: "a column, then `unique` if no two rows share a value"
+                                .to_string(),
+                            at: loc(f, span),
+                        });
+                    }
+                    [other, ..] => {
+                        self.wrong_type(
+                            f,
+                            p,
+                            other,
+                            "a column, then `unique`",
+                            "cursor updated_at",
+                        );
+                    }
+                },
                 "fields" => {
                     if let Some(fields) = self.list_of_names(f, p) {
                         def.fields = Some(fields);
@@ -594,7 +665,10 @@ impl Resolver<'_> {
                 _ => {
                     let Some(param) = param else { continue };
                     if let Some(v) = self.param_value(f, p, param) {
-                        if kind.stdlib && !self.allowed_value(f, p, &kind.name, name, &v) {
+                        if kind.stdlib
+                            && !(self.allowed_value(f, p, &kind.name, name, &v)
+                                && self.system_name(f, p, &kind.name, name, &v))
+                        {
                             continue;
                         }
                         if name == "primary_key" {
@@ -665,11 +739,54 @@ impl Resolver<'_> {
         false
     }
 
+    /// Whether `value` of the standard kind `kind`'s parameter `param` is a
+    /// name its system accepts, where flowc knows the system's rule (a
+    /// Kafka topic, an Iceberg table identifier): FL002 where it is not.
+    fn system_name(
+        &mut self,
+        f: FileId,
+        p: &ast::Setting,
+        kind: &str,
+        param: &str,
+        value: &ParamValue,
+    ) -> bool {
+        let ParamValue::String(text) = value else {
+            return true;
+        };
+        let why = match (kind, param) {
+            ("kafka_topic", "topic") => literal::kafka_topic(text),
+            ("iceberg_table", "table") => literal::iceberg_identifier(text),
+            _ => return true,
+        };
+        let Err(why) = why else {
+            return true;
+        };
+        let at = p.args.first().map_or(p.name.span, Value::span);
+        self.problem(Problem::BadSystemName {
+            kind: kind.to_string(),
+            param: param.to_string(),
+            value: text.clone(),
+            why,
+            at: loc(f, at),
+        });
+        false
+    }
+
     fn param_value(&mut self, f: FileId, p: &ast::Setting, param: &ParamDef) -> Option<ParamValue> {
         match param.ty {
             ParamType::String => {
                 let s = self.string_arg_raw(f, p)?;
                 match literal::template(&s) {
+                    Ok(template) if matches!(param.name.as_str(), "path" | "location") => {
+                        if let Some(text) = literal::absolute_rendering(&template) {
+                            self.problem(Problem::BadPlaceholder {
+                                error: literal::PlaceholderError::AbsoluteRendering { text },
+                                at: loc(f, s.span),
+                            });
+                            return None;
+                        }
+                        Some(ParamValue::String(template))
+                    }
                     Ok(template) => Some(ParamValue::String(template)),
                     Err(bad) => {
                         for (span, error) in bad {
@@ -754,6 +871,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             name_loc: loc(f, p.name.span),
             schedule: None,
             schedule_loc: None,
+            schedule_invalid: false,
             start: None,
             timezone: "UTC".into(),
             catchup: true,
@@ -799,10 +917,13 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                                     def.schedule = Some((text, five));
                                     def.schedule_loc = Some(at);
                                 }
-                                Err(error) => self.problem(Problem::BadSchedule {
-                                    error,
-                                    at: loc(f, s.value_span()),
-                                }),
+                                Err(error) => {
+                                    def.schedule_invalid = true;
+                                    self.problem(Problem::BadSchedule {
+                                        error,
+                                        at: loc(f, s.value_span()),
+                                    });
+                                }
                             }
                         }
                     }
@@ -1299,10 +1420,12 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             pin_loc: None,
             commit: None,
             commit_loc: None,
+            lookback: None,
+            inclusive: None,
         };
         let pin_span = |p: &ast::PinClause| match p {
             ast::PinClause::Pinned(id) => id.span,
-            ast::PinClause::Unpinned(s) => *s,
+            ast::PinClause::Unpinned(s) | ast::PinClause::Cursor(s) => *s,
         };
         if let Some(p) = first_clause(
             self.diags,
@@ -1315,6 +1438,10 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             match p {
                 ast::PinClause::Unpinned(s) => {
                     rd.pin = Some(None);
+                    rd.pin_loc = Some(loc(f, *s));
+                }
+                ast::PinClause::Cursor(s) => {
+                    rd.pin = Some(Some(Pin::Cursor));
                     rd.pin_loc = Some(loc(f, *s));
                 }
                 ast::PinClause::Pinned(id) => {
@@ -1350,9 +1477,37 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 });
             }
         }
+        self.cursor_clauses(f, r, &mut rd);
         let decl = decl?;
         if self.role_mismatch(f, &r.source, decl, "read", &[Role::Source]) {
             return None;
+        }
+        {
+            let d = &self.names().decls[decl];
+            let pin = rd.pin.unwrap_or(d.pin.flatten());
+            if pin == Some(Pin::Cursor) && d.cursor.is_none() {
+                let at = rd.pin_loc.unwrap_or(rd.loc);
+                let problem = Problem::CursorWithoutColumn {
+                    source: d.name.clone(),
+                    decl: d.name_loc,
+                    at,
+                };
+                self.problem(problem);
+            }
+            if pin != Some(Pin::Cursor) {
+                for (word, at) in [
+                    ("lookback", rd.lookback.map(|l| l.1)),
+                    ("inclusive", rd.inclusive),
+                ] {
+                    if let Some(at) = at {
+                        self.problem(Problem::CursorClauseWithoutCursor {
+                            word,
+                            source: r.source.name.clone(),
+                            at,
+                        });
+                    }
+                }
+            }
         }
         if let (Some(at), Some(m)) = (rd.commit_loc, rd.commit) {
             let kind = &self.names().kinds[self.names().decls[decl].kind_idx];
@@ -1376,6 +1531,58 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         Some(rd)
     }
 
+    /// `lookback L` and `inclusive` of a read (flowc 0.3): each at most
+    /// once, a positive duration or count, and only on a cursor read.
+    fn cursor_clauses(&mut self, f: FileId, r: &ast::Read, rd: &mut ReadDef) {
+        if let Some(l) = first_clause(
+            self.diags,
+            f,
+            &r.lookbacks,
+            |l| l.span,
+            Clause::Lookback,
+            &r.source.name,
+        ) {
+            let at = loc(f, l.span);
+            let value = match literal::classify(&l.name) {
+                Ok(literal::NumberKind::Duration) => {
+                    literal::parse_duration(&l.name).map(Lookback::Seconds)
+                }
+                Ok(literal::NumberKind::Int) => {
+                    literal::parse_int(&l.name).map(|n| Lookback::Count(u64::from(n)))
+                }
+                Ok(literal::NumberKind::Date) => Err(literal::LiteralError::NotANumber {
+                    text: l.name.clone(),
+                }),
+                Err(e) => Err(e),
+            };
+            match value {
+                Ok(Lookback::Seconds(0) | Lookback::Count(0)) => {
+                    self.problem(Problem::ZeroLookback {
+                        text: l.name.clone(),
+                        at,
+                    });
+                }
+                Ok(v) => rd.lookback = Some((v, at)),
+                Err(error) => self.problem(Problem::BadNumber {
+                    setting: "lookback".to_string(),
+                    example: "2h",
+                    error,
+                    at,
+                }),
+            }
+        }
+        if let Some(s) = first_clause(
+            self.diags,
+            f,
+            &r.inclusive,
+            |s| *s,
+            Clause::Inclusive,
+            &r.source.name,
+        ) {
+            rd.inclusive = Some(loc(f, *s));
+        }
+    }
+
     fn write(&mut self, f: FileId, w: &ast::Write) -> Option<WriteDef> {
         let decl = self.lookup_decl(f, &w.sink, "sink");
         let (mode, mode_span, partition) = match &w.mode {
@@ -1386,6 +1593,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             ast::WriteModeExpr::Word(id) => {
                 let words = [
                     "upsert",
+                    "insert_if_absent",
                     "append",
                     "check_then_append",
                     "conditional_commit",
@@ -1429,6 +1637,40 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             &w.sink.name,
         )
         .and_then(|r| self.guarantee_word(f, r).map(|g| (g, loc(f, r.span))));
+        let newest_by = first_clause(
+            self.diags,
+            f,
+            &w.newest,
+            |(_, s)| *s,
+            Clause::Newest,
+            &w.sink.name,
+        )
+        .map(|(c, s)| (c.name.clone(), loc(f, *s)));
+        let txn = first_clause(
+            self.diags,
+            f,
+            &w.txns,
+            |k| k.span,
+            Clause::Txn,
+            &w.sink.name,
+        )
+        .and_then(|k| self.key(f, k));
+        for (word, at, ok) in [
+            (
+                "newest by",
+                newest_by.as_ref().map(|n| n.1),
+                mode == Mode::Upsert,
+            ),
+            (
+                "txn",
+                w.txns.first().map(|k| loc(f, k.span)),
+                mode == Mode::ConditionalCommit,
+            ),
+        ] {
+            if let (Some(at), false) = (at, ok) {
+                self.problem(Problem::ClauseForOtherMode { word, mode, at });
+            }
+        }
         let decl = decl?;
         if self.role_mismatch(f, &w.sink, decl, "write", &[Role::Sink]) {
             return None;
@@ -1441,6 +1683,8 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             partition,
             key,
             require,
+            newest_by: newest_by.filter(|_| mode == Mode::Upsert),
+            txn: txn.filter(|_| mode == Mode::ConditionalCommit),
         })
     }
 
@@ -1631,18 +1875,20 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             [Value::Ident(w)] if w.name == "nonempty" => Ready::Nonempty,
             [Value::Ident(w), Value::Str(name)] if w.name == "marker" => {
                 if name.value.is_empty() || name.value.contains(['/', '\\']) {
-                    self.push(ready_bad_marker(f, name.span));
+                    self.problem(Problem::BadReadyMarker {
+                        at: loc(f, name.span),
+                    });
                     return None;
                 }
                 Ready::Marker(name.value.clone())
             }
             _ => {
-                self.push(ready_wrong_value(f, p));
+                self.problem(ready_wrong_value(f, p));
                 return None;
             }
         };
         if !kind.pins.contains(&Pin::Listing) {
-            self.push(ready_not_listed(f, p, kind, decl, &ready));
+            self.problem(ready_not_listed(f, p, kind, decl, &ready));
             return None;
         }
         Some(ready)
@@ -1744,15 +1990,10 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
     fn lease_arg(&mut self, f: FileId, s: &ast::Setting) -> Option<u64> {
         let d = self.duration_arg(f, s)?;
         if d == 0 {
-            self.push(
-                Diagnostic::new(
-                    Code::FL002,
-                    f,
-                    s.value_span(),
-                    format!("`{}` of zero: a lease must be positive", s.name.name),
-                )
-                .help("give the longest time an attempt may run, such as `30m`; leave `timeout` out for no lease"),
-            );
+            self.problem(Problem::ZeroLease {
+                setting: s.name.name.clone(),
+                at: loc(f, s.value_span()),
+            });
             return None;
         }
         Some(d)
@@ -2099,7 +2340,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
 }
 
 /// Capability lines of a kind.
-const CAPS: [&str; 12] = [
+const CAPS: [&str; 19] = [
     "roles",
     "pins",
     "writes",
@@ -2112,6 +2353,13 @@ const CAPS: [&str; 12] = [
     "commits",
     "coordinator",
     "idempotency",
+    "conditional_upsert",
+    "serialized_replace",
+    "lossy",
+    "idempotent_producer",
+    "unenforced_key",
+    "eventual_upsert",
+    "deduplicates_inserts",
 ];
 
 /// Settings of a pipeline.
@@ -2162,6 +2410,7 @@ pub fn role_props(role: Role) -> &'static [&'static str] {
             "mutable",
             "pin",
             "identity",
+            "cursor",
             "fields",
             "commit",
             "coordinator",
@@ -2209,7 +2458,7 @@ impl Seen {
 }
 
 /// FL006: `ready` with a value other than `marker "NAME"`, `nonempty` or `always`.
-fn ready_wrong_value(f: FileId, s: &ast::Setting) -> Diagnostic {
+fn ready_wrong_value(f: FileId, s: &ast::Setting) -> Problem {
     let (span, found) = match s.args.as_slice() {
         [] => (s.name.span, "nothing".to_string()),
         [Value::Ident(w)] if w.name == "marker" => (
@@ -2219,13 +2468,10 @@ fn ready_wrong_value(f: FileId, s: &ast::Setting) -> Diagnostic {
         [first, .., last] => (first.span().to(last.span()), describe_args(&s.args)),
         [one] => (one.span(), describe_args(&s.args)),
     };
-    Diagnostic::new(
-        Code::FL006,
-        f,
-        span,
-        format!("`ready` takes `marker \"NAME\"`, `nonempty` or `always`, found {found}"),
-    )
-    .help("write `ready marker \"_SUCCESS\"` (a file that marks the folder complete), `ready nonempty` or `ready always`")
+    Problem::ReadyWrongValue {
+        found,
+        at: loc(f, span),
+    }
 }
 
 /// What a setting's values are, for a message.
@@ -2237,17 +2483,6 @@ fn describe_args(args: &[Value]) -> String {
     }
 }
 
-/// FL002: a `ready marker` whose name is empty or holds a path separator.
-fn ready_bad_marker(f: FileId, span: Span) -> Diagnostic {
-    Diagnostic::new(
-        Code::FL002,
-        f,
-        span,
-        "a ready marker is the name of one file in the interval's folder",
-    )
-    .help("write a file name without `/`, as in `ready marker \"_SUCCESS\"`")
-}
-
 /// FL003: `ready marker` or `ready nonempty` on a source whose kind lists no files.
 fn ready_not_listed(
     f: FileId,
@@ -2255,24 +2490,19 @@ fn ready_not_listed(
     kind: &KindDef,
     decl: &str,
     ready: &Ready,
-) -> Diagnostic {
+) -> Problem {
     let span = s.args.first().map_or(s.span, |first| {
         first
             .span()
             .to(s.args.last().map_or(first.span(), Value::span))
     });
-    Diagnostic::new(
-        Code::FL003,
-        f,
-        span,
-        format!(
-            "`ready {}` does not apply to source `{decl}`: kind `{}` does not list an interval's files (`pins listing`)",
-            ready.word(),
-            kind.name
-        ),
-    )
-    .label(kind.loc.file, kind.loc.span, format!("kind `{}` declared here", kind.name))
-    .help("write `ready always`, or remove the line: a source of this kind is always ready")
+    Problem::ReadyNotListed {
+        word: ready.word(),
+        decl: decl.to_owned(),
+        kind: kind.name.clone(),
+        kind_at: kind.loc,
+        at: loc(f, span),
+    }
 }
 
 /// FL003: a commit mode the kind does not list in `commits`.

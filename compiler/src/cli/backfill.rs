@@ -88,7 +88,8 @@ pub(super) fn run(args: &BackfillArgs) -> ExitCode {
         BackfillTarget::Airflow => backfill::airflow(pipeline, args.from, args.to, &intervals),
         BackfillTarget::Argo => match backfill::argo(pipeline, args.from, args.to, &intervals) {
             Ok(text) => text,
-            Err(problems) => {
+            Err(backfill::ArgoRefusal::TooLarge(r)) => return refused(&r),
+            Err(backfill::ArgoRefusal::Problems(problems)) => {
                 let decl_names = places::Places::decl_names(&outcome);
                 let at = places::Places::of(&outcome, file, &decl_names);
                 let found = places::problems_to_diagnostics(&at, problems);
@@ -112,13 +113,13 @@ fn write(out: &Path, text: &str, count: usize) -> ExitCode {
             eprintln!(
                 "flowc: wrote the backfill of {} to {}",
                 super::build::plural(count, "interval"),
-                out.display()
+                super::shown_path(out)
             );
             ExitCode::SUCCESS
         }
         Err(e) => usage_error(&format!(
             "cannot write `{}`: {}",
-            out.display(),
+            super::shown_path(out),
             crate::io::read::io_words(&e)
         )),
     }

@@ -56,7 +56,7 @@ pub(super) fn generate_into(
     std::fs::create_dir_all(out).map_err(|e| {
         usage_error(&format!(
             "cannot create `{}`: {}",
-            out.display(),
+            super::shown_path(out),
             crate::io::read::io_words(&e)
         ))
     })?;
@@ -100,7 +100,8 @@ pub(super) fn generate_into(
     {
         match result {
             Ok(files) => {
-                let (count, problems) = places::write_counted(out, &files, places);
+                let (count, problems) =
+                    places::write_counted(&crate::io::write::Disk, out, &files, places);
                 if problems.is_empty() {
                     sources.extend(pipelines.first().map(|p| p.source_file.clone()));
                     kept.extend(left);
@@ -217,6 +218,28 @@ pub(super) fn plural(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
+/// The `target` of the configuration in force for the first path (what
+/// `flowc check --show-settings` shows), for a `build` without `--target`.
+pub(super) fn configured_target(paths: &[PathBuf]) -> Result<String, String> {
+    use crate::io::read::{ConfigChoice, Configs};
+    let names: Vec<&str> = crate::codegen::target::TARGETS
+        .iter()
+        .map(|t| t.name)
+        .collect();
+    let configs = Configs::new(
+        ConfigChoice::Discover,
+        crate::config::Overrides::default(),
+        &names,
+    )?;
+    let settings = configs.for_paths(paths)?;
+    settings.target.clone().ok_or_else(|| {
+        format!(
+            "no target: pass `--target {}`, or set `target` in flowc.toml",
+            names.join("|")
+        )
+    })
+}
+
 pub(super) fn run(
     paths: &[PathBuf],
     target: &str,
@@ -242,11 +265,12 @@ pub(super) fn run(
     };
     let mut removed = 0;
     for stale in crate::io::write::stale_files(out, target.name, &run.sources, &run.written) {
-        let shown = crate::io::read::display(&stale.path);
+        let shown = super::shown_path(&stale.path);
         let why = stale.pipeline.as_ref().map_or_else(
             || format!("`{}` no longer produces it", stale.source),
             |p| format!("pipeline `{p}` is no longer in `{}`", stale.source),
         );
+        let why = crate::diagnostic::human::escape_controls(&why);
         if keep_stale {
             eprintln!("flowc: stale `{shown}` ({why}); kept, as --keep-stale asks");
         } else {
@@ -270,7 +294,7 @@ pub(super) fn run(
     eprintln!(
         "flowc: wrote {} to {}{removed_note}",
         plural(run.written.len(), "file"),
-        out.display()
+        super::shown_path(out)
     );
     run.code
 }

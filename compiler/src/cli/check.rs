@@ -32,6 +32,9 @@ pub(super) struct CheckArgs {
     /// Exit 1 on warnings too
     #[arg(long)]
     pub(super) deny_warnings: bool,
+    /// Exit 0 even when there are findings (2 still means the command could not run)
+    #[arg(long, conflicts_with = "deny_warnings")]
+    pub(super) exit_zero: bool,
     /// Report only these rules (codes, names, prefixes such as FL2, or ALL; comma-separated), instead of the configured selection
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub(super) select: Option<Vec<String>>,
@@ -159,7 +162,7 @@ fn checked(args: &CheckArgs) -> Result<ExitCode, String> {
         for dir in &found.empty {
             eprintln!(
                 "warning: no .flow file under `{}` (nothing to check there)",
-                display(dir)
+                crate::diagnostic::human::escape_controls(&display(dir))
             );
         }
     }
@@ -191,7 +194,8 @@ fn checked(args: &CheckArgs) -> Result<ExitCode, String> {
         }
     };
     print(&text);
-    let failed = summary.errors > 0 || (args.deny_warnings && summary.warnings > 0);
+    let failed =
+        !args.exit_zero && (summary.errors > 0 || (args.deny_warnings && summary.warnings > 0));
     exit_without_freeing(outcome);
     Ok(ExitCode::from(u8::from(failed)))
 }

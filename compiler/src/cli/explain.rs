@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use super::{print, usage_error};
+use super::{not_found, print, usage_error};
 use crate::diagnostic::Code;
 
 pub(super) fn run(rule: &str) -> ExitCode {
@@ -11,7 +11,7 @@ pub(super) fn run(rule: &str) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         let names = Code::ALL.iter().flat_map(|r| [r.as_str(), r.name()]);
-        let hint = crate::suggest::did_you_mean(rule, names);
-        usage_error(&format!("no rule `{rule}`{hint}; `flowc rules` lists them"))
+        let near = crate::suggest::closest_or_start(rule, names);
+        usage_error(&not_found("rule", rule, near, "flowc rules"))
     }
 }

@@ -22,9 +22,10 @@ use crate::io::read::{discover, display, Configs, FsLoader};
 pub(super) struct FixArgs {
     /// Apply the fixes the findings offer (a did-you-mean name, a keyword's case,
     /// the pin a source's kind offers, a lease), then report what is left
-    #[arg(long, conflicts_with = "diff")]
+    #[arg(long)]
     fix: bool,
-    /// Print what --fix would change as a unified diff; exit 1 if it would change anything
+    /// Print what --fix would change as a unified diff and write nothing (also with
+    /// --fix, as ruff does); exit 1 if it would change anything
     #[arg(long)]
     diff: bool,
     /// Also check every .flow file under the current folder that imports one of the
@@ -81,13 +82,15 @@ pub(super) fn run(
         let mut out = String::new();
         for c in changes.values() {
             let diff = similar::TextDiff::from_lines(&c.before, &c.after);
-            out.push_str(
+            // Escaped: a control character of the file would reach the
+            // terminal.
+            out.push_str(&crate::diagnostic::human::escape_controls(
                 &diff
                     .unified_diff()
                     .context_radius(2)
                     .header(&c.shown, &format!("{} (fixed)", c.shown))
                     .to_string(),
-            );
+            ));
         }
         print(&out);
         return Err(ExitCode::from(u8::from(!changes.is_empty())));
@@ -101,7 +104,11 @@ pub(super) fn run(
             )));
         }
         let s = if c.fixes == 1 { "" } else { "es" };
-        eprintln!("fixed {}: {} fix{s}", c.shown, c.fixes);
+        eprintln!(
+            "fixed {}: {} fix{s}",
+            crate::diagnostic::human::escape_controls(&c.shown),
+            c.fixes
+        );
     }
     Ok(paths)
 }
@@ -180,7 +187,13 @@ fn with_importers(paths: &[PathBuf], configs: &Arc<Configs>) -> Result<Vec<PathB
     // Who imports whom, by real path: `use "rel"` is relative to the file.
     let mut importers: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
     for f in &all {
-        let Ok(text) = std::fs::read_to_string(f) else {
+        // Read as every `.flow` file is: inside the root, regular, bounded.
+        let Ok(Ok(bytes)) =
+            crate::io::read::read_source(f, crate::io::read::MAX_INPUT_BYTES as u64)
+        else {
+            continue;
+        };
+        let Ok(text) = String::from_utf8(bytes) else {
             continue;
         };
         let dir = real(f).parent().map(Path::to_path_buf).unwrap_or_default();

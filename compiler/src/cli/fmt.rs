@@ -14,8 +14,9 @@ pub(super) fn run(paths: &[PathBuf], check: bool) -> ExitCode {
     let mut failed = false;
     let mut out = String::new();
     for f in &files {
-        let name = display(f);
-        let text = match crate::io::read::read_limited(f, crate::format::MAX_INPUT_BYTES) {
+        // Escaped: a file name may hold control characters.
+        let name = crate::diagnostic::human::escape_controls(&display(f)).into_owned();
+        let text = match crate::io::read::read_source(f, crate::format::MAX_INPUT_BYTES) {
             Ok(Err(size)) => {
                 let e = crate::format::file_too_large(size);
                 eprintln!("{name}:{e}");
@@ -31,25 +32,22 @@ pub(super) fn run(paths: &[PathBuf], check: bool) -> ExitCode {
                     continue;
                 }
             }
-            Err(e) => {
-                return usage_error(&format!(
-                    "cannot read `{name}`: {}",
-                    crate::io::read::io_words(&e)
-                ))
-            }
+            Err(e) => return usage_error(&format!("cannot read `{name}`: {e}")),
         };
         match crate::format::format_file(&text) {
             Ok(new) if new == text => {}
             Ok(new) if check => {
                 failed = true;
                 let diff = similar::TextDiff::from_lines(&text, &new);
-                out.push_str(
+                // Escaped: a control character of the file would reach
+                // the terminal.
+                out.push_str(&crate::diagnostic::human::escape_controls(
                     &diff
                         .unified_diff()
                         .context_radius(2)
                         .header(&name, &format!("{name} (formatted)"))
                         .to_string(),
-                );
+                ));
             }
             Ok(new) => {
                 if let Err(e) = crate::io::write::rewrite_existing(f, &new) {

@@ -1,5 +1,6 @@
 //! `flowc graph`: the task graph of every pipeline of the files (or of the
-//! `.flow` files under folders) as DOT or Mermaid, one graph per pipeline.
+//! `.flow` files under folders) as DOT or Mermaid: one graph, with a
+//! cluster per pipeline when there are several.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -66,14 +67,14 @@ pub(super) fn run(paths: &[PathBuf], format: GraphFormat, only: Option<&str>) ->
             p.loc.span.start,
         )
     });
-    let text: Vec<String> = ordered
+    // One graph, a cluster per pipeline: `dot -Tpng` makes one image.
+    let models: Vec<_> = ordered
         .into_iter()
         .map(|r| crate::graph::model_of(&outcome.program, r))
-        .map(|m| match format {
-            GraphFormat::Dot => crate::graph::to_dot(&m),
-            GraphFormat::Mermaid => crate::graph::to_mermaid(&m),
-        })
         .collect();
-    print(&text.join("\n"));
+    print(&match format {
+        GraphFormat::Dot => crate::graph::to_dot_all(&models),
+        GraphFormat::Mermaid => crate::graph::to_mermaid_all(&models),
+    });
     ExitCode::SUCCESS
 }

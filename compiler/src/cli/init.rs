@@ -13,10 +13,12 @@ pub(super) fn run(dir: Option<&std::path::Path>) -> ExitCode {
         .unwrap_or_else(|| "pipelines".into());
     let files = crate::init::starter_files(&name);
     for (rel, _) in &files {
-        if dir.join(rel).exists() {
+        // Anything at the path counts, a link to nothing included: it
+        // would be replaced.
+        if dir.join(rel).symlink_metadata().is_ok() {
             return usage_error(&format!(
                 "`{}` already exists; init changes nothing in a project that has it",
-                dir.join(rel).display()
+                super::shown_path(&dir.join(rel))
             ));
         }
     }
@@ -24,12 +26,12 @@ pub(super) fn run(dir: Option<&std::path::Path>) -> ExitCode {
         if let Err(e) = crate::io::write::write_atomic(&dir.join(rel), contents) {
             return usage_error(&format!(
                 "cannot write `{}`: {}",
-                dir.join(rel).display(),
+                super::shown_path(&dir.join(rel)),
                 crate::io::read::io_words(&e)
             ));
         }
-        eprintln!("created {}", dir.join(rel).display());
+        eprintln!("created {}", super::shown_path(&dir.join(rel)));
     }
-    eprintln!("next: `flowc check {}`", dir.display());
+    eprintln!("next: `flowc check {}`", super::shown_path(dir));
     ExitCode::SUCCESS
 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 
-use super::{exit_without_freeing, print, usage_error};
+use super::{exit_without_freeing, not_found, print, usage_error};
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(super) enum KindsFormat {
@@ -51,9 +51,10 @@ pub(super) fn run(args: &KindsArgs) -> ExitCode {
     let mut entries = crate::kinds::catalogue(&outcome);
     if let Some(name) = &args.name {
         if !entries.iter().any(|e| &e.name == name) {
-            let hint = crate::suggest::did_you_mean(name, entries.iter().map(|e| e.name.as_str()));
+            let near =
+                crate::suggest::closest_or_start(name, entries.iter().map(|e| e.name.as_str()));
             exit_without_freeing(outcome);
-            return usage_error(&format!("no kind `{name}`{hint}; `flowc kinds` lists them"));
+            return usage_error(&not_found("kind", name, near, "flowc kinds"));
         }
         entries.retain(|e| &e.name == name);
     }

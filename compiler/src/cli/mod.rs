@@ -12,9 +12,12 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::diagnostic::{self, Summary};
 
+mod audit;
 mod backfill;
 mod build;
 mod check;
+mod completions;
+pub use completions::man_page;
 mod explain;
 mod fix;
 mod fmt;
@@ -100,7 +103,8 @@ Exit status: 0 no errors; 1 errors (or warnings with --deny-warnings); 2 the com
     #[command(after_help = "\
 Examples:
   flowc report examples/revenue_daily.flow
-  flowc report --format json examples/ | jq '.pipelines[].tasks[].achieved'
+  flowc report --output-format json examples/ | jq '.pipelines[].tasks[].achieved'
+  flowc report --now now examples/revenue_daily.flow   the next intervals instead of the first ones
 
 A file that does not parse or whose names do not resolve has no report.
 Exit status: 0 no errors; 1 the files have errors (the report is still printed); 2 the command could not run.")]
@@ -108,8 +112,19 @@ Exit status: 0 no errors; 1 the files have errors (the report is still printed);
         /// Files, or folders searched recursively for *.flow (default: the current folder)
         paths: Vec<PathBuf>,
         /// Output format
-        #[arg(long, value_enum, default_value = "human")]
+        #[arg(
+            long = "output-format",
+            visible_alias = "format",
+            value_enum,
+            default_value = "human"
+        )]
         format: ReportFormat,
+        /// Print the report and nothing else (no notes about files with errors)
+        #[arg(long, short)]
+        quiet: bool,
+        /// Show each schedule's next intervals after this instant (`now`, or RFC 3339 such as 2026-03-01T12:00:00Z) instead of its first ones from `start`
+        #[arg(long, value_name = "TIME")]
+        now: Option<String>,
     },
     /// Explain a rule: what it catches, why it matters, an unsafe example, the fix
     #[command(after_help = "\
@@ -135,9 +150,9 @@ file that flowc did not generate is replaced. Files generated earlier from the
 same .flow files for pipelines they no longer have are removed (--keep-stale lists them).
 Exit status: as for `flowc check`.")]
     Build {
-        /// The scheduler to compile for
+        /// The scheduler to compile for (default: the configured `target`, as `flowc check --show-settings` shows it for the first path)
         #[arg(long, value_parser = target_names())]
-        target: String,
+        target: Option<String>,
         /// The folder to write into (created if missing)
         #[arg(long)]
         out: PathBuf,
@@ -153,8 +168,8 @@ Exit status: as for `flowc check`.")]
     /// Generate Python task modules, their runtime, and transform stubs you fill in
     #[command(after_help = "\
 Examples:
-  flowc scaffold --lang python --out tasks/ examples/revenue_daily.flow
-  flowc scaffold --lang python --out . examples/billing_dq.flow
+  flowc scaffold --out tasks/ examples/revenue_daily.flow
+  flowc scaffold --out . examples/billing_dq.flow
 
 For every task: a generated module that applies the task's declarations (pin, key,
 write protocol, outbox, exit codes), rewritten on every run, and a transform module
@@ -162,7 +177,7 @@ that is created only when absent, so your code is never overwritten. A kind with
 runtime yet is FL805. Exit status: as for `flowc check`.")]
     Scaffold {
         /// The language to generate
-        #[arg(long, value_enum)]
+        #[arg(long, value_enum, default_value = "python")]
         lang: Lang,
         /// The folder to write into (created if missing)
         #[arg(long)]
@@ -174,15 +189,15 @@ runtime yet is FL805. Exit status: as for `flowc check`.")]
     #[command(after_help = "\
 Examples:
   flowc fmt                     format every .flow file under the current folder
-  flowc fmt --check examples/   print a diff and exit 1 if a file would change
+  flowc fmt --check examples/   print a diff and exit 1 if a file would change (--diff is the same)
 
 Comments stay where they are; formatting never changes what a file means.
 Exit status: 0 formatted (or nothing to change); 1 a file would change (--check) or cannot be formatted; 2 the command could not run.")]
     Fmt {
         /// Files, or folders searched recursively for *.flow (default: the current folder)
         paths: Vec<PathBuf>,
-        /// Change nothing; show what would change and exit 1 if anything would
-        #[arg(long)]
+        /// Change nothing; print what would change as a diff and exit 1 if anything would
+        #[arg(long, visible_alias = "diff")]
         check: bool,
     },
     /// Draw a file's task graph: tasks, sources, sinks and effects, outputs coloured by guarantee
@@ -191,8 +206,9 @@ Examples:
   flowc graph examples/revenue_daily.flow | dot -Tsvg > revenue.svg
   flowc graph --format mermaid examples/revenue_daily.flow
 
-Every pipeline of every file is drawn (one graph each, in file order); --pipeline
-picks one, and names the files when several declare it.")]
+Every pipeline of every file is drawn, in one graph with a cluster per pipeline
+(in file order), so `dot -Tpng` makes one image; --pipeline picks one, and names
+the files when several declare it.")]
     Graph {
         /// Files, or folders searched recursively for *.flow (default: the current folder)
         paths: Vec<PathBuf>,
@@ -229,9 +245,32 @@ pipeline's time zone. Argo: one Workflow per interval; Airflow: the
 `airflow backfill create` command (docs/targets/backfill.md).
 Exit status: 0 printed; 1 the file has errors; 2 the command could not run.")]
     Backfill(backfill::BackfillArgs),
+    /// Check a running deployment against what its .flow files promise (read-only)
+    #[command(after_help = "\
+Examples:
+  flowc audit --since 2026-03-01 --until 2026-03-07 orders.flow
+  flowc audit --conn orders=postgresql://auditor@db/shop --format json orders.flow
+  flowc audit --state sqlite:///srv/flowc/state.sqlite --format sarif . > audit.sarif
+
+Reads the systems through the connections the tasks get (FLOW_CONN_<NAME>,
+FLOWC_STATE, or --conn / --state), read-only, with bounded queries, and
+reports per pipeline and output: intervals missing or committed twice,
+duplicate keys, outbox rows unsent or repeated, pins gone, lagging
+bookmarks (docs/audit.md). Runs the runtime's reader with python3, or
+FLOWC_PYTHON (it needs psycopg for PostgreSQL).
+Exit status: 0 every output within its guarantee; 1 an output broke its guarantee;
+2 the audit could not run (unreachable system, missing table, bad arguments).")]
+    Audit(audit::AuditArgs),
     /// Run the language server (LSP 3.17 on stdin/stdout) for editors
     #[command(after_help = "Editors start it themselves; see docs/editors.md.")]
     Lsp,
+    /// Print a shell's completion script for flowc
+    #[command(after_help = completions::AFTER_HELP)]
+    Completions {
+        /// The shell to complete in
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -269,9 +308,27 @@ fn exit_without_freeing(outcome: crate::check::Outcome) {
     std::mem::forget(outcome);
 }
 
+/// A path as messages show it: `/` between folders, control characters escaped.
+fn shown_path(p: &std::path::Path) -> String {
+    crate::diagnostic::human::escape_controls(&crate::io::read::display(p)).into_owned()
+}
+
 fn usage_error(msg: &str) -> ExitCode {
-    eprintln!("error: {msg}");
+    // A path or a configuration's text in the message may hold control
+    // characters: they are shown escaped, never sent to the terminal.
+    eprintln!("error: {}", crate::diagnostic::human::escape_controls(msg));
     ExitCode::from(2)
+}
+
+/// "no kind `slak`; did you mean `slack_message`? (`flowc kinds` lists them)",
+/// or without the question when nothing is near.
+fn not_found(what: &str, name: &str, near: Option<&str>, lister: &str) -> String {
+    match near {
+        Some(near) => {
+            format!("no {what} `{name}`; did you mean `{near}`? (`{lister}` lists them)")
+        }
+        None => format!("no {what} `{name}`; `{lister}` lists them"),
+    }
 }
 
 fn color_wanted() -> bool {
@@ -309,7 +366,12 @@ pub fn main() -> ExitCode {
     };
     match cli.command {
         Command::Check(args) => check::run(&args),
-        Command::Report { paths, format } => report::run(&paths, format),
+        Command::Report {
+            paths,
+            format,
+            quiet,
+            now,
+        } => report::run(&paths, format, quiet, now.as_deref()),
         Command::Explain { rule } => explain::run(&rule),
         Command::Build {
             target,
@@ -317,7 +379,10 @@ pub fn main() -> ExitCode {
             argo_kind,
             keep_stale,
             paths,
-        } => build::run(&paths, &target, &out, argo_kind, keep_stale),
+        } => match target.map_or_else(|| build::configured_target(&paths), Ok) {
+            Ok(target) => build::run(&paths, &target, &out, argo_kind, keep_stale),
+            Err(e) => usage_error(&e),
+        },
         Command::Scaffold {
             lang: Lang::Python,
             out,
@@ -334,5 +399,7 @@ pub fn main() -> ExitCode {
         Command::Lsp => lsp::run(),
         Command::Kinds(args) => kinds::run(&args),
         Command::Backfill(args) => backfill::run(&args),
+        Command::Completions { shell } => completions::run(shell),
+        Command::Audit(args) => audit::run(&args),
     }
 }

@@ -22,7 +22,7 @@ pub(super) fn run(paths: &[PathBuf], out: &std::path::Path) -> ExitCode {
             eprintln!(
                 "flowc: wrote {} to {}{kept_note}",
                 plural(run.written.len(), "file"),
-                out.display()
+                super::shown_path(out)
             );
             run.code
         }

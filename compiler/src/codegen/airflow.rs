@@ -38,6 +38,12 @@ const GENERATED_NAMES: &[&str] = &[
     "flowc",
 ];
 
+/// Up to this many tasks, edges are written `a >> b`, as every Airflow user
+/// reads them; a larger DAG records its edges with `flowc.set_upstream`,
+/// since each `>>` hashes the whole DAG (templates/airflow/README.md): a
+/// 200-task DAG spends about a millisecond on them, a 5,000-task one 0.4 s.
+const RSHIFT_MAX_TASKS: usize = 200;
+
 /// Airflow's limit on `dag_id` and `task_id`.
 const MAX_AIRFLOW_ID: usize = 250;
 
@@ -245,6 +251,10 @@ struct TaskView<'a> {
     secrets: Vec<EnvView<'a>>,
     /// Local process: `FLOW_CONN_<DECL>` from an Airflow Connection.
     connections: Vec<EnvView<'a>>,
+    /// `doc_md`, one string literal per line (see [`super::notes::doc_md`]).
+    doc_md: Vec<String>,
+    /// A comment above `on_ambiguous="fail"`: why the task does not retry.
+    fail_why: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -257,6 +267,11 @@ struct EnvView<'a> {
 struct EdgeView {
     /// The first edge of the module, after a blank line.
     first: bool,
+    /// `upstream >> task`, as one writes it by hand; else
+    /// `flowc.set_upstream(task, [upstream])` (see [`RSHIFT_MAX_TASKS`]).
+    rshift: bool,
+    /// More than one upstream task: `[a, b] >> task`.
+    several: bool,
     upstream: Vec<String>,
     downstream: String,
 }
@@ -303,6 +318,8 @@ impl<'a> DagView<'a> {
             if !upstream.is_empty() {
                 edges.push(EdgeView {
                     first: edges.is_empty(),
+                    rshift: pipeline.tasks.len() <= RSHIFT_MAX_TASKS,
+                    several: upstream.len() > 1,
                     upstream,
                     downstream: var.clone(),
                 });
@@ -367,10 +384,16 @@ impl<'a> DagView<'a> {
                         value: &s.secret,
                     })
                     .collect();
+                // A local process reads its connections from Airflow
+                // Connections; an effect's token only reaches pods.
                 let (secrets, connections) = if pod {
                     (secrets, Vec::new())
                 } else {
-                    (Vec::new(), secrets)
+                    let conns = secrets
+                        .into_iter()
+                        .filter(|s| !s.name.starts_with(super::ir::TOKEN_PREFIX))
+                        .collect();
+                    (Vec::new(), conns)
                 };
                 let p = &task.pod;
                 TaskView {
@@ -413,6 +436,8 @@ impl<'a> DagView<'a> {
                     retry_delay_seconds: task.retry_delay_seconds,
                     has_timeout: task.timeout_seconds.is_some(),
                     timeout_seconds: task.timeout_seconds.unwrap_or(0),
+                    doc_md: super::notes::doc_md(pipeline, task),
+                    fail_why: super::notes::why_fail(task),
                 }
             })
             .collect();
@@ -448,7 +473,7 @@ impl<'a> DagView<'a> {
 
 /// Whether Airflow runs `task` as a Kubernetes pod: it has an image and
 /// `airflow_executor` does not say `local`.
-fn runs_in_pod(task: &Task) -> bool {
+pub(crate) fn runs_in_pod(task: &Task) -> bool {
     task.image.is_some() && task.airflow_executor.as_deref() != Some("local")
 }
 
@@ -493,6 +518,7 @@ fn task_variables(tasks: &[Task]) -> Vec<String> {
 fn registry() -> Handlebars<'static> {
     let mut registry = super::helpers::registry();
     registry.register_helper("py_str", py_str_helper());
+    registry.register_helper("comment", super::helpers::comment_helper());
     registry.register_helper(
         "py_ident",
         Box::new(checked(

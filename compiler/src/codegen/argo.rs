@@ -73,6 +73,8 @@ const ENTRYPOINT: &str = "main";
 const STARTING_DEADLINE_SECONDS: u64 = 300;
 /// The exit code of the protocol that means "nothing was committed".
 const EXIT_NOTHING_COMMITTED: u32 = 75;
+/// The exit code of a deterministic error (nothing committed, never retried).
+const EXIT_INVALID: u32 = 65;
 /// How long Argo keeps a finished workflow unless `argo_ttl` says: a week.
 const DEFAULT_TTL_SECONDS: u64 = 7 * 86_400;
 /// Argo's pod garbage collection unless `argo_pod_gc` says: a pod that
@@ -88,6 +90,7 @@ const CONTAINER_TEMPLATE: &str =
 /// FL807 for each scheduled pipeline with a read whose declaration has an
 /// interval-scoped parameter string: Argo runs no missed interval. One
 /// warning per pipeline, at its first such read, naming every such source.
+/// Then FL808 for each effect a task emits that its container cannot reach.
 pub fn warnings(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
     let mut out = Vec::new();
     for pipeline in pipelines.iter().filter(|p| p.schedule.is_some()) {
@@ -119,6 +122,8 @@ pub fn warnings(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
             at: At::Read(source.to_owned()),
         });
     }
+    // Argo runs every task in a container (FL801 without an image).
+    out.extend(super::reach::problems(pipelines, |_| true, "Argo"));
     out
 }
 
@@ -191,6 +196,24 @@ pub fn backfill(
     pipeline: &Pipeline,
     runs: &[IntervalRun],
 ) -> Result<Vec<String>, Vec<TargetProblem>> {
+    let mut out = Vec::with_capacity(runs.len());
+    backfill_each(pipeline, runs, |doc| {
+        out.push(doc);
+        true
+    })?;
+    Ok(out)
+}
+
+/// [`backfill`], handing each document to `sink` as it is rendered (so
+/// that no more than one is held here); stops when `sink` returns false.
+///
+/// # Errors
+/// As [`backfill`].
+pub fn backfill_each(
+    pipeline: &Pipeline,
+    runs: &[IntervalRun],
+    mut sink: impl FnMut(String) -> bool,
+) -> Result<(), Vec<TargetProblem>> {
     let mut problems = Vec::new();
     let view = document(pipeline, ArgoKind::Backfill, &mut problems);
     let Some(mut view) = view.filter(|_| problems.is_empty()) else {
@@ -198,7 +221,6 @@ pub fn backfill(
     };
     let registry = registry();
     let base = view.name.clone();
-    let mut out = Vec::with_capacity(runs.len());
     for run in runs {
         view.name = format!("{base}-{}", run.suffix);
         view.arguments = BACKFILL_PARAMETERS
@@ -211,9 +233,11 @@ pub fn backfill(
             })
             .collect();
         let (contents, more) = render(&registry, &view);
-        out.push(std::iter::once(contents).chain(more).collect());
+        if !sink(std::iter::once(contents).chain(more).collect()) {
+            break;
+        }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// The text of one document: its head, then the DAG's entries and the
@@ -257,6 +281,7 @@ fn registry() -> Handlebars<'static> {
     let mut hb = super::helpers::registry();
     // `{{yaml x}}`: the string as a double-quoted YAML scalar.
     hb.register_helper("yaml", Box::new(quoting("yaml", yaml_str)));
+    hb.register_helper("comment", super::helpers::comment_helper());
     hb.register_template_string("document", DOCUMENT)
         .expect("document.yaml.hbs parses");
     hb.register_partial("workflow_spec", WORKFLOW_SPEC)
@@ -345,7 +370,7 @@ struct TaskView {
     depends: Option<String>,
     retry: Option<RetryView>,
     active_deadline_seconds: Option<u64>,
-    mutexes: Vec<String>,
+    mutexes: Vec<MutexView>,
     image: String,
     image_pull_policy: Option<String>,
     /// The template's own `serviceAccountName`, where the task's differs
@@ -368,7 +393,16 @@ struct TaskView {
 struct RetryView {
     limit: u32,
     expression: Option<String>,
+    /// Comment lines above the expression: what the exit codes mean.
+    comment: Vec<String>,
     backoff_duration: String,
+}
+
+/// One mutex, with the sinks it serialises (for a comment).
+#[derive(Debug, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+struct MutexView {
+    name: String,
+    sinks: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -378,6 +412,10 @@ struct EnvView {
     value: String,
     /// A connection from a Kubernetes Secret (its key `url`) instead of a value.
     secret: Option<String>,
+    /// The Secret's key: `url`, or `token` for an effect's token.
+    secret_key: &'static str,
+    /// The key may be absent (a token): the variable is then unset.
+    optional: bool,
 }
 
 /// Builds the view of one pipeline, pushing its problems; `None` when the
@@ -677,16 +715,29 @@ fn task_view(
         .collect::<Vec<_>>();
     let retry = (task.retries > 0).then(|| RetryView {
         limit: task.retries,
-        expression: (task.on_ambiguous == OnAmbiguous::Fail)
-            .then(|| format!("asInt(lastRetry.exitCode) == {EXIT_NOTHING_COMMITTED}")),
+        // Exit 65 (a deterministic error) is never retried; under `on_ambiguous fail` only
+        // 75 (nothing committed) is.
+        expression: Some(if task.on_ambiguous == OnAmbiguous::Fail {
+            format!("asInt(lastRetry.exitCode) == {EXIT_NOTHING_COMMITTED}")
+        } else {
+            format!("asInt(lastRetry.exitCode) != {EXIT_INVALID}")
+        }),
+        comment: retry_comment(task),
         backoff_duration: format!("{}s", task.retry_delay_seconds),
     });
-    let mutexes = task
-        .writes
-        .iter()
-        .map(|w| format!("flowc-sink-{}", w.sink.name))
-        .collect::<BTreeSet<_>>()
+    let mut mutexes: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for w in &task.writes {
+        mutexes
+            .entry(sink_mutex(&w.sink))
+            .or_default()
+            .insert(format!("sink `{}` ({})", w.sink.name, w.sink.kind));
+    }
+    let mutexes = mutexes
         .into_iter()
+        .map(|(name, sinks)| MutexView {
+            name,
+            sinks: sinks.into_iter().collect::<Vec<_>>().join(", "),
+        })
         .collect();
     let mut env: Vec<EnvView> = task
         .env
@@ -695,18 +746,24 @@ fn task_view(
             name: v.name.clone(),
             value: kubernetes_literal(&v.value),
             secret: None,
+            secret_key: "url",
+            optional: false,
         })
         .collect();
     env.extend(task.secrets.iter().map(|s| EnvView {
         name: s.name.clone(),
         value: String::new(),
         secret: Some(s.secret.clone()),
+        secret_key: s.key(),
+        optional: s.is_token(),
     }));
     let mut flow = |name: &str, value: &str| {
         env.push(EnvView {
             name: name.to_owned(),
             value: kubernetes_literal(value),
             secret: None,
+            secret_key: "url",
+            optional: false,
         });
     };
     flow("FLOW_PIPELINE", &pipeline.name);
@@ -744,6 +801,24 @@ fn task_view(
             "1"
         },
     );
+    // The template's own metadata: the task's labels and annotations where
+    // they differ from the workflow's `podMetadata`, and flowc's notes on the
+    // task (unless the task sets those keys itself).
+    let own_metadata =
+        task.pod.labels != pipeline.pod.labels || task.pod.annotations != pipeline.pod.annotations;
+    let mut annotations = if own_metadata {
+        pairs(&task.pod.annotations)
+    } else {
+        Vec::new()
+    };
+    for (key, value) in task_annotations(pipeline, task) {
+        if !task.pod.annotations.contains_key(key) {
+            annotations.push(Annotation {
+                key: key.into(),
+                value,
+            });
+        }
+    }
     TaskView {
         dag_name: dag_name.to_owned(),
         template_name: format!("{TASK_TEMPLATE_PREFIX}{dag_name}"),
@@ -758,10 +833,13 @@ fn task_view(
             .service_account
             .clone()
             .filter(|sa| pipeline.pod.service_account.as_ref() != Some(sa)),
-        has_metadata: task.pod.labels != pipeline.pod.labels
-            || task.pod.annotations != pipeline.pod.annotations,
-        labels: pairs(&task.pod.labels),
-        annotations: pairs(&task.pod.annotations),
+        has_metadata: true,
+        labels: if own_metadata {
+            pairs(&task.pod.labels)
+        } else {
+            Vec::new()
+        },
+        annotations,
         has_resources: task.pod.cpu.is_some() || task.pod.memory.is_some(),
         cpu: task.pod.cpu.clone(),
         memory: task.pod.memory.clone(),
@@ -770,8 +848,80 @@ fn task_view(
     }
 }
 
+/// flowc's annotations on a task's pod: where the task is declared, the
+/// guarantee it achieves and each output's.
+fn task_annotations(pipeline: &Pipeline, task: &Task) -> Vec<(&'static str, String)> {
+    let mut out = vec![("flowc.dev/source", super::notes::source(pipeline, task))];
+    if let Some(g) = super::notes::achieved(task) {
+        out.push(("flowc.dev/guarantee", g.word().to_owned()));
+        out.push((
+            "flowc.dev/outputs",
+            super::notes::outputs_line(task).replace('`', ""),
+        ));
+    }
+    out
+}
+
+/// What the exit codes mean for the task's retry expression, as comment
+/// lines (the runtime's protocol, docs/reference/language.md).
+fn retry_comment(task: &Task) -> Vec<String> {
+    let mut lines = vec![
+        format!("The task runtime's exit codes: 0 done; {EXIT_NOTHING_COMMITTED} failed and committed nothing;"),
+        format!("{EXIT_INVALID} a deterministic error, nothing committed (a retry cannot help); 76 refused to"),
+        "run because an earlier attempt may have committed; 70, any other code, a kill or a".to_owned(),
+        "lease expiry: failed, and may have committed.".to_owned(),
+    ];
+    match super::notes::why_fail(task) {
+        Some(why) => {
+            lines.push(format!(
+                "Only {EXIT_NOTHING_COMMITTED} is retried here, under {why}."
+            ));
+        }
+        None => lines.push(format!(
+            "Every code but {EXIT_INVALID} is retried here: {}.",
+            if task.on_ambiguous_why.is_empty() {
+                "on_ambiguous \"retry\""
+            } else {
+                &task.on_ambiguous_why
+            }
+        )),
+    }
+    lines
+}
+
 /// A string that Kubernetes' `$(VAR)` expansion in `command`, `args` and env
 /// values turns back into `s`: every `$` written as `$$`.
+/// The Argo mutex of the system `sink` names: keyed on its kind, its
+/// `secret` and its string parameters (table, path, topic...), not on the
+/// declaration's name, so that two declarations of one table, in one
+/// workflow or in two (a backfill beside the `CronWorkflow`), share it. The
+/// key is hashed (FNV-1a, 64 bits; a sink with no string parameter is
+/// keyed on its name as well) into a name Argo and Kubernetes take.
+pub(crate) fn sink_mutex(sink: &super::ir::Endpoint) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |text: &str| {
+        for b in text.bytes().chain([0xff]) {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    eat(&sink.kind);
+    eat(sink.secret.as_deref().unwrap_or(""));
+    let mut named = false;
+    for (k, v) in &sink.params {
+        if let crate::vocab::ParamValue::String(s) = v {
+            eat(k);
+            eat(s);
+            named = true;
+        }
+    }
+    if !named {
+        // Nothing says which table: only the declaration's name does.
+        eat(&sink.name);
+    }
+    format!("flowc-sink-{}-{hash:016x}", sink.kind.replace('_', "-"))
+}
+
 pub fn kubernetes_literal(s: &str) -> String {
     s.replace('$', "$$")
 }

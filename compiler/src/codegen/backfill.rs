@@ -91,8 +91,13 @@ pub fn intervals(pipeline: &Pipeline, from: Date, to: Date) -> Result<Vec<Interv
         ));
     };
     // The schedule's ticks are civil times of the zone (as cron reads them);
-    // each becomes an instant there, a time in a DST gap the first instant
-    // after it, a time in a fold the earlier of its two.
+    // each becomes an instant there, a time in a DST gap read with the offset
+    // before the change (02:30 in a one-hour gap is 03:30 after it), a time
+    // in a fold the earlier of its two. In civil order, a tick whose instant
+    // is not after the last kept one is dropped (two civil ticks of a gap or a
+    // fold that meet in one instant are one tick); an interval runs from a
+    // kept tick to the next. The Python runtime's `previous_tick` reads a tick
+    // the same way (tests/python/test_intervals.py checks the two agree).
     let instant = |t: jiff02::civil::DateTime| -> Option<Timestamp> {
         let civil =
             jiff::civil::date(t.year(), t.month(), t.day()).at(t.hour(), t.minute(), t.second(), 0);
@@ -102,27 +107,39 @@ pub fn intervals(pipeline: &Pipeline, from: Date, to: Date) -> Result<Vec<Interv
             .map(|z| z.timestamp())
     };
     let mut out: Vec<Interval> = Vec::new();
+    // The last kept tick: its instant, and whether its civil time is inside the window.
+    let mut open: Option<(Timestamp, bool)> = None;
     let mut tick = cron.find_next_occurrence(&lo, true).ok();
-    while let Some(start) = tick.filter(|t| *t < hi) {
-        let Ok(end) = cron.find_next_occurrence(&start, false) else {
+    while let Some(civil) = tick {
+        let inside = civil < hi;
+        if !inside && open.is_none_or(|(_, was_inside)| !was_inside) {
             break;
-        };
-        if out.len() == MAX_INTERVALS {
-            return Err(refuse(
-                format!(
-                    "`{}` has more than {MAX_INTERVALS} intervals from {from} to {to}",
-                    pipeline.name
-                ),
-                "backfill a shorter range at a time",
-            ));
         }
-        if let (Some(start), Some(end)) = (instant(start), instant(end)) {
-            // Two civil ticks of one fold can meet in one instant: keep one.
-            if out.last().is_none_or(|last| last.start < start) {
-                out.push(Interval { start, end });
+        if let Some(at) = instant(civil) {
+            match open {
+                Some((start, _)) if at <= start => {}
+                Some((start, was_inside)) => {
+                    if was_inside {
+                        if out.len() == MAX_INTERVALS {
+                            return Err(refuse(
+                                format!(
+                                    "`{}` has more than {MAX_INTERVALS} intervals from {from} to {to}",
+                                    pipeline.name
+                                ),
+                                "backfill a shorter range at a time",
+                            ));
+                        }
+                        out.push(Interval { start, end: at });
+                    }
+                    open = Some((at, inside));
+                }
+                None => open = Some((at, inside)),
             }
         }
-        tick = Some(end);
+        let Ok(next) = cron.find_next_occurrence(&civil, false) else {
+            break;
+        };
+        tick = Some(next);
     }
     if out.is_empty() {
         let since = pipeline
@@ -155,14 +172,28 @@ fn rfc3339(t: Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
+/// `s` as it may stand in a `#` comment line of a shell script or a YAML
+/// stream: as is when it is printable ASCII, else double-quoted with every
+/// line break (`\n`, `\r`, NEL, U+2028, U+2029) and control character
+/// escaped, so the comment cannot end early.
+fn comment_text(s: &str) -> String {
+    if s.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+        s.to_owned()
+    } else {
+        super::quote::yaml_str(s)
+    }
+}
+
 fn header(pipeline: &Pipeline, from: Date, to: Date, intervals: &[Interval]) -> String {
     let count = intervals.len();
     let mut out = format!(
         "# flowc backfill of pipeline `{}` ({}): {count} interval{} starting from {from} to {to} in {}\n",
         pipeline.name,
-        pipeline.source_file,
+        // Quoted and escaped: a line break in the file's name would end the
+        // comment, and what follows would be a shell line or a document.
+        comment_text(&pipeline.source_file),
         if count == 1 { "" } else { "s" },
-        pipeline.timezone
+        comment_text(&pipeline.timezone)
     );
     for i in intervals {
         let _ = writeln!(out, "#   {} .. {}", rfc3339(i.start), rfc3339(i.end));
@@ -201,33 +232,86 @@ fn shell_word(s: &str) -> String {
     }
 }
 
+/// The most bytes a backfill writes (64 MiB): past it, the range is refused
+/// before anything is printed or written.
+pub const MAX_OUTPUT_BYTES: usize = 64 * 1_048_576;
+
+/// Why an Argo backfill was not produced.
+#[derive(Debug)]
+pub enum ArgoRefusal {
+    /// The problems the Argo target finds in the pipeline (FL801-FL803).
+    Problems(Vec<TargetProblem>),
+    /// The output would pass [`MAX_OUTPUT_BYTES`].
+    TooLarge(Refusal),
+}
+
 /// One Argo `Workflow` per interval, as a multi-document YAML stream after a
-/// comment listing them.
+/// comment listing them. Each document is rendered on its own and appended,
+/// so memory stays near the output's size, which is bounded by
+/// [`MAX_OUTPUT_BYTES`]: the first document's size tells what the whole
+/// stream would take, and a range past the bound is refused before the
+/// rest is rendered.
 ///
 /// # Errors
-/// The problems the Argo target finds in the pipeline (FL801-FL803).
+/// The problems the Argo target finds in the pipeline (FL801-FL803), or an
+/// output past [`MAX_OUTPUT_BYTES`].
 pub fn argo(
     pipeline: &Pipeline,
     from: Date,
     to: Date,
     intervals: &[Interval],
-) -> Result<String, Vec<TargetProblem>> {
-    let runs: Vec<IntervalRun> = intervals
-        .iter()
-        .map(|i| IntervalRun {
-            start: rfc3339(i.start),
-            end: rfc3339(i.end),
-            suffix: i.start.strftime("%Y%m%d-%H%M").to_string(),
-        })
-        .collect();
-    let documents = argo::backfill(pipeline, &runs)?;
+) -> Result<String, ArgoRefusal> {
+    let run = |i: &Interval| IntervalRun {
+        start: rfc3339(i.start),
+        end: rfc3339(i.end),
+        suffix: i.start.strftime("%Y%m%d-%H%M").to_string(),
+    };
+    let runs: Vec<IntervalRun> = intervals.iter().map(run).collect();
     let mut out = header(pipeline, from, to, intervals);
-    for doc in documents {
+    let mut too_large = None;
+    let mut first = true;
+    argo::backfill_each(pipeline, &runs, |doc| {
+        if std::mem::take(&mut first) {
+            // The first document: every other has its size, but for the
+            // dates in its name and arguments.
+            let estimate = out.len() + (doc.len() + 5).saturating_mul(intervals.len());
+            if estimate > MAX_OUTPUT_BYTES {
+                too_large = Some(refuse(
+                    format!(
+                        "the backfill of `{}` would be about {} MiB ({} Workflows of {} KiB), more than the {} MiB flowc writes",
+                        pipeline.name,
+                        estimate.div_ceil(1_048_576),
+                        intervals.len(),
+                        doc.len().div_ceil(1024),
+                        MAX_OUTPUT_BYTES / 1_048_576
+                    ),
+                    "backfill a shorter range at a time (`--from`, `--to`)",
+                ));
+                return false;
+            }
+            out.reserve(estimate.saturating_sub(out.len()));
+        }
+        if out.len() + doc.len() + 5 > MAX_OUTPUT_BYTES {
+            too_large = Some(refuse(
+                format!(
+                    "the backfill of `{}` would be more than the {} MiB flowc writes",
+                    pipeline.name,
+                    MAX_OUTPUT_BYTES / 1_048_576
+                ),
+                "backfill a shorter range at a time (`--from`, `--to`)",
+            ));
+            return false;
+        }
         out.push_str("---\n");
         out.push_str(&doc);
         if !doc.ends_with('\n') {
             out.push('\n');
         }
+        true
+    })
+    .map_err(ArgoRefusal::Problems)?;
+    if let Some(r) = too_large {
+        return Err(ArgoRefusal::TooLarge(r));
     }
     Ok(out)
 }

@@ -100,12 +100,44 @@ pub(crate) fn py_str_helper() -> Box<dyn handlebars::HelperDef + Send + Sync> {
     Box::new(quoting("py_str", python_str))
 }
 
+/// The text of a comment line (`# ...`) in Python or YAML: `s` with every
+/// control character and Unicode line or paragraph separator made a blank,
+/// so nothing a user wrote can end the comment and start code.
+pub(crate) fn comment_text(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// `{{comment s}}`: `s` as the text of a comment line ([`comment_text`]).
+pub(crate) fn comment_helper() -> Box<dyn handlebars::HelperDef + Send + Sync> {
+    Box::new(quoting("comment", comment_text))
+}
+
 #[cfg(test)]
 mod tests {
     use handlebars::Handlebars;
     use serde_json::json;
 
-    use super::{checked, py_str_helper};
+    use super::{checked, comment_text, py_str_helper};
+
+    #[test]
+    fn a_comment_stays_on_its_line() {
+        assert_eq!(
+            comment_text("a\nb\r\nc\u{85}d\u{2028}e\u{2029}f\u{1b}g"),
+            "a b  c d e f g"
+        );
+        assert_eq!(
+            comment_text("`emit x` is at_least_once: ok"),
+            "`emit x` is at_least_once: ok"
+        );
+    }
 
     fn registry() -> Handlebars<'static> {
         let mut hb = Handlebars::new();

@@ -93,6 +93,17 @@ impl RunParam {
 /// The `kind` of a [`StateStore`] kept in a local database file.
 pub const LOCAL_STATE: &str = "local";
 
+/// The kinds with `state` whose store the Python runtime implements. A
+/// pipeline whose store is another kind (`kafka_topic`) keeps its state in
+/// the local file, as `local` does (`flowc_runtime/state.py`).
+pub const DURABLE_STATE_KINDS: [&str; 5] = [
+    "postgres_table",
+    "mysql_table",
+    "duckdb_table",
+    "delta_table",
+    "iceberg_table",
+];
+
 /// A pipeline's schedule, checked by the front end.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Schedule {
@@ -139,6 +150,27 @@ pub struct Task {
     /// pipeline's; `None`: a pod when the task has an image.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub airflow_executor: Option<String>,
+    /// The line of `source_file` where the task is declared (1-based); 0 in
+    /// IR written before flowc 0.3, which did not record it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub line: usize,
+    /// Why `on_ambiguous` is what it is, in words (the analysis's reason);
+    /// empty in IR written before flowc 0.3.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub on_ambiguous_why: String,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// What can go wrong with an output, in words (flowc 0.3): the anomaly's
+/// kind (`duplicate`) and the scenario that produces it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Anomaly {
+    pub kind: String,
+    pub scenario: String,
 }
 
 /// Pod settings (flowc 0.2); every field optional.
@@ -170,11 +202,31 @@ impl Pod {
 
 /// An environment variable whose value is in the platform's secret store:
 /// `FLOW_CONN_<DECL>` from the secret `secret` (a Kubernetes Secret's key
-/// `url`, an Airflow Connection's URI).
+/// `url`, an Airflow Connection's URI), or an effect's `FLOW_TOKEN_<DECL>`
+/// (the Kubernetes Secret's key `token`, optional: pods only).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct SecretEnv {
     pub name: String,
     pub secret: String,
+}
+
+/// The prefix of an effect's token variable, read from a Secret's key `token`.
+pub const TOKEN_PREFIX: &str = "FLOW_TOKEN_";
+
+impl SecretEnv {
+    /// A token (`FLOW_TOKEN_<DECL>`), not a connection.
+    pub fn is_token(&self) -> bool {
+        self.name.starts_with(TOKEN_PREFIX)
+    }
+
+    /// The key of the Kubernetes Secret that holds the value.
+    pub fn key(&self) -> &'static str {
+        if self.is_token() {
+            "token"
+        } else {
+            "url"
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -220,6 +272,26 @@ pub struct Read {
     /// The marker's file name for `ready marker`.
     #[serde(default)]
     pub ready_marker: Option<String>,
+    /// A cursor read (flowc 0.3): the column, and how the range is read.
+    /// `None` for every other read, and in IR written before flowc 0.3.
+    #[serde(default)]
+    pub cursor: Option<Cursor>,
+}
+
+/// An incremental read by a cursor column (flowc 0.3): each interval reads
+/// `(bookmark - lookback, high]` (`[...]` when `inclusive`), `high` being
+/// the largest value at the first attempt; the bookmark moves to `high`
+/// when the write commits.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cursor {
+    pub column: String,
+    /// No two rows share a value of the column.
+    pub unique: bool,
+    /// How far behind the bookmark to read again: seconds of a time
+    /// cursor, or a count of a numeric one.
+    pub lookback_seconds: Option<u64>,
+    pub lookback_count: Option<u64>,
+    pub inclusive: bool,
 }
 
 fn ready_always() -> String {
@@ -247,6 +319,17 @@ pub struct Write {
     pub primary_key: Option<Vec<String>>,
     pub guarantee: Guarantee,
     pub required: Guarantee,
+    /// `upsert newest by COLUMN` (flowc 0.3): the stored row is replaced
+    /// only when the incoming COLUMN is greater.
+    #[serde(default)]
+    pub newest_by: Option<String>,
+    /// `conditional_commit txn TERM` (flowc 0.3): the id the commit
+    /// deduplicates on; `None`: flowc's own (pipeline, task, interval start).
+    #[serde(default)]
+    pub txn: Option<Vec<KeyPart>>,
+    /// What can go wrong with the output (flowc 0.3), in the report's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub anomalies: Vec<Anomaly>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -265,4 +348,7 @@ pub struct Emit {
     pub kind_has_idempotency_key: bool,
     pub guarantee: Guarantee,
     pub required: Guarantee,
+    /// What can go wrong with the output (flowc 0.3), in the report's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub anomalies: Vec<Anomaly>,
 }

@@ -54,10 +54,16 @@ fn pipeline(
     // sharing its own endpoints; they come back in order.
     // Only the edges no longer path implies are emitted.
     let upstream = report.graph.reduced_upstream();
+    // Where each task is declared, for the generated files' comments.
+    let lines: Vec<usize> = p
+        .tasks
+        .iter()
+        .map(|t| outcome.sources.locate(t.loc.file, t.loc.span).line)
+        .collect();
     let runs = crate::par::map_runs(&report.graph.order, crate::par::cores(), 1000, |run| {
         let endpoints = Endpoints::default();
         run.iter()
-            .map(|&i| lower_task(program, &endpoints, p, report, &upstream[i], i))
+            .map(|&i| lower_task(program, &endpoints, p, report, &upstream[i], i, lines[i]))
             .collect::<Vec<_>>()
     });
     let tasks = runs.into_iter().flatten().collect();
@@ -115,7 +121,8 @@ fn pod(p: &crate::analyze::pod::PodDef) -> ir::Pod {
 }
 
 /// `FLOW_CONN_<NAME>` from its secret for every declaration the task
-/// reaches that names one, and the pipeline's state store.
+/// reaches that names one, and the pipeline's state store; and
+/// `FLOW_TOKEN_<NAME>` from the secret of every effect the task emits.
 fn secrets(
     program: &Program,
     pipeline: &PipelineDef,
@@ -143,6 +150,15 @@ fn secrets(
             })
         })
         .collect();
+    // An effect's token (`FLOW_TOKEN_<NAME>`) from its Secret's key `token`,
+    // where the Secret has one.
+    out.extend(t.emits.iter().filter_map(|e| {
+        let d = program.decls.get(e.decl)?;
+        d.secret.as_ref().map(|(s, _)| ir::SecretEnv {
+            name: format!("{}{}", ir::TOKEN_PREFIX, d.name.to_uppercase()),
+            secret: s.clone(),
+        })
+    }));
     out.sort();
     out.dedup();
     out
@@ -172,6 +188,7 @@ fn lower_task(
     report: &PipelineReport,
     upstream: &[usize],
     index: usize,
+    line: usize,
 ) -> ir::Task {
     let t = &pipeline.tasks[index];
     let derived = &report.tasks[index];
@@ -190,6 +207,9 @@ fn lower_task(
                 primary_key: sink.primary_key.clone(),
                 guarantee: o.guarantee,
                 required: o.required,
+                newest_by: w.newest_by.as_ref().map(|(c, _)| c.clone()),
+                txn: w.txn.as_ref().and_then(|k| key(Some(k))),
+                anomalies: anomalies(&o.anomalies),
             }
         })
         .collect();
@@ -222,6 +242,7 @@ fn lower_task(
                 kind_has_idempotency_key: program.kind_of(effect).idempotency_key,
                 guarantee: o.guarantee,
                 required: o.required,
+                anomalies: anomalies(&o.anomalies),
             }
         })
         .collect();
@@ -272,6 +293,26 @@ fn lower_task(
                         crate::analyze::model::Ready::Marker(m) => Some(m),
                         _ => None,
                     },
+                    cursor: (facts.effective_pin(r) == Some(crate::vocab::Pin::Cursor))
+                        .then_some(d.cursor.as_ref())
+                        .flatten()
+                        .map(|(column, unique, _)| {
+                            use crate::analyze::model::Lookback;
+                            let lookback = r.lookback.map(|l| l.0);
+                            ir::Cursor {
+                                column: column.clone(),
+                                unique: *unique,
+                                lookback_seconds: match lookback {
+                                    Some(Lookback::Seconds(s)) => Some(s),
+                                    _ => None,
+                                },
+                                lookback_count: match lookback {
+                                    Some(Lookback::Count(n)) => Some(n),
+                                    _ => None,
+                                },
+                                inclusive: r.inclusive.is_some(),
+                            }
+                        }),
                 }
             })
             .collect(),
@@ -283,13 +324,25 @@ fn lower_task(
             .executor
             .or(pipeline.executor)
             .map(|e| e.word().to_owned()),
+        line,
+        on_ambiguous_why: derived.on_ambiguous_why.clone(),
     }
+}
+
+fn anomalies(found: &[crate::analyze::anomaly::Anomaly]) -> Vec<ir::Anomaly> {
+    found
+        .iter()
+        .map(|a| ir::Anomaly {
+            kind: a.kind.word().to_owned(),
+            scenario: a.scenario.clone(),
+        })
+        .collect()
 }
 
 /// The IR of every analysed pipeline declared in `file`, in source order.
 pub fn pipelines_of(outcome: &Outcome, file: FileId) -> Vec<ir::Pipeline> {
-    // Found on the file system once per file, not once per pipeline.
-    let source_file = crate::io::read::header_path(outcome.sources.path(file));
+    // Found on the file system by `io`, once per file (`Outcome::header_path`).
+    let source_file = outcome.header_path(file).to_owned();
     outcome
         .analysis
         .pipelines

@@ -6,12 +6,15 @@ pub mod backfill;
 mod helpers;
 pub mod ir;
 pub mod lower;
+mod notes;
 pub mod places;
 pub mod python;
 mod python_names;
 pub mod quote;
+pub mod reach;
 pub mod state;
 pub mod target;
+pub mod writer;
 
 use crate::diagnostic::Code;
 use crate::rules::fl802;
@@ -63,9 +66,32 @@ pub(crate) fn process_problems(
                 fl802::RESERVED_ENV_HELP,
                 At::Name,
             ));
+        } else if reserved_name(&var.name) {
+            out.push((
+                fl802::reserved_env_read(&var.name),
+                fl802::RESERVED_ENV_HELP,
+                At::Name,
+            ));
         }
     }
     out
+}
+
+/// The runtime's variables that only tune an attempt (its batch size, how
+/// often it logs progress), which a task's `env` may set.
+pub(crate) const TUNING_ENV: [&str; 2] = ["FLOWC_BATCH_ROWS", "FLOWC_PROGRESS_SECONDS"];
+
+/// Whether a task's `env` may not set `name` on any target: the runtime
+/// reads `FLOW_*` and `FLOWC_*` (`FLOWC_STATE` would move a pod's state
+/// into a throw-away file), except the two families a user supplies
+/// himself: `FLOW_CONN_<NAME>` (FL808 warns when it shadows a declared
+/// connection) and `FLOW_TOKEN_<NAME>` (FL010 warns on a written value),
+/// and the runtime's tuning knobs, [`TUNING_ENV`].
+pub(crate) fn reserved_name(name: &str) -> bool {
+    (name.starts_with("FLOWC_") && !TUNING_ENV.contains(&name))
+        || (name.starts_with("FLOW_")
+            && !name.starts_with("FLOW_CONN_")
+            && !name.starts_with("FLOW_TOKEN_"))
 }
 
 /// Items per string of [`render_each`]: about 300 KB of Argo YAML.

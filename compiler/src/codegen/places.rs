@@ -1,17 +1,17 @@
 //! Where target problems and write failures are reported: the places of a
 //! file's pipelines and tasks, target problems and FL804 as findings, and
 //! the FL803 clashes between the outputs of different `.flow` files. The
-//! writing itself is `io::write`.
+//! writing itself is a [`Writer`]'s (`io::write::Disk`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
+use super::writer::{Refusal, Writer};
 use super::{At, GeneratedFile, TargetProblem};
 use crate::analyze::model::Loc;
 use crate::check::Outcome;
+use crate::diagnostic::words::{display, io_words};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::io::read::{display, io_words};
-use crate::io::write::{self, Refusal};
 use crate::rules::{fl803, fl804};
 use crate::source::FileId;
 
@@ -150,11 +150,12 @@ pub fn problems_to_diagnostics(places: &Places, problems: Vec<TargetProblem>) ->
 /// name of the pipeline a file is for (else at the start of its file). See
 /// [`write_counted`]; `Ok` is the number of files written, all of them.
 pub fn write_all(
+    writer: &dyn Writer,
     out: &Path,
     files: &[GeneratedFile],
     places: &Places,
 ) -> Result<usize, Vec<Diagnostic>> {
-    let (written, problems) = write_counted(out, files, places);
+    let (written, problems) = write_counted(writer, out, files, places);
     if problems.is_empty() {
         Ok(written)
     } else {
@@ -172,6 +173,7 @@ pub fn write_all(
 /// findings, FL804 at the name of the pipeline a file is for (else at the
 /// start of its `.flow` file).
 pub fn write_counted(
+    writer: &dyn Writer,
     out: &Path,
     files: &[GeneratedFile],
     places: &Places,
@@ -187,8 +189,7 @@ pub fn write_counted(
         let (file, span) = at(g);
         Diagnostic::new(Code::FL804, file, span, message).help(help)
     };
-    let (written, refused) =
-        write::write_all_or_none(out, files, |g| g.path.as_str(), GeneratedFile::pieces);
+    let (written, refused) = writer.write_all_or_none(out, files);
     let problems = refused
         .into_iter()
         .map(|(i, why)| {
@@ -335,7 +336,13 @@ mod tests {
         let mut file = GeneratedFile::new("p.yaml".into(), "head\n".into());
         file.more = vec!["one\n".into(), String::new(), "two\n".into()];
         assert_eq!(file.text(), "head\none\ntwo\n");
-        write_all(&dir, std::slice::from_ref(&file), &Places::empty(FileId(0))).expect("written");
+        write_all(
+            &crate::io::write::Disk,
+            &dir,
+            std::slice::from_ref(&file),
+            &Places::empty(FileId(0)),
+        )
+        .expect("written");
         let written = std::fs::read_to_string(dir.join("p.yaml")).expect("read");
         assert_eq!(written, file.text());
         let _ = std::fs::remove_dir_all(&dir);

@@ -14,11 +14,11 @@ use handlebars::{Context, Handlebars, Helper, HelperResult, Output, RenderContex
 use serde_json::{json, Value};
 
 use super::helpers::{checked, param, py_str_helper};
-use super::ir::{Emit, Endpoint, Pipeline, Read, Task, Write};
+use super::ir::{Emit, Endpoint, KeyPart, Pipeline, Read, Task, Write};
 use super::quote::python_str;
 use super::{At, GeneratedFile, TargetProblem};
 use crate::rules::{fl802, fl803, fl805};
-use crate::vocab::{ParamValue, Tracking};
+use crate::vocab::{ParamValue, Term, Tracking};
 
 /// What `scaffold` produces: files to write on every run, and files to write
 /// only when no file exists at that path (the hand-written transforms and the
@@ -36,8 +36,24 @@ const RUNTIME: &[(&str, &str)] = &[
         include_str!("../../../templates/python/flowc_runtime/__init__.py"),
     ),
     (
+        "flowc_runtime/attempt.py",
+        include_str!("../../../templates/python/flowc_runtime/attempt.py"),
+    ),
+    (
         "flowc_runtime/attempts.py",
         include_str!("../../../templates/python/flowc_runtime/attempts.py"),
+    ),
+    (
+        "flowc_runtime/audit.py",
+        include_str!("../../../templates/python/flowc_runtime/audit.py"),
+    ),
+    (
+        "flowc_runtime/batches.py",
+        include_str!("../../../templates/python/flowc_runtime/batches.py"),
+    ),
+    (
+        "flowc_runtime/bulk.py",
+        include_str!("../../../templates/python/flowc_runtime/bulk.py"),
     ),
     (
         "flowc_runtime/connectors/__init__.py",
@@ -70,6 +86,10 @@ const RUNTIME: &[(&str, &str)] = &[
     (
         "flowc_runtime/context.py",
         include_str!("../../../templates/python/flowc_runtime/context.py"),
+    ),
+    (
+        "flowc_runtime/cursors.py",
+        include_str!("../../../templates/python/flowc_runtime/cursors.py"),
     ),
     (
         "flowc_runtime/delta.py",
@@ -112,6 +132,26 @@ const RUNTIME: &[(&str, &str)] = &[
         include_str!("../../../templates/python/flowc_runtime/run.py"),
     ),
     (
+        "flowc_runtime/spark/__init__.py",
+        include_str!("../../../templates/python/flowc_runtime/spark/__init__.py"),
+    ),
+    (
+        "flowc_runtime/spark/delta.py",
+        include_str!("../../../templates/python/flowc_runtime/spark/delta.py"),
+    ),
+    (
+        "flowc_runtime/spark/iceberg.py",
+        include_str!("../../../templates/python/flowc_runtime/spark/iceberg.py"),
+    ),
+    (
+        "flowc_runtime/spark/attempt.py",
+        include_str!("../../../templates/python/flowc_runtime/spark/attempt.py"),
+    ),
+    (
+        "flowc_runtime/spark/session.py",
+        include_str!("../../../templates/python/flowc_runtime/spark/session.py"),
+    ),
+    (
         "flowc_runtime/spec.py",
         include_str!("../../../templates/python/flowc_runtime/spec.py"),
     ),
@@ -125,8 +165,16 @@ const RUNTIME: &[(&str, &str)] = &[
     ),
 ];
 
+/// The runtime package's files (path below the output folder, text): what
+/// `scaffold` writes and what `flowc audit` runs its reader from.
+pub fn runtime_files() -> &'static [(&'static str, &'static str)] {
+    RUNTIME
+}
+
 const TASK_TEMPLATE: &str = include_str!("../../../templates/python/task.py.hbs");
 const TRANSFORM_TEMPLATE: &str = include_str!("../../../templates/python/transform.py.hbs");
+const SPARK_TRANSFORM_TEMPLATE: &str =
+    include_str!("../../../templates/python/spark_transform.py.hbs");
 const ENDPOINT_PARTIAL: &str = include_str!("../../../templates/python/endpoint.hbs");
 const TERM_PARTIAL: &str = include_str!("../../../templates/python/term.hbs");
 
@@ -149,6 +197,14 @@ struct DataKind {
 struct Capabilities {
     data: BTreeMap<String, DataKind>,
     effects: Vec<String>,
+    /// What the Spark runtime (`flowc_runtime/spark`) reaches, for tasks that
+    /// run with `spark-submit`.
+    spark: SparkCapabilities,
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct SparkCapabilities {
+    data: BTreeMap<String, DataKind>,
 }
 
 static CAPABILITIES: LazyLock<Result<Capabilities, String>> = LazyLock::new(|| {
@@ -208,7 +264,12 @@ pub fn generate(pipelines: &[Pipeline]) -> Result<Scaffold, Vec<TargetProblem>> 
                 }
                 Err(err) => problems.push(render_problem(pipeline, task, &err)),
             }
-            match registry.render("transform", &data) {
+            let transform_template = if is_spark(task) {
+                "spark_transform"
+            } else {
+                "transform"
+            };
+            match registry.render(transform_template, &data) {
                 Ok(mut text) => {
                     text.shrink_to_fit();
                     create.insert(transform_path, (text, Some(&pipeline.name)));
@@ -248,9 +309,84 @@ fn render_problem(pipeline: &Pipeline, task: &Task, err: &RenderError) -> Target
     }
 }
 
-/// The module a task's `run command` runs (`python -m a.b.c`), else `<pipeline>.<task>`.
+/// The module a task's `run command` runs (`python -m a.b.c`, or the
+/// application file `a/b/c.py` of `spark-submit`), else `<pipeline>.<task>`.
 pub fn module_for(pipeline: &Pipeline, task: &Task) -> String {
-    run_module(task).map_or_else(|| format!("{}.{}", pipeline.name, task.name), str::to_owned)
+    run_module(task)
+        .map(str::to_owned)
+        .or_else(|| spark_module(task))
+        .unwrap_or_else(|| format!("{}.{}", pipeline.name, task.name))
+}
+
+/// Whether the task's `run command` is `spark-submit` of a Python
+/// application (`spark-submit [OPTIONS] app.py`): its module is generated for
+/// the Spark runtime (`flowc_runtime.spark`). A JVM application (a jar) is
+/// the team's own code, scaffolded as before.
+pub fn is_spark(task: &Task) -> bool {
+    // Case-sensitive, as spark-submit tells a Python application from a JVM one.
+    spark_application(task)
+        .and_then(|app| app.rsplit_once('.'))
+        .is_some_and(|(_, ext)| ext == "py")
+}
+
+/// The application file of a `spark-submit` command: its first argument
+/// that is neither an option nor an option's value.
+fn spark_application(task: &Task) -> Option<&str> {
+    let argv0 = task.command.first()?;
+    if argv0.rsplit('/').next().unwrap_or(argv0) != "spark-submit" {
+        return None;
+    }
+    let mut args = task.command.iter().skip(1);
+    while let Some(arg) = args.next() {
+        if SPARK_SUBMIT_VALUED.contains(&arg.as_str()) {
+            args.next();
+        } else if !arg.starts_with('-') {
+            return Some(arg);
+        }
+    }
+    None
+}
+
+/// `spark-submit`'s options that take a value (as `--name VALUE`).
+const SPARK_SUBMIT_VALUED: &[&str] = &[
+    "--master",
+    "--deploy-mode",
+    "--class",
+    "--name",
+    "--jars",
+    "--packages",
+    "--exclude-packages",
+    "--repositories",
+    "--py-files",
+    "--files",
+    "--archives",
+    "--conf",
+    "-c",
+    "--properties-file",
+    "--driver-memory",
+    "--driver-java-options",
+    "--driver-library-path",
+    "--driver-class-path",
+    "--executor-memory",
+    "--proxy-user",
+    "--driver-cores",
+    "--total-executor-cores",
+    "--executor-cores",
+    "--num-executors",
+    "--queue",
+    "--principal",
+    "--keytab",
+];
+
+/// The module of `spark-submit`'s application file, when it is a relative
+/// `.py` path (`jobs/sessions.py` gives `jobs.sessions`).
+fn spark_module(task: &Task) -> Option<String> {
+    let app = spark_application(task)?;
+    let stem = app.strip_prefix("./").unwrap_or(app).strip_suffix(".py")?;
+    if stem.starts_with('/') || stem.contains('\\') || stem.contains(':') {
+        return None;
+    }
+    Some(stem.replace('/', "."))
 }
 
 /// What follows `-m` in a command that starts Python.
@@ -401,8 +537,13 @@ fn check(caps: &Capabilities, pipelines: &[Pipeline]) -> Vec<TargetProblem> {
     let mut connections: BTreeMap<String, String> = BTreeMap::new();
     for pipeline in pipelines {
         for task in &pipeline.tasks {
+            if is_spark(task) {
+                check_spark(caps, pipeline, task, &mut problems);
+            }
             for read in &task.reads {
-                check_read(caps, pipeline, task, read, &mut problems);
+                if !is_spark(task) {
+                    check_read(caps, pipeline, task, read, &mut problems);
+                }
                 check_connection(
                     pipeline,
                     task,
@@ -413,7 +554,9 @@ fn check(caps: &Capabilities, pipelines: &[Pipeline]) -> Vec<TargetProblem> {
                 );
             }
             for write in &task.writes {
-                check_write(caps, pipeline, task, write, &mut problems);
+                if !is_spark(task) {
+                    check_write(caps, pipeline, task, write, &mut problems);
+                }
                 check_connection(
                     pipeline,
                     task,
@@ -424,7 +567,9 @@ fn check(caps: &Capabilities, pipelines: &[Pipeline]) -> Vec<TargetProblem> {
                 );
             }
             for emit in &task.emits {
-                check_emit(caps, pipeline, task, emit, &mut problems);
+                if !is_spark(task) {
+                    check_emit(caps, pipeline, task, emit, &mut problems);
+                }
                 check_connection(
                     pipeline,
                     task,
@@ -547,6 +692,73 @@ fn check_connection(
         None => {
             connections.insert(var, name.to_owned());
         }
+    }
+}
+
+/// FL805 for what a task that runs with `spark-submit` declares and the Spark
+/// runtime cannot run: its kinds, pins and modes are `caps.spark`'s; it runs no effects.
+fn check_spark(
+    caps: &Capabilities,
+    pipeline: &Pipeline,
+    task: &Task,
+    problems: &mut Vec<TargetProblem>,
+) {
+    let spark = &caps.spark.data;
+    for read in &task.reads {
+        let (kind, name) = (read.source.kind.as_str(), &read.source.name);
+        let what = match spark.get(kind) {
+            None => Some(format!("kind `{kind}` (read of `{name}`)")),
+            Some(data)
+                if read
+                    .pin
+                    .is_some_and(|pin| !data.pins.contains(&enum_name(&pin))) =>
+            {
+                Some(format!("pin `{}` (read of `{name}`)", enum_name(&read.pin)))
+            }
+            Some(_) => None,
+        };
+        if let Some(what) = what {
+            let (message, help) = fl805::spark_without_runtime(&what);
+            problems.push(problem(
+                pipeline,
+                task,
+                At::Read(name.clone()),
+                message,
+                &help,
+            ));
+        }
+    }
+    for write in &task.writes {
+        let (kind, name) = (write.sink.kind.as_str(), &write.sink.name);
+        let what = match spark.get(kind) {
+            None => Some(format!("kind `{kind}` (write to `{name}`)")),
+            Some(data) if !data.modes.contains(&enum_name(&write.mode)) => Some(format!(
+                "mode `{}` (write to `{name}`)",
+                enum_name(&write.mode)
+            )),
+            Some(_) => None,
+        };
+        if let Some(what) = what {
+            let (message, help) = fl805::spark_without_runtime(&what);
+            problems.push(problem(
+                pipeline,
+                task,
+                At::Write(name.clone()),
+                message,
+                &help,
+            ));
+        }
+    }
+    for emit in &task.emits {
+        let what = format!("the emit of `{}`", emit.effect.name);
+        let (message, help) = fl805::spark_without_runtime(&what);
+        problems.push(problem(
+            pipeline,
+            task,
+            At::Emit(emit.effect.name.clone()),
+            message,
+            &help,
+        ));
     }
 }
 
@@ -720,24 +932,46 @@ fn view(pipeline: &Pipeline, task: &Task, module: &str, transform_path: &str) ->
     let transform_module = format!("{module}_transform");
     let mut outputs: Vec<String> = task.writes.iter().map(|w| w.sink.name.clone()).collect();
     outputs.extend(task.emits.iter().map(|e| e.effect.name.clone()));
-    // The scaffold's first transform gives each effect a message of its kind's shape.
-    let effects_of = |kind: &str| -> Vec<&str> {
-        let of = task.emits.iter().filter(|e| e.effect.kind == kind);
+    // The scaffold's first transform gives each effect a message of its kind's shape: one per
+    // record, or one summary of the interval when the emit's key has no record term (the key
+    // chooses how many messages there are; the runtime refuses different messages for one key).
+    let summary = |emit: &Emit| -> bool {
+        effective_effect_key(task, emit)
+            .is_some_and(|terms| !terms.iter().any(|t| per_record(&t.term)))
+    };
+    let effects_of = |kind: &str, one: bool| -> Vec<&str> {
+        let of = task
+            .emits
+            .iter()
+            .filter(|e| e.effect.kind == kind && summary(e) == one);
         of.map(|e| e.effect.name.as_str()).collect()
     };
-    let (slack, email) = (effects_of("slack_message"), effects_of("email"));
+    let (slack, email) = (
+        effects_of("slack_message", false),
+        effects_of("email", false),
+    );
+    let (slack_summaries, email_summaries) =
+        (effects_of("slack_message", true), effects_of("email", true));
+    let other_effects = |one: bool| {
+        task.emits
+            .iter()
+            .filter(move |e| {
+                !matches!(e.effect.kind.as_str(), "slack_message" | "email") && summary(e) == one
+            })
+            .map(|e| e.effect.name.as_str())
+    };
     let records: Vec<&str> = task
         .writes
         .iter()
         .map(|w| w.sink.name.as_str())
-        .chain(
-            task.emits
-                .iter()
-                .filter(|e| !matches!(e.effect.kind.as_str(), "slack_message" | "email"))
-                .map(|e| e.effect.name.as_str()),
-        )
+        .chain(other_effects(false))
         .collect();
+    let summaries: Vec<&str> = other_effects(true).collect();
     json!({
+        "spark": is_spark(task),
+        // `parents[N]` of the module's file is the scaffold's folder (spark-submit puts only
+        // the application's own folder on `sys.path`)
+        "root_parent": module.matches('.').count(),
         "pipeline": pipeline.name,
         "source_file": pipeline.source_file,
         "schedule": pipeline.schedule.as_ref().map(|s| &s.text),
@@ -749,11 +983,53 @@ fn view(pipeline: &Pipeline, task: &Task, module: &str, transform_path: &str) ->
         "first_read": task.reads.first().map(|r| r.source.name.clone()),
         "outputs": outputs,
         "records": records,
+        "has_summaries": !summaries.is_empty() || !slack_summaries.is_empty() || !email_summaries.is_empty(),
+        "summaries": summaries,
         "has_effects": !task.emits.is_empty(),
+        "has_cursor": task.reads.iter().any(|r| r.cursor.is_some()),
         "needs_json": !slack.is_empty() || !email.is_empty(),
         "slack_messages": slack,
         "emails": email,
+        "slack_summaries": slack_summaries,
+        "email_summaries": email_summaries,
     })
+}
+
+/// The terms an emit's messages are keyed on, as the runtime derives them
+/// (`flowc_runtime/state.py`, `effect_key_terms`): the emit's own `key`, else the
+/// holding write's key, else its partition term (outbox); the `idempotency_key`'s
+/// key; none for an untracked emit.
+fn effective_effect_key<'a>(task: &'a Task, emit: &'a Emit) -> Option<Vec<&'a KeyPart>> {
+    match emit.tracking {
+        Tracking::Outbox => {
+            if let Some(own) = &emit.effect_key {
+                return Some(own.iter().collect());
+            }
+            let holder = task
+                .writes
+                .iter()
+                .find(|w| Some(&w.sink.name) == emit.outbox.as_ref())?;
+            if let Some(key) = &holder.key {
+                return Some(key.iter().collect());
+            }
+            holder.partition.as_ref().map(|p| vec![p])
+        }
+        Tracking::IdempotencyKey => emit.key.as_ref().map(|k| k.iter().collect()),
+        Tracking::Untracked => None,
+    }
+}
+
+/// Whether a key term can differ between the records of one interval.
+fn per_record(term: &Term) -> bool {
+    matches!(
+        term,
+        Term::InputField { .. }
+            | Term::InputHash
+            | Term::OutputField { .. }
+            | Term::OutputHash
+            | Term::Uuid
+            | Term::Random
+    )
 }
 
 fn normalize_terms(holder: &mut Value, field: &str) {
@@ -787,6 +1063,7 @@ fn registry() -> Result<Handlebars<'static>, String> {
     for (name, text) in [
         ("task", TASK_TEMPLATE),
         ("transform", TRANSFORM_TEMPLATE),
+        ("spark_transform", SPARK_TRANSFORM_TEMPLATE),
         ("endpoint", ENDPOINT_PARTIAL.trim_end()),
         ("term", TERM_PARTIAL.trim_end()),
     ] {

@@ -1,10 +1,11 @@
 //! FL806 at `flowc build`: a pipeline that needs state (a pin, a
 //! `conditional_commit` or `append ledger` write, an outbox) whose store is
-//! the local database file, while a task runs in a container. Each attempt of
+//! the local database file (`local`, or a kind the runtime cannot keep state
+//! in, which falls back to it), while a task runs in a container. Each attempt of
 //! a container task may start in a fresh container, so a retry would not
 //! see what the first attempt recorded.
 
-use super::ir::{Pipeline, LOCAL_STATE};
+use super::ir::{Pipeline, DURABLE_STATE_KINDS, LOCAL_STATE};
 use super::{At, TargetProblem};
 use crate::diagnostic::Code;
 use crate::vocab::{Mode, Tracking};
@@ -16,11 +17,21 @@ pub fn problems(pipelines: &[Pipeline]) -> Vec<TargetProblem> {
 }
 
 fn problem(p: &Pipeline) -> Option<TargetProblem> {
-    if !p.needs_state || p.state.kind != LOCAL_STATE {
+    if !p.needs_state || DURABLE_STATE_KINDS.contains(&p.state.kind.as_str()) {
         return None;
     }
     let task = p.tasks.iter().find(|t| t.image.is_some())?;
-    let (message, help) = crate::rules::no_durable_state_words(&p.name, &task.name, &reason(p));
+    let store = (p.state.kind != LOCAL_STATE)
+        .then_some(p.state.endpoint.as_ref())
+        .flatten()
+        .map(|e| (e.name.as_str(), p.state.kind.as_str()));
+    let (message, help) = crate::rules::no_durable_state_words(
+        &p.name,
+        &task.name,
+        &reason(p),
+        store,
+        &DURABLE_STATE_KINDS,
+    );
     Some(TargetProblem {
         code: Code::FL806,
         pipeline: p.name.clone(),

@@ -40,7 +40,7 @@ pub static TARGETS: &[Target] = &[
         name: "airflow",
         about: "Airflow 3 DAG files",
         generate: |pipelines, _| airflow::generate(pipelines),
-        warnings: |_| Vec::new(),
+        warnings: |pipelines| super::reach::problems(pipelines, airflow::runs_in_pod, "Airflow"),
     },
     Target {
         name: "argo",
@@ -61,9 +61,13 @@ pub fn find(name: &str) -> Option<&'static Target> {
     TARGETS.iter().find(|t| t.name == name)
 }
 
-/// The marker the `ir` target writes first in each file (defined with the
-/// other headers flowc recognises, in `io::write`).
-pub use crate::io::write::{IR_MARKER, IR_MARKER_KEY};
+/// The key the `ir` target writes first in each file: flowc recognises its
+/// own dumps by it (`io::write::header_of`), and replaces no other JSON file.
+pub const IR_MARKER_KEY: &str = "generated";
+
+/// The value of [`IR_MARKER_KEY`].
+pub const IR_MARKER: &str =
+    "by flowc for ir: do not edit, rewritten by every `flowc build --target ir`";
 
 /// One `PIPELINE.ir.json` per pipeline: the pipeline's IR as pretty JSON,
 /// keys in declaration order, ending in a newline. It reads back as an

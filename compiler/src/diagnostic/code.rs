@@ -9,8 +9,11 @@ use std::fmt;
 use super::Severity;
 
 /// The catalog, handed to `$then!` as `CODE module "name" Severity "summary";`
-/// entries: [`Code`] is built from it here, and `rules` builds its `mod`
-/// list and registry from the same entries.
+/// entries: [`Code`] is built from it here, and `rules` builds its registry
+/// from the same entries. Exported (`flowc::catalog!`) for
+/// the integration tests, which make one named test per rule from it.
+#[macro_export]
+#[doc(hidden)]
 macro_rules! catalog {
     ($then:ident) => {
         $then! {
@@ -34,6 +37,8 @@ macro_rules! catalog {
                 "a declaration, `read`, `write` or `emit` that does not fit the kind's roles";
             FL010 fl010_credential_in_url "credential-in-url" Warning
                 "a connection URL with a password written in the `.flow` file";
+            FL011 fl011_env_overrides_connection "env-overrides-connection" Warning
+                "a task `env` that sets what a connector reads for a declared connection (`FLOW_CONN_*`, `PG*`, `AWS_*`)";
             FL101 fl101_attempt_scoped_key "attempt-scoped-key" Error
                 "a key term that changes on every attempt: `attempt.*`, `now()`, `uuid()`, `random()`";
             FL102 fl102_run_scoped_key "run-scoped-key" Warning
@@ -72,6 +77,14 @@ macro_rules! catalog {
                 "`replace partition` on a sink neither transactional nor atomic, or `append ledger` on one not transactional";
             FL207 fl207_concurrent_writers "concurrent-writers" Warning
                 "two unordered tasks write the same sink: in one pipeline, or in two pipelines of one run";
+            FL208 fl208_unserialized_replace "unserialized-replace" Warning
+                "`replace partition` on a kind without `serialized_replace`: two live attempts can both delete and both insert";
+            FL209 fl209_unenforced_key "unenforced-key" Warning
+                "an `upsert` or `insert_if_absent` into a kind whose primary key is not enforced (`unenforced_key`)";
+            FL210 fl210_eventual_upsert "eventual-upsert" Warning
+                "an `upsert` into a kind that removes older row versions only in background merges (`eventual_upsert`)";
+            FL211 fl211_deduplicated_reinsert "deduplicated-reinsert" Warning
+                "`replace partition` or `overwrite` on a kind that silently drops an insert identical to a recent one (`deduplicates_inserts`)";
             FL301 fl301_auto_commit_offsets "auto-commit-offsets" Error
                 "a read whose offsets are committed on a timer (`commit auto`)";
             FL302 fl302_offset_before_sink "offset-before-sink" Error
@@ -86,6 +99,8 @@ macro_rules! catalog {
                 "a source with offsets read with neither a pin nor a commit mode";
             FL307 fl307_no_commit_mode "no-commit-mode" Error
                 "a source with offsets read with no commit mode, on a kind that offers no `after_write` to default to";
+            FL308 fl308_incomplete_cursor "incomplete-cursor" Warning
+                "a cursor read that can skip rows: its cursor is not `unique` and the read not `inclusive`, or it has no `lookback`";
             FL401 fl401_untracked_effect "untracked-effect" Error
                 "a bare `emit`: the effect is sent again on every attempt";
             FL402 fl402_unstable_idempotency_key "unstable-idempotency-key" Error
@@ -100,6 +115,8 @@ macro_rules! catalog {
                 "`on_ambiguous retry` on a task with an output below effectively-once";
             FL503 fl503_no_lease "no-lease" Warning
                 "`conditional_commit` or retries without a `timeout` lease";
+            FL504 fl504_effect_downgrades_retry "effect-downgrades-retry" Warning
+                "an effect below effectively_once makes a task whose writes are safe fail on an ambiguous failure instead of retrying";
             FL601 fl601_nondeterministic_dedup "nondeterministic-dedup" Warning
                 "a nondeterministic task writes through an idempotent mode";
             FL701 fl701_cycle "cycle" Error
@@ -116,6 +133,8 @@ macro_rules! catalog {
                 "an `allow` with a missing or blank reason";
             FL707 fl707_unknown_code "unknown-code" Error
                 "an `allow` naming a code that does not exist";
+            FL708 fl708_dense_task_graph "dense-task-graph" Error
+                "a pipeline whose data-flow edges (readers of a sink times its writers) pass 100,000";
             FL801 fl801_no_image "no-image" Error
                 "a task with no container image, built for a target that needs one";
             FL802 fl802_unsafe_for_target "unsafe-for-target" Error
@@ -130,12 +149,14 @@ macro_rules! catalog {
                 "a pipeline that keeps state in a local file while a task runs in a container";
             FL807 fl807_no_catchup_on_target "no-catchup-on-target" Warning
                 "`build --target argo` of a scheduled pipeline whose reads follow the interval: Argo runs no missed interval";
+            FL808 fl808_unreachable_endpoint "unreachable-endpoint" Warning
+                "an effect emitted from a container that nothing gives the effect's endpoint (no `secret`, `url` or `env`)";
             FL900 fl900_guarantee_below_requirement "guarantee-below-requirement" Error
                 "an output's derived guarantee is below its requirement";
         }
     };
 }
-pub(crate) use catalog;
+pub(crate) use crate::catalog;
 
 macro_rules! define_codes {
     ($($code:ident $module:ident $name:literal $severity:ident $summary:literal;)*) => {

@@ -6,6 +6,7 @@ pub mod github;
 pub mod human;
 pub mod json;
 pub mod sarif;
+pub mod words;
 
 pub use code::Code;
 

@@ -41,13 +41,22 @@ impl FsLoader {
         FsLoader::default()
     }
 
-    /// A file named on the command line: anything but a folder (a pipe
-    /// included), read up to [`MAX_INPUT_BYTES`].
+    /// A file named on the command line or found by a folder walk: a
+    /// regular file inside its project root, never through a link that
+    /// leaves it, read up to [`MAX_INPUT_BYTES`].
     pub fn read_root(&self, path: &Path) -> Result<Input, String> {
-        let bytes = read_bounded(path, Kind::Named)?;
-        let real = std::fs::canonicalize(path).unwrap_or_else(|_| normalize(path));
-        let root = project_root(&real);
+        let (real, root) = source_place(path)?;
+        let bytes = read_bounded(&real)?;
         Ok(self.remember(path.to_path_buf(), real, root, bytes))
+    }
+
+    /// An editor's document: `bytes` as the text of the file at `path`,
+    /// which is never opened (it may be a pipe or a device); its `use` is
+    /// read from its real folder. `None` when no file is at `path`.
+    pub fn with_text(&self, path: &Path, bytes: Vec<u8>) -> Option<Input> {
+        let real = std::fs::canonicalize(path).ok()?;
+        let root = project_root(path);
+        Some(self.remember(path.to_path_buf(), real, root, bytes))
     }
 
     /// The text of standard input, as if it were the file `name` (which
@@ -103,8 +112,8 @@ impl Loader for FsLoader {
         let wanted = normalize(&dir.join(named));
         let outside = |what: &str| {
             format!(
-                "{what} outside the project root (the folder of the nearest `flowc.toml`, \
-                 `pyproject.toml` or `.git`), and `use` reads nothing outside it"
+                "{what} outside the project root{}, and `use` reads nothing outside it",
+                root_words()
             )
         };
         if !wanted.starts_with(&from.root) {
@@ -127,7 +136,7 @@ impl Loader for FsLoader {
         if !is_flow(named) || !is_flow(&real) {
             return Err("only `.flow` files can be imported".to_string());
         }
-        let bytes = read_bounded(&real, Kind::Imported)?;
+        let bytes = read_bounded(&real)?;
         let shown = normalize(&from.shown.parent().unwrap_or(Path::new("")).join(named));
         Ok(self.remember(shown, real, from.root, bytes))
     }
@@ -139,56 +148,27 @@ fn is_flow(p: &Path) -> bool {
     p.extension().is_some_and(|e| e == "flow")
 }
 
-/// What may be read: a file named on the command line may be a pipe (or
-/// a device: the size limit stops `/dev/zero`), an imported one only a
-/// regular file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Named,
-    Imported,
-}
-
-/// Read at most [`MAX_INPUT_BYTES`] of `path`; a file over the limit is
-/// refused (unread when its size is known up front).
-fn read_bounded(path: &Path, kind: Kind) -> Result<Vec<u8>, String> {
-    let words = |e: &std::io::Error| match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".to_string(),
-        _ => io_words(e),
-    };
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    if kind == Kind::Imported {
-        // A pipe put in the file's place after it was looked at must not
-        // block the open; the handle's own metadata then refuses it.
-        use std::os::unix::fs::OpenOptionsExt as _;
-        options.custom_flags(libc::O_NONBLOCK);
-    }
-    let file = options.open(path).map_err(|e| words(&e))?;
-    let meta = file.metadata().map_err(|e| words(&e))?;
-    if meta.is_dir() {
-        return Err("it is a folder, not a `.flow` file".to_string());
-    }
-    if kind == Kind::Imported && !meta.is_file() {
-        return Err(NOT_REGULAR.to_string());
-    }
+/// Read at most [`MAX_INPUT_BYTES`] of the regular file `path` (a pipe,
+/// device or socket is refused without blocking); a file over the limit is
+/// refused, unread when its size is known up front.
+fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
+    let file = open_regular(path).map_err(|e| {
+        if e.starts_with("it is a folder") {
+            "it is a folder, not a `.flow` file".to_string()
+        } else {
+            e
+        }
+    })?;
     let too_large = || {
         format!(
             "it is larger than {} MiB, the most flowc reads from one file; split it into files joined with `use`",
             MAX_INPUT_BYTES / 1_048_576
         )
     };
-    if meta.is_file() && meta.len() > MAX_INPUT_BYTES as u64 {
-        return Err(too_large());
+    match read_capped(file, MAX_INPUT_BYTES as u64).map_err(|e| io_words(&e))? {
+        Ok(bytes) => Ok(bytes),
+        Err(_) => Err(too_large()),
     }
-    let mut bytes = Vec::new();
-    file.take(MAX_INPUT_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| words(&e))?;
-    if bytes.len() > MAX_INPUT_BYTES {
-        return Err(too_large());
-    }
-    Ok(bytes)
 }
 
 /// `a/./b/../c` to `a/c`, without touching the file system.
@@ -207,43 +187,198 @@ pub fn normalize(p: &Path) -> PathBuf {
 }
 
 /// The files that mark a project's root folder: flowc's configuration, a
-/// Python project's, or a git checkout.
+/// Python project's with a `[tool.flowc]` table, or a git checkout.
 pub const ROOT_MARKERS: [&str; 3] = ["flowc.toml", "pyproject.toml", ".git"];
 
-/// The project root of `file`: the nearest folder at or above the file's
-/// own that holds one of [`ROOT_MARKERS`], else the file's own folder. The
-/// path is absolute (canonical) when the file exists; `use` stays inside it,
-/// and generated headers name sources relative to it.
-pub fn project_root(file: &Path) -> PathBuf {
-    let real = std::fs::canonicalize(file).unwrap_or_else(|_| normalize(file));
-    let start = real.parent().map_or_else(PathBuf::new, Path::to_path_buf);
-    start
+/// A configuration file at a project root: where it is, whether it is a
+/// `pyproject.toml`, and its text (or why it was not read).
+#[derive(Debug, Clone)]
+pub struct ConfigFile {
+    pub path: PathBuf,
+    pub pyproject: bool,
+    pub text: Result<String, String>,
+}
+
+/// A folder's project: its root, and the configuration file that marks it.
+#[derive(Debug, Clone)]
+pub struct Project {
+    /// Canonical when the folder exists.
+    pub root: PathBuf,
+    pub config: Option<ConfigFile>,
+}
+
+/// The project of the folder `dir`, defined once for files and
+/// configuration alike: the nearest folder at or above `dir` that holds a
+/// `flowc.toml`, or a `pyproject.toml` with a `[tool.flowc]` table (in one
+/// folder `flowc.toml` wins), never above the repository (the nearest
+/// folder holding `.git`) when there is one; else the repository's folder;
+/// else `dir` itself. Its configuration file is read only when it is a
+/// regular file inside the root (a link to elsewhere is refused).
+pub fn locate(dir: &Path) -> Project {
+    let dir = absolute(dir);
+    let repo = dir
         .ancestors()
-        .find(|dir| {
-            ROOT_MARKERS
-                .iter()
-                .any(|m| dir.join(m).symlink_metadata().is_ok())
-        })
-        .map_or(start.clone(), Path::to_path_buf)
-}
-
-/// An I/O error in the house style: lowercase, without the `(os error N)`
-/// that only means something to a programmer.
-pub fn io_words(e: &std::io::Error) -> String {
-    if e.kind() == std::io::ErrorKind::PermissionDenied {
-        return "permission denied".to_string();
+        .find(|d| d.join(".git").symlink_metadata().is_ok())
+        .map(Path::to_path_buf);
+    for d in dir.ancestors() {
+        let toml = d.join("flowc.toml");
+        if toml.symlink_metadata().is_ok_and(|m| !m.is_dir()) {
+            let text = read_config_text(&toml, d);
+            return Project {
+                root: d.to_path_buf(),
+                config: Some(ConfigFile {
+                    path: toml,
+                    pyproject: false,
+                    text,
+                }),
+            };
+        }
+        let py = d.join("pyproject.toml");
+        if py.symlink_metadata().is_ok_and(|m| !m.is_dir()) {
+            // A `pyproject.toml` that cannot be read safely marks nothing.
+            if let Ok(text) = read_config_text(&py, d) {
+                if has_flowc_table(&text) {
+                    return Project {
+                        root: d.to_path_buf(),
+                        config: Some(ConfigFile {
+                            path: py,
+                            pyproject: true,
+                            text: Ok(text),
+                        }),
+                    };
+                }
+            }
+        }
+        if repo.as_deref() == Some(d) {
+            break;
+        }
     }
-    let text = e.to_string();
-    let text = text.split(" (os error").next().unwrap_or(&text);
-    let mut chars = text.chars();
-    chars.next().map_or_else(String::new, |c| {
-        c.to_lowercase().collect::<String>() + chars.as_str()
-    })
+    Project {
+        root: repo.unwrap_or(dir),
+        config: None,
+    }
 }
 
-pub fn display(p: &Path) -> String {
-    p.to_string_lossy().replace('\\', "/")
+/// Whether a `pyproject.toml` holds a `[tool.flowc]` table; one that is not
+/// valid TOML counts when it mentions `tool.flowc`, so its error is shown.
+fn has_flowc_table(text: &str) -> bool {
+    match toml::from_str::<toml::Table>(text) {
+        Ok(doc) => doc.get("tool").and_then(|t| t.get("flowc")).is_some(),
+        Err(_) => text.contains("tool.flowc"),
+    }
 }
+
+/// The text of the configuration file `path` of the project rooted at
+/// `root`: a regular file inside the root (through a link only to a file
+/// inside it), at most [`MAX_CONFIG_BYTES`], UTF-8.
+fn read_config_text(path: &Path, root: &Path) -> Result<String, String> {
+    let real = contained(path, root)?;
+    let Ok(bytes) = open_regular(&real)
+        .and_then(|f| read_capped(f, MAX_CONFIG_BYTES).map_err(|e| io_words(&e)))?
+    else {
+        return Err("it is larger than 1 MiB, too large for a configuration".into());
+    };
+    String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_string())
+}
+
+/// The real path of `path` when it lies inside `root` (itself or through
+/// links that stay inside), else why not.
+fn contained(path: &Path, root: &Path) -> Result<PathBuf, String> {
+    let real = std::fs::canonicalize(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file (or a link to nothing)".to_string(),
+        _ => io_words(&e),
+    })?;
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    if real.starts_with(&root) {
+        Ok(real)
+    } else {
+        Err(format!(
+            "it is a link to a file outside the project root{}, and flowc reads nothing there",
+            root_words()
+        ))
+    }
+}
+
+/// How messages name the project root.
+fn root_words() -> &'static str {
+    " (the folder of the nearest `flowc.toml`, `pyproject.toml` with \
+     `[tool.flowc]`, or `.git`)"
+}
+
+/// Open `path` for reading without blocking on a pipe, and only when it
+/// is a regular file (its handle says so, not an earlier look).
+fn open_regular(path: &Path) -> Result<std::fs::File, String> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        _ => io_words(&e),
+    })?;
+    let meta = file.metadata().map_err(|e| io_words(&e))?;
+    if meta.is_dir() {
+        return Err("it is a folder, not a file".to_string());
+    }
+    if !meta.is_file() {
+        return Err(NOT_REGULAR.to_string());
+    }
+    Ok(file)
+}
+
+/// At most `limit` bytes of `file`: `Err(size)` past it.
+fn read_capped(file: std::fs::File, limit: u64) -> std::io::Result<Result<Vec<u8>, u64>> {
+    let size = file.metadata().map_or(0, |m| m.len());
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Ok(Err(size.max(limit + 1)));
+    }
+    Ok(Ok(bytes))
+}
+
+/// The project root of `file`: that of the folder holding it (see
+/// [`locate`]), the file itself never resolved (a link named `x.flow` is
+/// judged by where it sits, and what it leads to must lie inside). `use`
+/// stays inside it, and generated headers name sources relative to it.
+pub fn project_root(file: &Path) -> PathBuf {
+    let parent = match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    locate(parent).root
+}
+
+/// A `.flow` file's real path and project root, when it may be read: a
+/// regular file inside its project root, reached through no link that
+/// leaves it.
+pub fn source_place(path: &Path) -> Result<(PathBuf, PathBuf), String> {
+    let root = project_root(path);
+    let real = contained(path, &root)?;
+    let meta = std::fs::metadata(&real).map_err(|e| io_words(&e))?;
+    if meta.is_dir() {
+        return Err("it is a folder, not a `.flow` file".to_string());
+    }
+    if !meta.is_file() {
+        return Err(NOT_REGULAR.to_string());
+    }
+    Ok((real, root))
+}
+
+/// The bytes of a `.flow` file flowc reads itself (`fmt`): as
+/// [`source_place`] allows, at most `limit` bytes (`Ok(Err(size))` past it).
+pub fn read_source(path: &Path, limit: u64) -> Result<Result<Vec<u8>, u64>, String> {
+    let (real, _) = source_place(path)?;
+    let file = open_regular(&real)?;
+    read_capped(file, limit).map_err(|e| io_words(&e))
+}
+
+/// Paths and I/O errors in words (pure: defined with the findings, below
+/// the code generators, which word what `io` reports).
+pub use crate::diagnostic::words::{display, io_words};
 
 /// The largest configuration file flowc reads (1 MiB).
 const MAX_CONFIG_BYTES: u64 = 1_048_576;
@@ -346,20 +481,16 @@ impl Configs {
         }
         let names: Vec<&str> = self.targets.iter().map(String::as_str).collect();
         let mut found = None;
-        for d in dir.ancestors() {
-            for (name, pyproject) in [("flowc.toml", false), ("pyproject.toml", true)] {
-                let candidate = d.join(name);
-                if !candidate.is_file() {
-                    continue;
+        if let Some(c) = locate(&dir).config {
+            let shown = shown(&c.path);
+            let text = c.text.map_err(|e| match e.strip_prefix("it is ") {
+                Some(rest) if !rest.starts_with("a link") && !rest.starts_with("not a regular") => {
+                    format!("`{shown}` is {rest}")
                 }
-                if let Some(file) = read_config(&candidate, &shown(&candidate), pyproject, &names)?
-                {
-                    found = Some((file, candidate));
-                    break;
-                }
-            }
-            if found.is_some() {
-                break;
+                _ => format!("cannot read `{shown}`: {e}"),
+            })?;
+            if let Some(file) = config::parse(&text, &shown, c.pyproject, &names)? {
+                found = Some((file, c.path));
             }
         }
         let settings = match found {
@@ -452,21 +583,21 @@ fn shown(path: &Path) -> String {
     }
 }
 
-/// Read and parse one configuration file.
+/// Read and parse the configuration file named on the command line
+/// (`--config`): a regular file, wherever it is.
 fn read_config(
     path: &Path,
     shown: &str,
     pyproject: bool,
     targets: &[&str],
 ) -> Result<Option<config::FileConfig>, String> {
-    let bytes = match read_limited(path, MAX_CONFIG_BYTES) {
-        Ok(Ok(b)) => b,
-        Ok(Err(_)) => {
-            return Err(format!(
-                "`{shown}` is larger than 1 MiB, too large for a configuration"
-            ))
-        }
-        Err(e) => return Err(format!("cannot read `{shown}`: {}", io_words(&e))),
+    let file = open_regular(path).map_err(|e| format!("cannot read `{shown}`: {e}"))?;
+    let Ok(bytes) = read_capped(file, MAX_CONFIG_BYTES)
+        .map_err(|e| format!("cannot read `{shown}`: {}", io_words(&e)))?
+    else {
+        return Err(format!(
+            "`{shown}` is larger than 1 MiB, too large for a configuration"
+        ));
     };
     let text = String::from_utf8(bytes).map_err(|_| format!("`{shown}` is not UTF-8 text"))?;
     config::parse(&text, shown, pyproject, targets)
@@ -498,6 +629,9 @@ pub struct Found {
     pub files: Vec<PathBuf>,
     /// The named folders that hold no `.flow` file (after exclusions).
     pub empty: Vec<PathBuf>,
+    /// The `.flow` files of folders that were not read: links that leave
+    /// the project root, and files that are not regular.
+    pub skipped: Vec<PathBuf>,
 }
 
 /// Files named on the command line, and *.flow files under named folders,
@@ -520,11 +654,18 @@ pub fn discover(paths: &[PathBuf], configs: &Arc<Configs>) -> Result<Found, Stri
             _ => format!("cannot read `{}`: {}", display(p), io_words(&e)),
         })?;
         if meta.is_dir() {
-            let found = walk(p, configs)?;
+            let (found, skipped) = walk(p, configs)?;
             if found.is_empty() {
                 out.empty.push(p.clone());
             }
             out.files.extend(found);
+            for (path, why) in skipped {
+                eprintln!(
+                    "warning: skipped `{}`: {why}",
+                    crate::diagnostic::human::escape_controls(&display(&path))
+                );
+                out.skipped.push(path);
+            }
         } else {
             out.files.push(normalize(p));
         }
@@ -539,14 +680,20 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     Ok(discover(paths, &configs)?.files)
 }
 
-fn walk(dir: &Path, configs: &Arc<Configs>) -> Result<Vec<PathBuf>, String> {
+/// The `.flow` files under `dir`, and those skipped with the reason.
+type Walked = (Vec<PathBuf>, Vec<(PathBuf, String)>);
+
+fn walk(dir: &Path, configs: &Arc<Configs>) -> Result<Walked, String> {
     let cannot =
         |e: &dyn std::fmt::Display| format!("cannot read folder `{}`: {}", display(dir), e);
     // The configuration of each folder is read once; a bad one stops the walk.
     let problem: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
     let seen = Arc::clone(&problem);
     let filter = Arc::clone(configs);
+    let named = absolute(dir);
     let mut found = Vec::new();
+    let mut skipped = Vec::new();
+    let mut roots: std::collections::HashMap<PathBuf, PathBuf> = std::collections::HashMap::new();
     let walker = ignore::WalkBuilder::new(dir)
         .hidden(true)
         .parents(true)
@@ -567,7 +714,7 @@ fn walk(dir: &Path, configs: &Arc<Configs>) -> Result<Vec<PathBuf>, String> {
             }
             let path = absolute(entry.path());
             match filter.for_file(&path) {
-                Ok(s) => !s.excludes(&path),
+                Ok(s) => !s.excludes_below(&named, &path),
                 Err(e) => {
                     seen.lock()
                         .unwrap_or_else(PoisonError::into_inner)
@@ -595,10 +742,27 @@ fn walk(dir: &Path, configs: &Arc<Configs>) -> Result<Vec<PathBuf>, String> {
         }
         let path = entry.path();
         let is_file_like = entry.file_type().is_some_and(|t| !t.is_dir());
-        // Only regular files (or links to one): a pipe named `x.flow`
-        // would block the run.
-        if is_file_like && is_flow(path) && std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-            found.push(normalize(path));
+        if !is_file_like || !is_flow(path) {
+            continue;
+        }
+        // Only regular files inside the project root, or links to one: a
+        // pipe named `x.flow` would block the run, and a link named so may
+        // lead to any file of the machine.
+        let parent = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let root = roots
+            .entry(parent)
+            .or_insert_with(|| project_root(path))
+            .clone();
+        match contained(path, &root).and_then(|real| {
+            let meta = std::fs::metadata(&real).map_err(|e| io_words(&e))?;
+            if meta.is_file() {
+                Ok(())
+            } else {
+                Err(NOT_REGULAR.to_string())
+            }
+        }) {
+            Ok(()) => found.push(normalize(path)),
+            Err(why) => skipped.push((normalize(path), why)),
         }
     }
     if let Some(e) = problem
@@ -609,7 +773,8 @@ fn walk(dir: &Path, configs: &Arc<Configs>) -> Result<Vec<PathBuf>, String> {
         return Err(e);
     }
     found.sort();
-    Ok(found)
+    skipped.sort();
+    Ok((found, skipped))
 }
 
 /// Collect, read and check files; `Err` is a usage problem (exit 2).
@@ -638,7 +803,13 @@ pub fn check_files(
                 .map_err(|e| format!("cannot read `{}`: {e}", display(f)))?,
         );
     }
-    let outcome = crate::check::check_with(inputs, &loader, configs);
+    let mut outcome = crate::check::check_with(inputs, &loader, configs);
+    // The code generators name each root in their headers without reaching
+    // the disk themselves (`codegen::lower`).
+    for &file in &outcome.roots {
+        let header = header_path(outcome.sources.path(file));
+        outcome.header_paths.insert(file, header);
+    }
     match configs.problem() {
         Some(e) => Err(e),
         None => Ok(outcome),

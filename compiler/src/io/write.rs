@@ -44,13 +44,9 @@ pub fn confined(out: &Path, rel: &str) -> Result<PathBuf, String> {
 /// neither line ever holds text from a `.flow` file or its path.
 pub const PYTHON_CODING: &str = "# -*- coding: utf-8 -*-";
 
-/// The key the `ir` target writes first in each file: flowc recognises its
-/// own dumps by it, and replaces no other JSON file.
-pub const IR_MARKER_KEY: &str = "generated";
-
-/// The value of [`IR_MARKER_KEY`].
-pub const IR_MARKER: &str =
-    "by flowc for ir: do not edit, rewritten by every `flowc build --target ir`";
+/// The marker the `ir` target writes first in each file, by which flowc
+/// recognises its own dumps (defined with the target, `codegen::target`).
+pub use crate::codegen::target::{IR_MARKER, IR_MARKER_KEY};
 
 /// What the header of a file flowc generated says about it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -282,8 +278,24 @@ pub fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {
         .map_err(|e| e.error)
 }
 
+/// [`write_atomic`] with the mode `permissions` (set through the new
+/// file's handle; 0644 when `None`). A link at `path` is replaced, never
+/// followed.
+pub fn write_atomic_with(
+    path: &Path,
+    contents: &str,
+    permissions: Option<std::fs::Permissions>,
+) -> std::io::Result<()> {
+    stage(path, std::iter::once(contents), permissions)?
+        .persist(path)
+        .map(drop)
+        .map_err(|e| e.error)
+}
+
 /// Replace the text of the existing file at `path` as `fmt` does. A link is
-/// followed: the file it leads to is rewritten and the link stays. The
+/// followed when it leads to a file inside the project root of its folder
+/// (the file it leads to is rewritten and the link stays); one that leaves
+/// the root is refused. The
 /// file's mode is kept, and its owner and group where the system permits.
 /// A file with one name is replaced atomically (a new file renamed over
 /// it); a file with several hard links is rewritten in place, through its
@@ -291,6 +303,13 @@ pub fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {
 /// then see it half written, and a crash can leave it so).
 pub fn rewrite_existing(path: &Path, contents: &str) -> std::io::Result<()> {
     let real = std::fs::canonicalize(path)?;
+    // Never through a link that leaves the project root: what it leads to
+    // is not the project's to rewrite.
+    if !real.starts_with(super::read::project_root(path)) {
+        return Err(std::io::Error::other(
+            "it is a link to a file outside the project root, and flowc writes nothing there",
+        ));
+    }
     let meta = std::fs::metadata(&real)?;
     #[cfg(unix)]
     {
@@ -315,19 +334,23 @@ pub fn rewrite_existing(path: &Path, contents: &str) -> std::io::Result<()> {
     tmp.persist(&real).map(drop).map_err(|e| e.error)
 }
 
-/// Why a file of [`write_all_or_none`] was not written.
-#[derive(Debug)]
-pub enum Refusal {
-    /// Its path leaves the output folder; the reason, in words.
-    Outside(String),
-    /// A folder is where the file would go.
-    Folder(PathBuf),
-    /// Something other than a plain file (a pipe, a device) is there.
-    NotPlain(PathBuf),
-    /// A file flowc did not generate is there.
-    NotGenerated(PathBuf),
-    /// The system refused to stage or rename it.
-    Io(PathBuf, std::io::Error),
+/// Why a file of [`write_all_or_none`] was not written (defined with the
+/// code generators' [`Writer`], which [`Disk`] implements).
+pub use crate::codegen::writer::Refusal;
+use crate::codegen::writer::Writer;
+use crate::codegen::GeneratedFile;
+
+/// The file system, as the code generators write to it.
+pub struct Disk;
+
+impl Writer for Disk {
+    fn write_all_or_none(
+        &self,
+        out: &Path,
+        files: &[GeneratedFile],
+    ) -> (usize, Vec<(usize, Refusal)>) {
+        write_all_or_none(out, files, |g| g.path.as_str(), GeneratedFile::pieces)
+    }
 }
 
 /// Write `files` under `out`, all or none: every path (`rel` of each file)

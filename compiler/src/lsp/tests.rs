@@ -5,8 +5,18 @@ use std::str::FromStr as _;
 
 use lsp_types as lt;
 
+use super::diagnostics::diagnostics_of;
+use super::handlers::code_action::code_actions;
+use super::handlers::completion::completion;
+use super::handlers::definition::definition;
+use super::handlers::documents::apply_change;
+use super::handlers::formatting::formatting;
+use super::handlers::hover::hover;
+use super::handlers::inlay_hints::inlay_hints;
+use super::handlers::references::references;
+use super::handlers::symbols::symbols;
 use super::position::Lines;
-use super::{apply_change, diagnostics_of, features, Snapshot};
+use super::Snapshot;
 use crate::check::{check, Input, NoImports};
 
 const URI: &str = "file:///corpus/input.flow";
@@ -35,22 +45,22 @@ fn every_request(text: &str) {
     let lines = Lines::new(text);
     let diags = diagnostics_of(&snap, snap.file_of[URI]);
     let whole = lt::Range::new(lt::Position::new(0, 0), lines.position(text.len()));
-    features::symbols(&snap, URI);
-    features::inlay_hints(&snap, URI, whole);
-    features::code_actions(&uri, text, &diags);
-    let _ = features::formatting(text);
+    symbols(&snap, URI);
+    inlay_hints(&snap, URI, whole);
+    code_actions(&uri, text, &diags);
+    let _ = formatting(text);
     let step = (text.len() / 12).max(1);
     for at in (0..=text.len()).step_by(step) {
         let p = lines.position(at);
-        features::hover(&snap, URI, p);
-        features::definition(&snap, URI, p);
-        features::references(&snap, URI, p, true);
-        features::completion(&snap, URI, text, p);
+        hover(&snap, URI, p);
+        definition(&snap, URI, p);
+        references(&snap, URI, p, true);
+        completion(&snap, URI, text, p);
     }
     // Positions the protocol allows but no text has: past a line, past the end.
     for p in [lt::Position::new(0, 9999), lt::Position::new(99_999, 3)] {
-        features::hover(&snap, URI, p);
-        features::completion(&snap, URI, text, p);
+        hover(&snap, URI, p);
+        completion(&snap, URI, text, p);
     }
 }
 
@@ -98,4 +108,44 @@ fn edits_with_positions_inside_characters_and_past_the_end_apply() {
         },
     );
     assert_eq!(text, "whole");
+}
+
+#[test]
+fn completion_and_hover_read_the_words_of_one_source() {
+    use super::words::{words, Place};
+    let text =
+        "source orders: postgres_table {\n  table \"shop.orders\"\n  mutable\n  pin snapshot\n}\n";
+    let snap = snapshot(text);
+    let lines = Lines::new(text);
+    // Hover on a property: what the word source says it is.
+    let at = lines.position(text.find("mutable").expect("mutable") + 2);
+    let h = hover(&snap, URI, at).expect("a hover");
+    let lt::HoverContents::Markup(m) = h.contents else {
+        panic!("markdown")
+    };
+    assert!(
+        m.value.contains("`mutable`") && m.value.contains("source property"),
+        "{}",
+        m.value
+    );
+    // Completion at a line start in the block: those same words first.
+    let text2 = text.replace("  mutable\n", "  \n");
+    let at = Lines::new(&text2).position(text2.find("  \n").expect("blank") + 2);
+    let got: Vec<String> = completion(&snap, URI, &text2, at)
+        .into_iter()
+        .map(|i| i.label)
+        .collect();
+    let want: Vec<&str> = words(Place::Decl(crate::analyze::model::Role::Source))
+        .iter()
+        .map(|w| w.name)
+        .collect();
+    assert_eq!(&got[..want.len()], want.as_slice(), "{got:?}");
+    assert!(
+        got.contains(&"table".to_string()),
+        "the kind's parameters follow: {got:?}"
+    );
+    // Inside a comment: nothing.
+    let text3 = format!("{text}# source ");
+    let end = Lines::new(&text3).position(text3.len());
+    assert!(completion(&snap, URI, &text3, end).is_empty());
 }

@@ -239,7 +239,13 @@ fn unexpected(
     let words: Vec<String> = match named {
         Some(what) => expected
             .iter()
-            .map(|w| if w == "a name" { what.to_string() } else { w.clone() })
+            .map(|w| {
+                if w == "a name" {
+                    what.to_string()
+                } else {
+                    w.clone()
+                }
+            })
             .collect(),
         None => expected.to_vec(),
     };
@@ -335,18 +341,27 @@ mod tests {
     /// itself keeps the token's name.
     #[test]
     fn a_name_after_a_clause_word_is_worded_as_its_words() {
-        let (_, problems) =
-            crate::syntax::parse(FileId(0), "pipeline p {\n  task t {\n    emit e require\n  }\n}\n");
+        let (_, problems) = crate::syntax::parse(
+            FileId(0),
+            "pipeline p {\n  task t {\n    emit e require\n  }\n}\n",
+        );
         let [problem] = problems.as_slice() else {
             panic!("one problem: {problems:?}")
         };
-        let SyntaxError::Unexpected { expected, after, .. } = &problem.what else {
+        let SyntaxError::Unexpected {
+            expected, after, ..
+        } = &problem.what
+        else {
             panic!("a parse that stopped: {problem:?}")
         };
         assert_eq!(after, "require");
         assert!(expected.iter().any(|w| w == "a name"), "{expected:?}");
         let d = syntax_finding(problem);
-        assert!(d.message.contains("a guarantee (`exactly_once`"), "{}", d.message);
+        assert!(
+            d.message.contains("a guarantee (`exactly_once`"),
+            "{}",
+            d.message
+        );
         assert!(!d.message.contains("a name"), "{}", d.message);
     }
 }

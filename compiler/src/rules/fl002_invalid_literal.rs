@@ -59,6 +59,30 @@ pub fn empty_image(at: Loc) -> Diagnostic {
         .help("write the container image to run, as in `image \"ghcr.io/acme/job:1.0\"`")
 }
 
+/// A `ready marker` name at `at` that is empty or holds a path separator.
+pub fn bad_ready_marker(at: Loc) -> Diagnostic {
+    Diagnostic::new(
+        Code::FL002,
+        at.file,
+        at.span,
+        "a ready marker is the name of one file in the interval's folder",
+    )
+    .help("write a file name without `/`, as in `ready marker \"_SUCCESS\"`")
+}
+
+/// `setting` (a lease) of zero at `at`.
+pub fn zero_lease(setting: &str, at: Loc) -> Diagnostic {
+    Diagnostic::new(
+        Code::FL002,
+        at.file,
+        at.span,
+        format!("`{setting}` of zero: a lease must be positive"),
+    )
+    .help(
+        "give the longest time an attempt may run, such as `30m`; leave `timeout` out for no lease",
+    )
+}
+
 /// The program of `run command` at `at` is an empty string.
 pub fn empty_program(at: Loc) -> Diagnostic {
     Diagnostic::new(
@@ -95,7 +119,25 @@ pub fn not_allowed_value(
         at.span,
         format!("`{param}` of kind `{kind}` cannot be `\"{value}\"`"),
     )
-    .help(format!("write one of {list}, or leave `{param}` out to take it from each file's extension"))
+    .help(format!(
+        "write one of {list}, or leave `{param}` out to take it from each file's extension"
+    ))
+}
+
+/// FL002 for `value` of kind `kind`'s parameter `param`, which its system
+/// refuses for `why`.
+pub fn bad_system_name(kind: &str, param: &str, value: &str, why: &str, at: Loc) -> Diagnostic {
+    let shown: String = value.escape_debug().take(120).collect();
+    Diagnostic::new(
+        Code::FL002,
+        at.file,
+        at.span,
+        format!("`{param}` of kind `{kind}` cannot be \"{shown}\": {why}"),
+    )
+    .help(match kind {
+        "kafka_topic" => "a Kafka topic name is 1 to 249 letters, digits, `.`, `_` and `-`, and not `.` or `..`",
+        _ => "an Iceberg table is `NAMESPACE.NAME`: two non-empty names with no `/`, `\\`, space or control character",
+    })
 }
 
 /// The placeholders, as the helps list them.
@@ -103,7 +145,7 @@ const THE_PLACEHOLDERS: &str = "the placeholders are `{interval.start}`, `{inter
 
 /// The directives, as the helps list them.
 const THE_DIRECTIVES: &str =
-    "the directives are `%Y`, `%m`, `%d`, `%H`, `%M`, `%S`, `%j`, `%u`, `%V`, `%G` and `%%`";
+    "the directives are `%Y`, `%m`, `%d`, `%H`, `%M`, `%S`, `%j`, `%u`, `%V`, `%G`, `%z` and `%%`";
 
 /// What to write instead, for each placeholder error.
 fn placeholder_help(error: &PlaceholderError) -> String {
@@ -148,6 +190,8 @@ fn placeholder_help(error: &PlaceholderError) -> String {
         PlaceholderError::EmptyFormat { .. } => {
             "write a format after `:`, as in `{interval.start:%Y-%m-%d}`, or drop the `:`".to_string()
         }
+        PlaceholderError::AbsoluteRendering { .. } => "start the path with its folder (`out/{interval.start:%Y/%m/%d}/`), or write an absolute path's first folder before the placeholder (`/data/{interval.start:%Y}/`): a format that starts with `/` turns a relative path into an absolute one, outside the connection's folder".to_string(),
+        PlaceholderError::DotSegment { .. } => "name the folder itself: a path that leaves its sink's folder (`out/../victim`) lets an `overwrite` delete what another sink owns, so flowc refuses `..` segments and placeholders that render as `.` or `..`".to_string(),
         PlaceholderError::FormatChar { .. } => format!(
             "a format holds directives and any character but `{{`, `}}` and `:`, as in `{{interval.start:%Y%m%dT%H%M}}`; {THE_DIRECTIVES}"
         ),
@@ -164,22 +208,33 @@ impl fmt::Display for PlaceholderError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PlaceholderError::Unknown { name, near } => match near {
-                Some(s) => write!(f, "unknown placeholder `{{{name}}}`; did you mean `{{{s}}}`?"),
+                Some(s) => write!(
+                    f,
+                    "unknown placeholder `{{{name}}}`; did you mean `{{{s}}}`?"
+                ),
                 None => write!(f, "unknown placeholder `{{{name}}}`"),
             },
             PlaceholderError::NotAPlaceholder { text, .. } => {
                 write!(f, "`{text}` is not a placeholder")
             }
             PlaceholderError::Jinja { text, .. } => {
-                write!(f, "`{text}` is a Jinja expression, which flowc never renders")
+                write!(
+                    f,
+                    "`{text}` is a Jinja expression, which flowc never renders"
+                )
             }
             PlaceholderError::Spaced { text, .. } => {
                 write!(f, "`{text}` has blanks inside its braces")
             }
-            PlaceholderError::Unclosed => f.write_str("`{` starts a placeholder that is never closed"),
+            PlaceholderError::Unclosed => {
+                f.write_str("`{` starts a placeholder that is never closed")
+            }
             PlaceholderError::LoneClose => f.write_str("`}` closes no placeholder"),
             PlaceholderError::UnknownDirective { text, directive } => {
-                write!(f, "`{text}`: `%{directive}` is not a format directive flowc renders")
+                write!(
+                    f,
+                    "`{text}`: `%{directive}` is not a format directive flowc renders"
+                )
             }
             PlaceholderError::DanglingPercent { text } => {
                 write!(f, "`{text}`: the format ends with a lone `%`")
@@ -192,6 +247,24 @@ impl fmt::Display for PlaceholderError {
             }
             PlaceholderError::FormatChar { text, ch } => {
                 write!(f, "`{text}`: a format cannot hold `{ch}`")
+            }
+            PlaceholderError::DotSegment {
+                segment,
+                rendered: false,
+            } => {
+                write!(
+                    f,
+                    "the path segment `{segment}` leaves the folder the path names"
+                )
+            }
+            PlaceholderError::AbsoluteRendering { text } => {
+                write!(f, "the path starts with `{text}`, whose format starts with `/`: it renders an absolute path")
+            }
+            PlaceholderError::DotSegment {
+                segment,
+                rendered: true,
+            } => {
+                write!(f, "a placeholder renders the path segment `{segment}`, which is no folder of its own")
             }
         }
     }
@@ -268,6 +341,10 @@ impl fmt::Display for LiteralError {
             LiteralError::NotOnCalendar { text } => {
                 write!(f, "`{text}` is not a date on the calendar")
             }
+            LiteralError::BeforeEarliest { text } => write!(
+                f,
+                "`{text}` is before 1970-01-01, the earliest date flowc accepts: catch-up would start there"
+            ),
             LiteralError::UnknownPreset { text, near } => match near {
                 Some(s) => write!(f, "`{text}` is not a schedule preset; did you mean `{s}`?"),
                 None => write!(
@@ -439,4 +516,15 @@ pub fn bad_pod_value(setting: &str, value: &str, why: &str, at: Loc) -> Diagnost
         format!("`{value}` is not a valid {what}: {why}"),
     )
     .help(help)
+}
+
+/// A `lookback` of zero (`text`, at `at`) on a cursor read (flowc 0.3).
+pub fn zero_lookback(text: &str, at: Loc) -> Diagnostic {
+    Diagnostic::new(
+        Code::FL002,
+        at.file,
+        at.span,
+        format!("`lookback {text}` reads nothing again"),
+    )
+    .help("give how far behind the bookmark rows can still commit (`lookback 2h`, `lookback 1000`), or leave `lookback` out")
 }

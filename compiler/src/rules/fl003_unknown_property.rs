@@ -213,3 +213,49 @@ pub fn param_on_schedule(param: &str, pipeline: &str, at: Loc, schedule: Loc) ->
     .label(schedule.file, schedule.span, "scheduled here")
     .help("a scheduled run has nobody to give the value: derive it from `{interval.start}`, or make the pipeline manual (`schedule none`)")
 }
+
+/// `lookback` or `inclusive` (`word`, at `at`) on a read of `source` that is
+/// not a cursor read (flowc 0.3).
+pub fn cursor_clause_without_cursor(word: &str, source: &str, at: Loc) -> Diagnostic {
+    Diagnostic::new(
+        Code::FL003,
+        at.file,
+        at.span,
+        format!("`{word}` applies to a cursor read; `read {source}` does not read by its cursor"),
+    )
+    .help(format!(
+        "read by the source's cursor (`read {source} cursor {word}`), or remove `{word}`"
+    ))
+}
+
+/// `newest by` or `txn` (`word`, at `at`) on a write whose mode is `mode`
+/// (flowc 0.3): `newest by` qualifies `upsert`, `txn` `conditional_commit`.
+pub fn clause_for_other_mode(word: &str, mode: crate::vocab::Mode, at: Loc) -> Diagnostic {
+    let owner = if word == "txn" {
+        "conditional_commit"
+    } else {
+        "upsert"
+    };
+    Diagnostic::new(
+        Code::FL003,
+        at.file,
+        at.span,
+        format!("`{word}` applies to `{owner}`, not to `{}`", mode.source()),
+    )
+    .help(format!("remove `{word}`, or write with `{owner}`"))
+}
+
+/// `ready WORD` at `at` on source `decl`, whose kind `kind` (declared at
+/// `kind_at`) does not list an interval's files.
+pub fn ready_not_listed(word: &str, decl: &str, kind: &str, kind_at: Loc, at: Loc) -> Diagnostic {
+    Diagnostic::new(
+        Code::FL003,
+        at.file,
+        at.span,
+        format!(
+            "`ready {word}` does not apply to source `{decl}`: kind `{kind}` does not list an interval's files (`pins listing`)"
+        ),
+    )
+    .label(kind_at.file, kind_at.span, format!("kind `{kind}` declared here"))
+    .help("write `ready always`, or remove the line: a source of this kind is always ready")
+}

@@ -73,7 +73,13 @@ pub fn takes_one_value(setting: &str, expected: &str, at: Loc) -> Diagnostic {
 
 /// A value (at `at`, described as `found`) of the setting `setting`, which
 /// takes `expected`, written like `example`.
-pub fn wrong_type(setting: &str, expected: &str, found: &str, example: &str, at: Loc) -> Diagnostic {
+pub fn wrong_type(
+    setting: &str,
+    expected: &str,
+    found: &str,
+    example: &str,
+    at: Loc,
+) -> Diagnostic {
     Diagnostic::new(
         Code::FL006,
         at.file,
@@ -127,4 +133,15 @@ pub fn key_pipeline_param(param: &str, at: Loc) -> Diagnostic {
         format!("parameter `{param}` of a pipeline cannot be a `key`"),
     )
     .help("use `string`, `int`, `bool` or `duration`")
+}
+
+/// `ready` at `at` with no value it takes; `found` says what it has.
+pub fn ready_wrong_value(found: &str, at: Loc) -> Diagnostic {
+    Diagnostic::new(
+        Code::FL006,
+        at.file,
+        at.span,
+        format!("`ready` takes `marker \"NAME\"`, `nonempty` or `always`, found {found}"),
+    )
+    .help("write `ready marker \"_SUCCESS\"` (a file that marks the folder complete), `ready nonempty` or `ready always`")
 }

@@ -68,6 +68,22 @@ pub fn clause_twice(clause: Clause, name: &str, at: Loc) -> Diagnostic {
             format!("`write {name}` states its requirement twice"),
             "keep one `require` clause",
         ),
+        Clause::Lookback => (
+            format!("`read {name}` states its lookback twice"),
+            "keep one `lookback` clause",
+        ),
+        Clause::Inclusive => (
+            format!("`read {name}` says `inclusive` twice"),
+            "keep one `inclusive`",
+        ),
+        Clause::Newest => (
+            format!("`write {name}` states its version column twice"),
+            "keep one `newest by` clause",
+        ),
+        Clause::Txn => (
+            format!("`write {name}` states its transaction id twice"),
+            "keep one `txn` clause",
+        ),
     };
     Diagnostic::new(Code::FL007, at.file, at.span, message).help(help)
 }

@@ -35,3 +35,16 @@ pub fn no_run(task: &str, at: Loc) -> Diagnostic {
     )
     .help("say what the scheduler starts: `run command [\"python\", \"-m\", \"job\"]`")
 }
+
+/// A cursor read (at `at`) of `source` (declared at `decl`), which names no
+/// cursor column (flowc 0.3).
+pub fn cursor_without_column(source: &str, decl: Loc, at: Loc) -> Diagnostic {
+    Diagnostic::new(
+        Code::FL008,
+        at.file,
+        at.span,
+        format!("a cursor read of `{source}`, which has no `cursor` column"),
+    )
+    .label(decl.file, decl.span, format!("`{source}` declared here"))
+    .help(format!("name the column the read goes by on `{source}`: `cursor updated_at`, or `cursor id unique` when no two rows share a value"))
+}

@@ -41,12 +41,111 @@ pub fn password_in_url(s: &str) -> Option<(usize, usize)> {
     None
 }
 
-fn finding(at: Loc, what: &str) -> Diagnostic {
+/// Query parameters whose value is a credential.
+const SECRET_PARAMETERS: [&str; 12] = [
+    "password",
+    "passwd",
+    "pwd",
+    "token",
+    "access_token",
+    "auth_token",
+    "api_key",
+    "apikey",
+    "key",
+    "secret",
+    "client_secret",
+    "sig",
+];
+
+/// Whether `s` holds a URL with a credential in its query
+/// (`?password=...`, `&token=...`, one of [`SECRET_PARAMETERS`], with a value).
+pub fn secret_in_query(s: &str) -> bool {
+    let Some(q) = s
+        .find("://")
+        .and_then(|at| s[at..].find('?').map(|i| at + i))
+    else {
+        return false;
+    };
+    s[q + 1..]
+        .split(['&', ';', '#', ' '])
+        .filter_map(|pair| pair.split_once('='))
+        .any(|(name, value)| {
+            !value.is_empty()
+                && SECRET_PARAMETERS
+                    .iter()
+                    .any(|p| name.eq_ignore_ascii_case(p))
+        })
+}
+
+/// Incoming webhooks whose URL is its own credential: whoever has it can post.
+const TOKEN_WEBHOOKS: [&str; 5] = [
+    "hooks.slack.com/services/",
+    "hooks.slack.com/workflows/",
+    "discord.com/api/webhooks/",
+    "discordapp.com/api/webhooks/",
+    ".webhook.office.com/",
+];
+
+/// Whether `s` holds an incoming webhook URL of [`TOKEN_WEBHOOKS`] with its token.
+pub fn token_webhook(s: &str) -> bool {
+    TOKEN_WEBHOOKS.iter().any(|host| {
+        s.find(host).is_some_and(|at| {
+            s[at + host.len()..]
+                .chars()
+                .any(|c| c.is_ascii_alphanumeric())
+        })
+    })
+}
+
+/// What credential `s` holds, in words, if any.
+pub fn credential(s: &str) -> Option<&'static str> {
+    if password_in_url(s).is_some() {
+        Some("a URL with a password")
+    } else if secret_in_query(s) {
+        Some("a URL with a credential in its query (`password=`, `token=`, `key=`...)")
+    } else if token_webhook(s) {
+        Some("an incoming webhook URL, which is its own credential")
+    } else {
+        None
+    }
+}
+
+/// Whether an environment variable's name says its value is a credential
+/// (`..._PASSWORD`, `..._TOKEN`, `..._SECRET`, `..._API_KEY`, AWS's
+/// secret access key, a `FLOW_TOKEN_*`).
+fn secret_name(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    upper.starts_with("FLOW_TOKEN_")
+        || upper.ends_with("PASSWORD")
+        || upper == "MYSQL_PWD"
+        || [
+            "PASSWORD",
+            "PASSWD",
+            "TOKEN",
+            "SECRET",
+            "API_KEY",
+            "APIKEY",
+            "SECRET_ACCESS_KEY",
+            "SECRET_KEY",
+            "PRIVATE_KEY",
+        ]
+        .iter()
+        .any(|end| upper == *end || upper.ends_with(&format!("_{end}")))
+}
+
+/// What credential the `env` entry `name` = `value` holds, in words, if any.
+pub(crate) fn env_credential(name: &str, value: &str) -> Option<&'static str> {
+    credential(value).or_else(|| {
+        (secret_name(name) && !value.trim().is_empty()).then_some("a credential, by its name")
+    })
+}
+
+fn finding(at: Loc, what: &str, how: &str) -> Diagnostic {
     Diagnostic::new(
         RULE.code,
         at.file,
         at.span,
-        format!("{what} holds a URL with a password: it is committed with the `.flow` file and copied into the files built from it"),
+        format!("{what} holds {how}: it is committed with the `.flow` file and copied into the files built from it"),
     )
     .help("give the declaration `secret \"NAME\"` and keep the URL in that Kubernetes Secret (key `url`) or Airflow Connection; write the URL here without its password")
 }
@@ -60,22 +159,51 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             let ParamValue::String(s) = value else {
                 continue;
             };
-            if password_in_url(s).is_some() {
+            if let Some(how) = credential(s) {
                 let at = d.param_locs.get(name).copied().unwrap_or(d.name_loc);
                 out.push(finding(
                     at,
                     &format!("parameter `{name}` of {} `{}`", d.role.word(), d.name),
+                    how,
                 ));
             }
         }
     }
     for p in &ctx.program.pipelines {
+        if ctx.broken.contains(&p.loc.file) {
+            continue;
+        }
+        for (key, value) in &p.pod.annotations {
+            if let Some(how) = credential(value) {
+                out.push(finding(
+                    p.name_loc,
+                    &format!("annotation `{key}` of pipeline `{}`", p.name),
+                    how,
+                ));
+            }
+        }
         for t in &p.tasks {
             for ((name, value), at) in t.env.iter().zip(&t.env_locs) {
-                if password_in_url(value).is_some() {
+                let what = format!("`env` variable `{name}` of task `{}`", t.name);
+                if let Some(how) = env_credential(name, value) {
+                    out.push(finding(*at, &what, how));
+                }
+            }
+            if let Some(run) = &t.run {
+                if let Some(how) = run.command.iter().find_map(|a| credential(a)) {
                     out.push(finding(
-                        *at,
-                        &format!("`env` variable `{name}` of task `{}`", t.name),
+                        run.loc,
+                        &format!("an argument of the `run` command of task `{}`", t.name),
+                        how,
+                    ));
+                }
+            }
+            for (key, value) in &t.pod.annotations {
+                if let Some(how) = credential(value) {
+                    out.push(finding(
+                        t.name_loc,
+                        &format!("annotation `{key}` of task `{}`", t.name),
+                        how,
                     ));
                 }
             }
@@ -85,7 +213,31 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
 
 #[cfg(test)]
 mod tests {
-    use super::password_in_url;
+    use super::{credential, password_in_url};
+
+    #[test]
+    fn finds_credentials_in_queries_and_token_webhooks() {
+        for hot in [
+            "mysql://db/x?password=hunter2",
+            "https://api.example.com/v1?user=a&token=abc",
+            "s3://bucket/path?X-Amz-Signature=1&sig=abc",
+            "https://hooks.slack.com/services/T000/B000/XXXX",
+            "https://discord.com/api/webhooks/1/abc",
+            "https://acme.webhook.office.com/webhookb2/abc",
+        ] {
+            assert!(credential(hot).is_some(), "{hot}");
+        }
+        for cold in [
+            "mysql://db/x?password=",
+            "https://api.example.com/v1?user=a&tokens_left=3",
+            "password=hunter2",
+            "https://hooks.slack.com/",
+            "https://example.com/services/T000",
+            "s3://bucket/key=value/part",
+        ] {
+            assert!(credential(cold).is_none(), "{cold}");
+        }
+    }
 
     #[test]
     fn finds_a_password_only_in_the_user_part() {

@@ -1,11 +1,11 @@
 //! FL101 `attempt-scoped-key`: a key term that changes on every attempt: `attempt.*`, `now()`, `uuid()`, `random()`.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Code;
 use crate::analyze::guarantee::{key_uses, term_text, KeyUse};
 use crate::analyze::model::{KeyPartDef, Loc};
-use crate::vocab::{Mode, Term};
+use crate::diagnostic::Code;
 use crate::diagnostic::Diagnostic;
+use crate::vocab::{Mode, Term};
 
 pub const RULE: Rule = Rule {
     code: Code::FL101,

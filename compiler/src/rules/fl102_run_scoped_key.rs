@@ -1,11 +1,11 @@
 //! FL102 `run-scoped-key`: a key term scoped to one run: `run.id`, or an interval term in an unscheduled pipeline.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Code;
 use crate::analyze::guarantee::{key_uses, term_text, KeyUse};
 use crate::analyze::model::KeyPartDef;
-use crate::vocab::Term;
+use crate::diagnostic::Code;
 use crate::diagnostic::Diagnostic;
+use crate::vocab::Term;
 
 pub const RULE: Rule = Rule {
     code: Code::FL102,

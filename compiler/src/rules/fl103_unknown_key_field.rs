@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 
 use crate::analyze::guarantee::{key_uses, KeyUse};
 use crate::analyze::model::KeyPartDef;
-use crate::vocab::Term;
 use crate::suggest::did_you_mean;
+use crate::vocab::Term;
 
 pub const RULE: Rule = Rule {
     code: Code::FL103,

@@ -1,11 +1,11 @@
 //! FL105 `output-key-nondeterministic`: a key derived from the output of a nondeterministic task.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Code;
 use crate::analyze::guarantee::{key_uses, term_text, KeyUse};
 use crate::analyze::model::KeyPartDef;
-use crate::vocab::Term;
+use crate::diagnostic::Code;
 use crate::diagnostic::Diagnostic;
+use crate::vocab::Term;
 
 pub const RULE: Rule = Rule {
     code: Code::FL105,

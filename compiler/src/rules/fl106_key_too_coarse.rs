@@ -2,8 +2,8 @@
 
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
-use crate::vocab::{Mode, Term};
 use crate::diagnostic::Diagnostic;
+use crate::vocab::{Mode, Term};
 
 pub const RULE: Rule = Rule {
     code: Code::FL106,
@@ -13,7 +13,7 @@ pub const RULE: Rule = Rule {
 fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     ctx.each_task(|t| {
         for w in &t.task.writes {
-            if !matches!(w.mode, Mode::Upsert | Mode::AppendLedger) {
+            if !matches!(w.mode, Mode::Upsert | Mode::InsertIfAbsent | Mode::AppendLedger) {
                 continue;
             }
             let parts = t.facts.dedup_parts(w);

@@ -2,8 +2,8 @@
 
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
-use crate::vocab::Mode;
 use crate::diagnostic::Diagnostic;
+use crate::vocab::Mode;
 
 pub const RULE: Rule = Rule {
     code: Code::FL108,
@@ -13,8 +13,10 @@ pub const RULE: Rule = Rule {
 fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     ctx.each_task(|t| {
         for w in &t.task.writes {
-            if !matches!(w.mode, Mode::Upsert | Mode::AppendLedger)
-                || t.facts.write_key(w).is_some()
+            if !matches!(
+                w.mode,
+                Mode::Upsert | Mode::InsertIfAbsent | Mode::AppendLedger
+            ) || t.facts.write_key(w).is_some()
             {
                 continue;
             }

@@ -1,10 +1,10 @@
 //! FL109 `unbound-partition`: `replace partition TERM` where TERM is not a field and names no column.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Code;
 use crate::analyze::guarantee::term_text;
-use crate::vocab::Term;
+use crate::diagnostic::Code;
 use crate::diagnostic::Diagnostic;
+use crate::vocab::Term;
 
 pub const RULE: Rule = Rule {
     code: Code::FL109,

@@ -21,7 +21,9 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         let mut read: Vec<usize> = Vec::new();
         for t in &p.tasks {
             for r in &t.reads {
-                if !read.contains(&r.decl) && crate::analyze::guarantee::interval_scoped(&ctx.program.decls[r.decl]) {
+                if !read.contains(&r.decl)
+                    && crate::analyze::guarantee::interval_scoped(&ctx.program.decls[r.decl])
+                {
                     read.push(r.decl);
                 }
             }
@@ -32,7 +34,14 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         let mut d = Diagnostic::new(RULE.code, at.file, at.span, format!("`catchup false` in pipeline `{}`: the scheduler may skip intervals, and their input is never read", p.name));
         for decl in read {
             let src = &ctx.program.decls[decl];
-            d = d.label(src.name_loc.file, src.name_loc.span, format!("`{}` is interval-scoped: a skipped interval's input is lost", src.name));
+            d = d.label(
+                src.name_loc.file,
+                src.name_loc.span,
+                format!(
+                    "`{}` is interval-scoped: a skipped interval's input is lost",
+                    src.name
+                ),
+            );
         }
         out.push(d.help("remove `catchup false` (catch-up is the default), so that every interval runs; run missed intervals with `flowc backfill` where the target has no catch-up"));
     }

@@ -14,7 +14,12 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     ctx.each_task(|t| {
         for w in t.task.writes.iter().filter(|w| w.mode == Mode::Upsert) {
             // FL205 covers a kind without `upsert`.
-            if !t.facts.mode_supported(w) || t.facts.sink_fenced(w.decl) {
+            // A key holding a global identity never recurs: nothing to fence.
+            if !t.facts.mode_supported(w)
+                || t.facts.sink_fenced(w.decl)
+                || t.facts.key_never_recurs(w)
+                || w.newest_by.is_some()
+            {
                 continue;
             }
             let sink = t.facts.decl(w.decl);

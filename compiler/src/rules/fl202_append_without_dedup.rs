@@ -20,7 +20,8 @@ const CURES: [(Mode, &str); 5] = [
     (Mode::Overwrite, ""),
 ];
 
-const ACCEPT: &str = "accept duplicates with `require at_least_once` and `allow FL202 because \"...\"`";
+const ACCEPT: &str =
+    "accept duplicates with `require at_least_once` and `allow FL202 because \"...\"`";
 
 fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     ctx.each_task(|t| {
@@ -71,11 +72,23 @@ mod tests {
     #[test]
     fn offers_only_the_kinds_modes() {
         let delta = help("delta_table", |m| {
-            matches!(m, Mode::ReplacePartition | Mode::ConditionalCommit | Mode::Overwrite | Mode::Append)
+            matches!(
+                m,
+                Mode::ReplacePartition | Mode::ConditionalCommit | Mode::Overwrite | Mode::Append
+            )
         });
-        assert!(!delta.contains("upsert") && !delta.contains("ledger"), "{delta}");
-        assert!(delta.starts_with("use `replace partition`, `conditional_commit`, or `overwrite`;"), "{delta}");
+        assert!(
+            !delta.contains("upsert") && !delta.contains("ledger"),
+            "{delta}"
+        );
+        assert!(
+            delta.starts_with("use `replace partition`, `conditional_commit`, or `overwrite`;"),
+            "{delta}"
+        );
         let none = help("files", |m| m == Mode::Append);
-        assert!(none.starts_with("kind `files` offers no mode that deduplicates"), "{none}");
+        assert!(
+            none.starts_with("kind `files` offers no mode that deduplicates"),
+            "{none}"
+        );
     }
 }

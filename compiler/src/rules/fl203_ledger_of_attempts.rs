@@ -2,10 +2,10 @@
 
 use super::fl101_attempt_scoped_key::attempt_scoped;
 use super::{Ctx, Rule};
-use crate::diagnostic::Code;
 use crate::analyze::guarantee::term_text;
-use crate::vocab::Mode;
+use crate::diagnostic::Code;
 use crate::diagnostic::Diagnostic;
+use crate::vocab::Mode;
 
 pub const RULE: Rule = Rule {
     code: Code::FL203,

@@ -18,6 +18,25 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             }
             let sink = t.facts.decl(w.decl);
             let kind = t.facts.program.kind_of(sink);
+            if let (Some((column, at)), true) = (&w.newest_by, kind.writes.contains(w.mode.capability())) {
+                out.push(
+                    Diagnostic::new(
+                        RULE.code,
+                        at.file,
+                        at.span,
+                        format!(
+                            "`{}` of kind `{}` cannot upsert `newest by {column}`: the kind has no `conditional_upsert`",
+                            sink.name, kind.name
+                        ),
+                    )
+                    .label(kind.loc.file, kind.loc.span, format!("kind `{}` declared here", kind.name))
+                    .help(format!(
+                        "add `conditional_upsert` to kind `{}` if its upsert can keep the stored row when the incoming `{column}` is not greater; otherwise drop `newest by`",
+                        kind.name
+                    )),
+                );
+                continue;
+            }
             let offered: Vec<String> = kind
                 .writes
                 .iter()

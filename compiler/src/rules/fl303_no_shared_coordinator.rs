@@ -2,8 +2,8 @@
 
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
-use crate::vocab::{CommitMode, Mode};
 use crate::diagnostic::Diagnostic;
+use crate::vocab::{CommitMode, Mode};
 
 pub const RULE: Rule = Rule {
     code: Code::FL303,

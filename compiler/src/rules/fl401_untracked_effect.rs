@@ -1,8 +1,8 @@
 //! FL401 `untracked-effect`: a bare `emit`: the effect is sent again on every attempt.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Code;
 use crate::analyze::model::ViaDef;
+use crate::diagnostic::Code;
 use crate::diagnostic::Diagnostic;
 
 pub const RULE: Rule = Rule {

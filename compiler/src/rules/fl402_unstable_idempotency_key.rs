@@ -1,9 +1,9 @@
 //! FL402 `unstable-idempotency-key`: an idempotency key that changes between attempts or runs.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Code;
 use crate::analyze::guarantee::term_text;
 use crate::analyze::model::ViaDef;
+use crate::diagnostic::Code;
 use crate::diagnostic::Diagnostic;
 
 pub const RULE: Rule = Rule {

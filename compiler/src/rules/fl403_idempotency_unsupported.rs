@@ -1,8 +1,8 @@
 //! FL403 `idempotency-unsupported`: `via idempotency_key` on an effect kind that cannot deduplicate.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Code;
 use crate::analyze::model::ViaDef;
+use crate::diagnostic::Code;
 use crate::diagnostic::Diagnostic;
 
 pub const RULE: Rule = Rule {

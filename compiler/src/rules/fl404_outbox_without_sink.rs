@@ -1,9 +1,9 @@
 //! FL404 `outbox-without-sink`: `via outbox` in a task with no transactional write to hold the outbox.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Code;
 use crate::analyze::guarantee::outbox_write;
 use crate::analyze::model::ViaDef;
+use crate::diagnostic::Code;
 use crate::diagnostic::Diagnostic;
 
 pub const RULE: Rule = Rule {
@@ -23,8 +23,13 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             let d = match named {
                 Some((decl, name_at)) => Diagnostic::new(RULE.code, name_at.file, name_at.span, format!("`emit {effect} via outbox {}`: task `{}` has no transactional write to `{}`", t.facts.decl(*decl).name, t.task.name, t.facts.decl(*decl).name))
                     .help("name a sink this task writes and whose kind is `transactional`"),
+                // Offer `via idempotency_key` only where the kind can deduplicate on one (else FL403).
                 None => Diagnostic::new(RULE.code, at.file, at.span, format!("`emit {effect} via outbox` in task `{}`: the task has no transactional write to hold the outbox", t.task.name))
-                    .help("the outbox row must commit with a write; write to a `transactional` sink (such as `postgres_table`) in this task, or use `via idempotency_key`"),
+                    .help(if t.facts.program.kind_of(t.facts.decl(e.decl)).idempotency_key {
+                        "the outbox row must commit with a write; write to a `transactional` sink (such as `postgres_table`) in this task, or use `via idempotency_key`"
+                    } else {
+                        "the outbox row must commit with a write; write to a `transactional` sink (such as `postgres_table`) in this task"
+                    }),
             };
             // An atomic table commits one table: the outbox is another.
             let mut atomic_only: Vec<usize> = t

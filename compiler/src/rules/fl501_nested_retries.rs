@@ -1,10 +1,11 @@
 //! FL501 `nested-retries`: scheduler retries and internal retries multiplied on one task.
 
 use super::{Ctx, Rule};
+use crate::analyze::model::Role;
 use crate::diagnostic::Code;
-use crate::vocab::Guarantee;
 use crate::diagnostic::Diagnostic;
 use crate::diagnostic::Severity;
+use crate::vocab::Guarantee;
 
 pub const RULE: Rule = Rule {
     code: Code::FL501,
@@ -17,9 +18,25 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         if r == 0 || i == 0 {
             return;
         }
-        let unsafe_output = t
+        // A write to a kind whose client deduplicates its own resends
+        // (`idempotent_producer`) is applied once per task attempt, however
+        // many internal retries resend it (flowc 0.3): it is not counted.
+        let counted: Vec<_> = t
             .derived
             .outputs
+            .iter()
+            .filter(|o| {
+                o.role != Role::Sink
+                    || !ctx
+                        .program
+                        .kind_of(&ctx.program.decls[o.decl])
+                        .idempotent_producer
+            })
+            .collect();
+        if counted.is_empty() && !t.derived.outputs.is_empty() {
+            return;
+        }
+        let unsafe_output = counted
             .iter()
             .find(|o| !o.guarantee.at_least(Guarantee::EffectivelyOnce));
         let at = t.task.internal_retries.map_or(t.task.name_loc, |(_, l)| l);

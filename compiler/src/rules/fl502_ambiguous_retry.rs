@@ -2,8 +2,8 @@
 
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
-use crate::vocab::{Guarantee, OnAmbiguous};
 use crate::diagnostic::Diagnostic;
+use crate::vocab::{Guarantee, OnAmbiguous};
 
 pub const RULE: Rule = Rule {
     code: Code::FL502,

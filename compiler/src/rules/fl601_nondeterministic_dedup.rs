@@ -2,8 +2,8 @@
 
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
-use crate::vocab::Mode;
 use crate::diagnostic::Diagnostic;
+use crate::vocab::Mode;
 
 pub const RULE: Rule = Rule {
     code: Code::FL601,
@@ -14,7 +14,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     ctx.each_task(|t| {
         let Some(nd) = t.task.nondeterministic else { return };
         for w in &t.task.writes {
-            if !matches!(w.mode, Mode::Upsert | Mode::ReplacePartition | Mode::AppendLedger | Mode::ConditionalCommit) {
+            if !matches!(w.mode, Mode::Upsert | Mode::InsertIfAbsent | Mode::ReplacePartition | Mode::AppendLedger | Mode::ConditionalCommit) {
                 continue;
             }
             out.push(

@@ -1,8 +1,8 @@
 //! FL701 `cycle`: the task graph has a cycle.
 
 use super::{Ctx, Rule};
-use crate::diagnostic::Code;
 use crate::analyze::graph::EdgeOrigin;
+use crate::diagnostic::Code;
 use crate::diagnostic::Diagnostic;
 
 pub const RULE: Rule = Rule {

@@ -75,7 +75,10 @@ pub fn unknown_task(name: &str, pipeline: &str, near: Option<&str>, at: Loc) -> 
         Code::FL702,
         at.file,
         at.span,
-        format!("unknown task `{name}` in pipeline `{pipeline}`{}", mean(near)),
+        format!(
+            "unknown task `{name}` in pipeline `{pipeline}`{}",
+            mean(near)
+        ),
     )
     .help("`after` names tasks of the same pipeline")
     .fix_name(near, at.file, at.span)

@@ -56,7 +56,11 @@ pub fn stdlib_kind_reused(name: &str, stdlib: Loc, again: Loc) -> Diagnostic {
         again.span,
         format!("kind `{name}` is already declared by the standard library"),
     )
-    .label(stdlib.file, stdlib.span, "the standard library's declaration")
+    .label(
+        stdlib.file,
+        stdlib.span,
+        "the standard library's declaration",
+    )
     .label(again.file, again.span, "declared again here")
     .help("give your kind another name")
 }

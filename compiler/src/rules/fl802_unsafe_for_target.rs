@@ -21,7 +21,11 @@ pub(crate) fn run_module_unimportable(task: &str, shown: &str, why: &str) -> (St
 
 /// The message and help for `task`, whose scaffold would be `module`, which
 /// cannot work for `why`.
-pub(crate) fn scaffold_module_unimportable(task: &str, module: &str, why: &str) -> (String, String) {
+pub(crate) fn scaffold_module_unimportable(
+    task: &str,
+    module: &str,
+    why: &str,
+) -> (String, String) {
     (
         format!("the scaffold of task `{task}` would be module `{module}`, which cannot work: {why}"),
         "run the task with `python -m MODULE` naming a module of your own, or rename the pipeline or task".to_owned(),
@@ -37,7 +41,7 @@ pub(crate) const NUL_HELP: &str =
 
 /// The help when a task's `env` sets a name flowc sets itself.
 pub(crate) const RESERVED_ENV_HELP: &str =
-    "rename the variable: names the runtime reads (`FLOW_*`) are reserved";
+    "rename the variable: names the runtime reads (`FLOW_*` and `FLOWC_*`, except `FLOW_CONN_<NAME>`, `FLOW_TOKEN_<NAME>`, `FLOWC_BATCH_ROWS` and `FLOWC_PROGRESS_SECONDS`) are reserved";
 
 /// The message when command argument `n` of `task` holds a NUL.
 pub(crate) fn nul_in_argument(n: usize, task: &str) -> String {
@@ -58,6 +62,12 @@ pub(crate) fn nul_in_env(name: &str, task: &str) -> String {
 /// The message when env `name` is one flowc sets itself.
 pub(crate) fn reserved_env(name: &str) -> String {
     format!("env `{name}` is set by flowc itself and would be overridden")
+}
+
+/// The message when env `name` is one the runtime reads, which flowc
+/// reserves although the target does not set it.
+pub(crate) fn reserved_env_read(name: &str) -> String {
+    format!("env `{name}` is a name the flowc runtime reads, reserved for flowc")
 }
 
 /// The message and help for the pipeline name `name`, which Airflow cannot
@@ -107,7 +117,9 @@ pub(crate) fn unknown_upstream(task: &str, name: &str) -> (String, String) {
 /// `seconds`, longer than a Python timedelta.
 pub(crate) fn airflow_duration_too_long(what: &str, seconds: u64) -> (String, String) {
     (
-        format!("a `{what}` of {seconds}s is longer than a Python timedelta holds (999999999 days)"),
+        format!(
+            "a `{what}` of {seconds}s is longer than a Python timedelta holds (999999999 days)"
+        ),
         format!("give a shorter `{what}`"),
     )
 }

@@ -14,7 +14,9 @@ pub const RULE: Rule = Rule {
 /// generated `flowc_runtime` package.
 pub(crate) fn module_inside_runtime(task: &str, module: &str) -> (String, String) {
     (
-        format!("task `{task}` runs module `{module}`, inside the generated `flowc_runtime` package"),
+        format!(
+            "task `{task}` runs module `{module}`, inside the generated `flowc_runtime` package"
+        ),
         "run the task from a module outside `flowc_runtime`".to_owned(),
     )
 }

@@ -15,7 +15,7 @@ pub const RULE: Rule = Rule {
 pub(crate) const TEMPLATE_BUG_HELP: &str = "this is a bug in flowc's Python templates";
 
 /// The help when a kind has no Python runtime.
-pub(crate) const NO_RUNTIME_HELP: &str = "the Python runtime supports sqlite_table, postgres_table, files, delta_table, iceberg_table and kafka_topic, and the effects http_request, webhook, slack_message and email";
+pub(crate) const NO_RUNTIME_HELP: &str = "the Python runtime supports sqlite_table, postgres_table, duckdb_table, mysql_table, files, delta_table, iceberg_table and kafka_topic, and the effects http_request, webhook, slack_message and email; other kinds (BigQuery, Snowflake, Redshift, ClickHouse) are analysis-only: implement the protocol in your task code (docs/targets/deploying.md, \"Kinds without a runtime\")";
 
 /// The message when flowc's table of what the runtime supports does not
 /// parse (`err`).
@@ -51,7 +51,7 @@ pub(crate) fn read_without_runtime(kind: &str, source: &str) -> (String, String)
 pub(crate) fn read_without_pin(kind: &str, source: &str, pin: &str) -> (String, String) {
     (
         format!("kind `{kind}` (read of `{source}`) has no Python runtime for pin `{pin}`"),
-        "pin files by listing, SQLite and PostgreSQL tables by snapshot, delta tables by version or snapshot".to_owned(),
+        "pin files by listing, SQLite and PostgreSQL tables by snapshot or cursor, DuckDB and MySQL tables by cursor, delta tables by version or snapshot".to_owned(),
     )
 }
 
@@ -87,7 +87,7 @@ pub(crate) fn emit_without_runtime(kind: &str, effect: &str) -> (String, String)
 pub(crate) fn outbox_without_runtime(kind: &str, effect: &str) -> (String, String) {
     (
         format!("kind `{kind}` (outbox of `{effect}`) has no Python runtime for an outbox"),
-        "keep the outbox in a sqlite_table or postgres_table the task writes".to_owned(),
+        "keep the outbox in a sqlite_table, postgres_table, duckdb_table or mysql_table the task writes".to_owned(),
     )
 }
 
@@ -97,5 +97,17 @@ pub(crate) fn outbox_without_sink(effect: &str) -> (String, String) {
     (
         format!("the outbox of `{effect}` names no sink the task writes"),
         "name a transactional sink of this task in `via outbox SINK`".to_owned(),
+    )
+}
+
+/// The help when a Spark task uses what the Spark runtime does not run.
+pub(crate) const NO_SPARK_RUNTIME_HELP: &str = "the Spark runtime reads and writes delta_table and iceberg_table (pins `version` and `snapshot`; writes `conditional_commit`, `append`, `overwrite` and `replace partition`) and runs no effects: give the rest its own Python task, or run this task with `python -m` (docs/scaffold.md, \"Spark tasks\")";
+
+/// The message and help for `what` (a read, write or emit, in words) in a
+/// task that runs with `spark-submit`, which the Spark runtime cannot run.
+pub(crate) fn spark_without_runtime(what: &str) -> (String, String) {
+    (
+        format!("{what} has no Spark runtime (the task runs with `spark-submit`)"),
+        NO_SPARK_RUNTIME_HELP.to_owned(),
     )
 }

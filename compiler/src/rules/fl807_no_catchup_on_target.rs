@@ -24,7 +24,11 @@ pub(crate) fn interval_scoped(value: &str) -> bool {
 /// The message and help of FL807 for pipeline `pipeline`, whose reads of
 /// `sources` (the interval-scoped ones, in order) follow the interval.
 pub(crate) fn words(pipeline: &str, sources: &[&str]) -> (String, String) {
-    let names = sources.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ");
+    let names = sources
+        .iter()
+        .map(|s| format!("`{s}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
     let message = format!(
         "pipeline `{pipeline}` reads {names} one interval at a time, and Argo has no catch-up: an interval whose tick is missed never runs, and its input is never read"
     );
@@ -46,7 +50,13 @@ mod tests {
         ] {
             assert!(interval_scoped(scoped), "{scoped}");
         }
-        for plain in ["lake/orders/", "{{interval.start}}", "{intervals}", "{other.start}", ""] {
+        for plain in [
+            "lake/orders/",
+            "{{interval.start}}",
+            "{intervals}",
+            "{other.start}",
+            "",
+        ] {
             assert!(!interval_scoped(plain), "{plain}");
         }
     }

@@ -2,8 +2,8 @@
 
 use super::{Ctx, Rule};
 use crate::diagnostic::Code;
-use crate::vocab::Tracking;
 use crate::diagnostic::Diagnostic;
+use crate::vocab::Tracking;
 
 pub const RULE: Rule = Rule {
     code: Code::FL900,
@@ -28,11 +28,15 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             if let Some(at) = o.required_loc {
                 d = d.label(at.file, at.span, format!("{} required here", o.required.word()));
             }
-            let help = if o.required_loc.is_none() {
+            let mut help = if o.required_loc.is_none() {
                 "fix the clauses labelled above; if a weaker guarantee is acceptable, say so with `require at_least_once` on the output".to_string()
             } else {
                 "fix the clauses labelled above, or lower the requirement if the weaker guarantee is acceptable".to_string()
             };
+            // What a user of the output would see, in words (flowc 0.3).
+            if let Some(a) = o.anomalies.first() {
+                help = format!("{} ({}): {}; {help}", a.kind.word(), a.clause, a.scenario);
+            }
             out.push(d.help(help));
         }
     });

@@ -8,12 +8,82 @@
 //! generators, which call their rule's file for the words; the rest by the
 //! `check` functions here.
 
-/// Declares one `mod` per rule of the catalog (`diagnostic::code`) and the
-/// registry of their checks, in code order.
+// One module per rule of the catalog (`diagnostic::code`), declared here with
+// plain `mod` lines so that `cargo fmt` reaches them; `declare_rules!` below
+// refers to each by the catalog's name, so a missing line does not compile.
+pub(crate) mod fl001_syntax_error;
+pub(crate) mod fl002_invalid_literal;
+pub(crate) mod fl003_unknown_property;
+pub(crate) mod fl004_missing_parameter;
+pub(crate) mod fl005_import_error;
+pub(crate) mod fl006_wrong_type;
+pub(crate) mod fl007_duplicate_setting;
+pub(crate) mod fl008_missing_setting;
+pub(crate) mod fl009_role_mismatch;
+pub(crate) mod fl010_credential_in_url;
+pub(crate) mod fl011_env_overrides_connection;
+pub(crate) mod fl101_attempt_scoped_key;
+pub(crate) mod fl102_run_scoped_key;
+pub(crate) mod fl103_unknown_key_field;
+pub(crate) mod fl104_input_not_uniquely_keyed;
+pub(crate) mod fl105_output_key_nondeterministic;
+pub(crate) mod fl106_key_too_coarse;
+pub(crate) mod fl107_key_not_enforced;
+pub(crate) mod fl108_missing_key;
+pub(crate) mod fl109_unbound_partition;
+pub(crate) mod fl110_partition_not_interval;
+pub(crate) mod fl111_skipped_intervals;
+pub(crate) mod fl112_unfenced_upsert;
+pub(crate) mod fl201_check_then_append;
+pub(crate) mod fl202_append_without_dedup;
+pub(crate) mod fl203_ledger_of_attempts;
+pub(crate) mod fl204_unconditional_overwrite;
+pub(crate) mod fl205_mode_unsupported;
+pub(crate) mod fl206_needs_transaction;
+pub(crate) mod fl207_concurrent_writers;
+pub(crate) mod fl208_unserialized_replace;
+pub(crate) mod fl209_unenforced_key;
+pub(crate) mod fl210_eventual_upsert;
+pub(crate) mod fl211_deduplicated_reinsert;
+pub(crate) mod fl301_auto_commit_offsets;
+pub(crate) mod fl302_offset_before_sink;
+pub(crate) mod fl303_no_shared_coordinator;
+pub(crate) mod fl304_unpinned_mutable_input;
+pub(crate) mod fl305_pin_unsupported;
+pub(crate) mod fl306_uncommitted_offsets;
+pub(crate) mod fl307_no_commit_mode;
+pub(crate) mod fl308_incomplete_cursor;
+pub(crate) mod fl401_untracked_effect;
+pub(crate) mod fl402_unstable_idempotency_key;
+pub(crate) mod fl403_idempotency_unsupported;
+pub(crate) mod fl404_outbox_without_sink;
+pub(crate) mod fl501_nested_retries;
+pub(crate) mod fl502_ambiguous_retry;
+pub(crate) mod fl503_no_lease;
+pub(crate) mod fl504_effect_downgrades_retry;
+pub(crate) mod fl601_nondeterministic_dedup;
+pub(crate) mod fl701_cycle;
+pub(crate) mod fl702_unknown_name;
+pub(crate) mod fl703_duplicate_name;
+pub(crate) mod fl704_unused_declaration;
+pub(crate) mod fl705_unused_allow;
+pub(crate) mod fl706_allow_without_reason;
+pub(crate) mod fl707_unknown_code;
+pub(crate) mod fl708_dense_task_graph;
+pub(crate) mod fl801_no_image;
+pub(crate) mod fl802_unsafe_for_target;
+pub(crate) mod fl803_name_collision;
+pub(crate) mod fl804_output_outside_folder;
+pub(crate) mod fl805_no_runtime;
+pub(crate) mod fl806_no_durable_state;
+pub(crate) mod fl807_no_catchup_on_target;
+pub(crate) mod fl808_unreachable_endpoint;
+pub(crate) mod fl900_guarantee_below_requirement;
+
+/// Builds the registry of the rules' checks from the catalog
+/// (`diagnostic::code`), in code order.
 macro_rules! declare_rules {
     ($($code:ident $module:ident $name:literal $severity:ident $summary:literal;)*) => {
-        $(pub(crate) mod $module;)*
-
         // Each rule file's `RULE` carries the code of its catalog entry.
         $(const _: () = assert!(matches!($module::RULE.code, Code::$code));)*
 
@@ -36,6 +106,8 @@ pub use fl806_no_durable_state::words as no_durable_state_words;
 pub(crate) use fl807_no_catchup_on_target::{
     interval_scoped as fl807_interval_scoped, words as fl807_words,
 };
+/// FL808's words, for the check at `flowc build` (`codegen::reach`).
+pub use fl808_unreachable_endpoint::words as fl808_words;
 /// The words of FL801 to FL805, for the code generators (`codegen`), which
 /// find them for the target being built. (FL802's name says "unsafe" of a
 /// string, not of Rust code.)
@@ -48,7 +120,26 @@ pub(crate) use {
 /// The finding of a problem the front end found, in its rule's words.
 pub fn finding(problem: Problem) -> Diagnostic {
     match problem {
-        Problem::Found(d) => d,
+        Problem::BadReadyMarker { at } => fl002_invalid_literal::bad_ready_marker(at),
+        Problem::ZeroLease { setting, at } => fl002_invalid_literal::zero_lease(&setting, at),
+        Problem::ReadyWrongValue { found, at } => fl006_wrong_type::ready_wrong_value(&found, at),
+        Problem::ReadyNotListed {
+            word,
+            decl,
+            kind,
+            kind_at,
+            at,
+        } => fl003_unknown_property::ready_not_listed(word, &decl, &kind, kind_at, at),
+        Problem::ZeroLookback { text, at } => fl002_invalid_literal::zero_lookback(&text, at),
+        Problem::CursorClauseWithoutCursor { word, source, at } => {
+            fl003_unknown_property::cursor_clause_without_cursor(word, &source, at)
+        }
+        Problem::ClauseForOtherMode { word, mode, at } => {
+            fl003_unknown_property::clause_for_other_mode(word, mode, at)
+        }
+        Problem::CursorWithoutColumn { source, decl, at } => {
+            fl008_missing_setting::cursor_without_column(&source, decl, at)
+        }
         Problem::ImportFailed { path, why, at } => {
             fl005_import_error::import_failed(&path, &why, at)
         }
@@ -306,6 +397,13 @@ pub fn finding(problem: Problem) -> Diagnostic {
             allowed,
             at,
         } => fl002_invalid_literal::not_allowed_value(&kind, &param, &value, allowed, at),
+        Problem::BadSystemName {
+            kind,
+            param,
+            value,
+            why,
+            at,
+        } => fl002_invalid_literal::bad_system_name(&kind, &param, &value, &why, at),
     }
 }
 

@@ -8,10 +8,10 @@ use crate::analyze::Program;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::source::FileId;
 
-/// Target warnings found by `build` after `check` (FL807): an `allow` of
-/// one is applied to the build's findings ([`suppress_target`]), so `check`
-/// never calls it unused.
-const BUILD_CODES: [Code; 1] = [Code::FL807];
+/// Target warnings found by `build` after `check` (FL807, FL808): an
+/// `allow` of one is applied to the build's findings ([`suppress_target`]),
+/// so `check` never calls it unused.
+const BUILD_CODES: [Code; 2] = [Code::FL807, Code::FL808];
 
 /// Every `allow` of the run, each task's before its pipeline's.
 fn allows_of(program: &Program) -> Vec<(&AllowDef, bool)> {

@@ -228,6 +228,8 @@ pub struct After {
 pub enum PinClause {
     Pinned(Ident),
     Unpinned(Span),
+    /// `cursor` (flowc 0.3): an incremental read by the source's cursor.
+    Cursor(Span),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -235,6 +237,10 @@ pub struct Read {
     pub source: Ident,
     pub pins: Vec<PinClause>,
     pub commits: Vec<Ident>,
+    /// `lookback L` (flowc 0.3), as written (a duration or a count).
+    pub lookbacks: Vec<Ident>,
+    /// `inclusive` (flowc 0.3), where written.
+    pub inclusive: Vec<Span>,
     pub span: Span,
 }
 
@@ -310,6 +316,10 @@ pub struct Write {
     pub mode: WriteModeExpr,
     pub keys: Vec<KeyExpr>,
     pub requires: Vec<Ident>,
+    /// `newest by COLUMN` (flowc 0.3): the column, and the clause's span.
+    pub newest: Vec<(Ident, Span)>,
+    /// `txn TERM` (flowc 0.3): the id a conditional commit deduplicates on.
+    pub txns: Vec<KeyExpr>,
     pub span: Span,
 }
 

@@ -279,7 +279,12 @@ fn cuts(text: &str, chunks: usize) -> Option<Vec<Cut>> {
         if !line_has_code {
             line_has_code = true;
             let wanted = (out.len() + 1) * target;
-            if line_start >= wanted && out.len() + 1 < chunks && last == '}' {
+            // Only blanks before it: a byte the iterator skips (a byte-order
+            // mark, any non-ASCII character) is text pest sees.
+            let blank_before = bytes[line_start..i]
+                .iter()
+                .all(|b| matches!(b, b' ' | b'\t' | b'\r'));
+            if line_start >= wanted && out.len() + 1 < chunks && last == '}' && blank_before {
                 // An item starts with its keyword. The line's first code
                 // character decides, not its first byte: after blanks there
                 // may be a byte-order mark, which pest accepts at the start
@@ -665,6 +670,8 @@ impl Lower {
         let mut source = None;
         let mut pins = Vec::new();
         let mut commits = Vec::new();
+        let mut lookbacks = Vec::new();
+        let mut inclusive = Vec::new();
         for p in pair.into_inner() {
             match p.as_rule() {
                 Rule::ident if source.is_none() => source = Some(self.ident(&p)),
@@ -674,11 +681,18 @@ impl Lower {
                     }
                 }
                 Rule::unpinned_clause => pins.push(PinClause::Unpinned(self.span_of(&p))),
+                Rule::cursor_clause => pins.push(PinClause::Cursor(self.span_of(&p))),
                 Rule::commit_clause => {
                     if let Some(i) = Self::first(&p, Rule::ident) {
                         commits.push(self.ident(&i));
                     }
                 }
+                Rule::lookback_clause => {
+                    if let Some(n) = Self::first(&p, Rule::number) {
+                        lookbacks.push(self.ident(&n));
+                    }
+                }
+                Rule::inclusive_clause => inclusive.push(self.span_of(&p)),
                 _ => {}
             }
         }
@@ -689,6 +703,8 @@ impl Lower {
             }),
             pins,
             commits,
+            lookbacks,
+            inclusive,
             span,
         }
     }
@@ -749,6 +765,8 @@ impl Lower {
         let mut mode = None;
         let mut keys = Vec::new();
         let mut requires = Vec::new();
+        let mut newest = Vec::new();
+        let mut txns = Vec::new();
         for p in pair.into_inner() {
             match p.as_rule() {
                 Rule::ident if sink.is_none() => sink = Some(self.ident(&p)),
@@ -766,6 +784,11 @@ impl Lower {
                 }
                 Rule::key_clause => keys.push(self.key_expr(&Self::first(&p, Rule::key_expr)?)),
                 Rule::require_clause => requires.push(self.ident(&Self::first(&p, Rule::ident)?)),
+                Rule::newest_clause => {
+                    let at = self.span_of(&p);
+                    newest.push((self.ident(&Self::first(&p, Rule::ident)?), at));
+                }
+                Rule::txn_clause => txns.push(self.key_expr(&Self::first(&p, Rule::key_expr)?)),
                 _ => {}
             }
         }
@@ -774,6 +797,8 @@ impl Lower {
             mode: mode?,
             keys,
             requires,
+            newest,
+            txns,
             span,
         })
     }
@@ -1010,6 +1035,12 @@ fn rule_words(rule: Rule) -> Option<&'static str> {
         Rule::pinned_clause | Rule::kw_pinned => "`pinned`",
         Rule::unpinned_clause | Rule::kw_unpinned => "`unpinned`",
         Rule::commit_clause | Rule::kw_commit => "`commit`",
+        Rule::cursor_clause | Rule::kw_cursor => "`cursor`",
+        Rule::lookback_clause | Rule::kw_lookback => "`lookback`",
+        Rule::inclusive_clause | Rule::kw_inclusive => "`inclusive`",
+        Rule::newest_clause | Rule::kw_newest => "`newest by`",
+        Rule::kw_by => "`by`",
+        Rule::txn_clause | Rule::kw_txn => "`txn`",
         Rule::via_clause | Rule::kw_via => "`via`",
         Rule::outbox_via | Rule::kw_outbox => "`outbox`",
         Rule::idem_via | Rule::kw_idem => "`idempotency_key`",

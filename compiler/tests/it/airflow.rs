@@ -28,6 +28,8 @@ fn task(name: &str, upstream: &[&str], command: &[&str]) -> Task {
         pod: flowc::codegen::ir::Pod::default(),
         secrets: Vec::new(),
         airflow_executor: None,
+        line: 0,
+        on_ambiguous_why: String::new(),
     }
 }
 
@@ -334,10 +336,20 @@ fn problems_instead_of_broken_files() {
         value: "mine".into(),
     }];
     assert_eq!(codes(&[reserved]), ["FL802"]);
-    // Airflow's operator sets no `FLOW_SCHEDULE`: the name is free there.
+    // Airflow's operator sets no `FLOW_SCHEDULE`, but the runtime reads it:
+    // reserved there too, as is every `FLOWC_*` (issue 27, item 14).
+    for name in ["FLOW_SCHEDULE", "FLOWC_STATE"] {
+        let mut read = manual_without_image();
+        read.tasks[0].env = vec![EnvVar {
+            name: name.into(),
+            value: "x".into(),
+        }];
+        assert_eq!(codes(&[read]), ["FL802"], "{name}");
+    }
+    // A user's own connection and token stay settable.
     let mut free = manual_without_image();
     free.tasks[0].env = vec![EnvVar {
-        name: "FLOW_SCHEDULE".into(),
+        name: "FLOW_TOKEN_ALERTS".into(),
         value: "x".into(),
     }];
     assert!(airflow::generate(&[free]).is_ok());
@@ -395,6 +407,12 @@ for path in sys.argv[1:]:
             assert call.func.attr == "set_upstream"
             down, ups = call.args
             edges[var_to_id[down.id]] = [var_to_id[u.id] for u in ups.elts]
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.BinOp):
+            # `up >> down` or `[up, ...] >> down`
+            assert isinstance(stmt.value.op, ast.RShift)
+            ups, down = stmt.value.left, stmt.value.right
+            ups = ups.elts if isinstance(ups, ast.List) else [ups]
+            edges[var_to_id[down.id]] = [var_to_id[u.id] for u in ups]
     info["tasks"] = tasks
     info["edges"] = edges
     out[path.rsplit("/", 1)[-1]] = info
@@ -476,7 +494,12 @@ fn python_reads_back_every_name_and_string_exactly() {
                 .iter()
                 .map(|e| (e.name.clone(), e.value.clone().into()))
                 .collect();
-            assert_eq!(seen["env"], serde_json::Value::Object(env));
+            if env.is_empty() {
+                // No `env={}` noise: the operator's default is empty.
+                assert!(seen.get("env").is_none(), "{seen}");
+            } else {
+                assert_eq!(seen["env"], serde_json::Value::Object(env));
+            }
             assert_eq!(seen["retries"], task.retries);
             assert_eq!(seen["retry_delay"], task.retry_delay_seconds);
             assert_eq!(

@@ -39,6 +39,9 @@ fn upsert(sink_name: &str) -> Write {
         primary_key: Some(vec!["order_id".to_owned()]),
         guarantee: Guarantee::EffectivelyOnce,
         required: Guarantee::EffectivelyOnce,
+        newest_by: None,
+        txn: None,
+        anomalies: Vec::new(),
     }
 }
 
@@ -61,6 +64,8 @@ fn task(name: &str, upstream: &[&str]) -> Task {
         pod: flowc::codegen::ir::Pod::default(),
         secrets: Vec::new(),
         airflow_executor: None,
+        line: 0,
+        on_ambiguous_why: String::new(),
     }
 }
 
@@ -283,12 +288,22 @@ fn cron_workflow_carries_schedule_zone_and_start() {
     let load = template(&doc, "task-load-orders");
     assert_eq!(load["retryStrategy"]["limit"], 3);
     assert_eq!(load["retryStrategy"]["retryPolicy"], "Always");
-    assert!(load["retryStrategy"].get("expression").is_none());
+    // on_ambiguous retry: every failure but exit 65 (a deterministic error) is retried
+    assert_eq!(
+        load["retryStrategy"]["expression"],
+        "asInt(lastRetry.exitCode) != 65"
+    );
     assert_eq!(load["retryStrategy"]["backoff"]["duration"], "300s");
     assert_eq!(load["activeDeadlineSeconds"], 1800);
-    assert_eq!(
-        load["synchronization"]["mutexes"],
-        json!([{"name": "flowc-sink-orders"}])
+    // One mutex, named after the system (kind, secret, table), not the name.
+    let mutexes = load["synchronization"]["mutexes"]
+        .as_array()
+        .expect("mutexes");
+    assert_eq!(mutexes.len(), 1, "{mutexes:?}");
+    let name = mutexes[0]["name"].as_str().unwrap_or_default();
+    assert!(
+        name.starts_with("flowc-sink-postgres-table-") && name.len() == 42,
+        "{name}"
     );
     assert_eq!(load["container"]["image"], "ghcr.io/acme/orders:1.4");
     assert_eq!(
@@ -332,9 +347,18 @@ fn manual_workflow_has_no_retry_variables_without_a_retry_strategy() {
         assert!(!e.contains_key("FLOW_SCHEDULE"));
     }
     let publish = template(&doc, "task-publish");
-    assert_eq!(
-        publish["synchronization"]["mutexes"],
-        json!([{"name": "flowc-sink-audit"}, {"name": "flowc-sink-orders"}])
+    // Two sinks, two mutexes, sorted.
+    let names: Vec<&str> = publish["synchronization"]["mutexes"]
+        .as_array()
+        .expect("mutexes")
+        .iter()
+        .filter_map(|m| m["name"].as_str())
+        .collect();
+    assert!(
+        names.len() == 2
+            && names[0] < names[1]
+            && names.iter().all(|n| n.starts_with("flowc-sink-")),
+        "{names:?}"
     );
 }
 

@@ -6,30 +6,9 @@
 use std::path::Path;
 use std::sync::LazyLock;
 
-use assert_cmd::Command;
 use serde_json::{json, Value};
 
-use crate::common::repo_root;
-
-fn flowc() -> Command {
-    let mut c = Command::cargo_bin("flowc").expect("binary builds");
-    c.current_dir(repo_root());
-    c
-}
-
-/// Exit code, stdout, stderr.
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = flowc()
-        .arg("backfill")
-        .args(args)
-        .output()
-        .expect("flowc runs");
-    (
-        out.status.code().expect("an exit code"),
-        String::from_utf8(out.stdout).expect("utf-8"),
-        String::from_utf8(out.stderr).expect("utf-8"),
-    )
-}
+use crate::common::{flowc, Run};
 
 const DAILY: &str = "tests/argo/orders_daily.flow";
 
@@ -83,8 +62,15 @@ fn env_of(doc: &Value, var: &str) -> Vec<String> {
 
 #[test]
 fn argo_gets_one_valid_workflow_per_interval_with_the_interval_as_parameters() {
-    let (code, out, err) = run(&["--from", "2026-03-01", "--to", "2026-03-03", DAILY]);
-    assert_eq!(code, 0, "{err}");
+    let Run {
+        code,
+        stdout: out,
+        stderr: err,
+    } = flowc()
+        .arg("backfill")
+        .args(["--from", "2026-03-01", "--to", "2026-03-03", DAILY])
+        .run();
+    assert_eq!(code, Some(0), "{err}");
     let docs = documents(&out);
     assert_eq!(docs.len(), 3);
     let mut names = Vec::new();
@@ -132,7 +118,10 @@ fn argo_gets_one_valid_workflow_per_interval_with_the_interval_as_parameters() {
 
 #[test]
 fn the_schema_refuses_a_broken_backfill_workflow() {
-    let (_, out, _) = run(&["--from", "2026-03-01", "--to", "2026-03-01", DAILY]);
+    let Run { stdout: out, .. } = flowc()
+        .arg("backfill")
+        .args(["--from", "2026-03-01", "--to", "2026-03-01", DAILY])
+        .run();
     let mut doc = documents(&out).remove(0);
     assert!(schema_errors(&doc).is_empty());
     doc["spec"]["arguments"]["parameters"][0]["when"] = json!("2026");
@@ -148,8 +137,15 @@ fn the_schema_refuses_a_broken_backfill_workflow() {
 #[test]
 fn intervals_follow_the_zone_across_a_dst_change() {
     // Paris skips 02:00-03:00 on 2026-03-29: the day's tick is 03:00 CEST, its interval 23 hours
-    let (code, out, err) = run(&["--from", "2026-03-28", "--to", "2026-03-30", DAILY]);
-    assert_eq!(code, 0, "{err}");
+    let Run {
+        code,
+        stdout: out,
+        stderr: err,
+    } = flowc()
+        .arg("backfill")
+        .args(["--from", "2026-03-28", "--to", "2026-03-30", DAILY])
+        .run();
+    assert_eq!(code, Some(0), "{err}");
     let starts: Vec<Value> = documents(&out)
         .iter()
         .map(|d| d["spec"]["arguments"]["parameters"].clone())
@@ -167,11 +163,21 @@ fn intervals_follow_the_zone_across_a_dst_change() {
 #[test]
 fn intervals_before_the_pipelines_start_are_not_run() {
     // orders_daily starts on 2026-01-01
-    let (code, out, _) = run(&["--from", "2025-12-30", "--to", "2026-01-01", DAILY]);
-    assert_eq!(code, 0);
+    let Run {
+        code, stdout: out, ..
+    } = flowc()
+        .arg("backfill")
+        .args(["--from", "2025-12-30", "--to", "2026-01-01", DAILY])
+        .run();
+    assert_eq!(code, Some(0));
     assert_eq!(documents(&out).len(), 1);
-    let (code, _, err) = run(&["--from", "2025-12-01", "--to", "2025-12-31", DAILY]);
-    assert_eq!(code, 2);
+    let Run {
+        code, stderr: err, ..
+    } = flowc()
+        .arg("backfill")
+        .args(["--from", "2025-12-01", "--to", "2025-12-31", DAILY])
+        .run();
+    assert_eq!(code, Some(2));
     assert!(
         err.contains("no interval of `orders_daily` starts from 2025-12-01 to 2025-12-31 (the pipeline starts on 2026-01-01)"),
         "{err}"
@@ -180,16 +186,23 @@ fn intervals_before_the_pipelines_start_are_not_run() {
 
 #[test]
 fn airflow_gets_its_backfill_command_for_the_window() {
-    let (code, out, err) = run(&[
-        "--target",
-        "airflow",
-        "--from",
-        "2026-03-01",
-        "--to",
-        "2026-03-07",
-        DAILY,
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let Run {
+        code,
+        stdout: out,
+        stderr: err,
+    } = flowc()
+        .arg("backfill")
+        .args([
+            "--target",
+            "airflow",
+            "--from",
+            "2026-03-01",
+            "--to",
+            "2026-03-07",
+            DAILY,
+        ])
+        .run();
+    assert_eq!(code, Some(0), "{err}");
     let command: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
     assert_eq!(
         command,
@@ -204,23 +217,30 @@ fn airflow_gets_its_backfill_command_for_the_window() {
 #[test]
 fn the_output_is_deterministic_and_out_writes_the_same_text() {
     let args = ["--from", "2026-02-01", "--to", "2026-02-28", DAILY];
-    let (_, first, _) = run(&args);
-    let (_, second, _) = run(&args);
+    let Run { stdout: first, .. } = flowc().arg("backfill").args(args).run();
+    let Run { stdout: second, .. } = flowc().arg("backfill").args(args).run();
     assert_eq!(first, second);
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("february.yaml");
     std::fs::write(&file, "old").expect("write");
     let out = file.to_str().expect("utf-8 path");
-    let (code, printed, err) = run(&[
-        "--out",
-        out,
-        "--from",
-        "2026-02-01",
-        "--to",
-        "2026-02-28",
-        DAILY,
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let Run {
+        code,
+        stdout: printed,
+        stderr: err,
+    } = flowc()
+        .arg("backfill")
+        .args([
+            "--out",
+            out,
+            "--from",
+            "2026-02-01",
+            "--to",
+            "2026-02-28",
+            DAILY,
+        ])
+        .run();
+    assert_eq!(code, Some(0), "{err}");
     assert_eq!(printed, "");
     assert!(err.contains("wrote the backfill of 28 intervals"), "{err}");
     assert_eq!(std::fs::read_to_string(&file).expect("written"), first);
@@ -267,24 +287,36 @@ fn bad_ranges_and_manual_pipelines_are_refused_with_exit_2() {
         ),
     ];
     for (args, expected) in cases {
-        let (code, out, err) = run(args);
-        assert_eq!(code, 2, "{args:?}: {err}");
+        let Run {
+            code,
+            stdout: out,
+            stderr: err,
+        } = flowc().arg("backfill").args(args).run();
+        assert_eq!(code, Some(2), "{args:?}: {err}");
         assert!(err.contains(expected), "{args:?}: {err}");
         assert_eq!(out, "", "nothing printed for {args:?}");
     }
     // near misses: the same day twice is one day, the pipeline named exists
-    let (code, out, _) = run(&["--from", "2026-03-05", "--to", "2026-03-05", DAILY]);
-    assert_eq!((code, documents(&out).len()), (0, 1));
-    let (code, _, _) = run(&[
-        "--pipeline",
-        "orders_daily",
-        "--from",
-        "2026-03-01",
-        "--to",
-        "2026-03-02",
-        DAILY,
-    ]);
-    assert_eq!(code, 0);
+    let Run {
+        code, stdout: out, ..
+    } = flowc()
+        .arg("backfill")
+        .args(["--from", "2026-03-05", "--to", "2026-03-05", DAILY])
+        .run();
+    assert_eq!((code, documents(&out).len()), (Some(0), 1));
+    let Run { code, .. } = flowc()
+        .arg("backfill")
+        .args([
+            "--pipeline",
+            "orders_daily",
+            "--from",
+            "2026-03-01",
+            "--to",
+            "2026-03-02",
+            DAILY,
+        ])
+        .run();
+    assert_eq!(code, Some(0));
 }
 
 #[test]
@@ -296,8 +328,15 @@ fn a_file_with_errors_prints_them_and_exits_1() {
         "pipeline p {\n  schedule \"@daily\"\n  task t { read nowhere }\n}\n",
     )
     .expect("write");
-    let (code, out, err) = run(&["--from", "2026-03-01", "--to", "2026-03-02", path(&file)]);
-    assert_eq!(code, 1, "{err}");
+    let Run {
+        code,
+        stdout: out,
+        stderr: err,
+    } = flowc()
+        .arg("backfill")
+        .args(["--from", "2026-03-01", "--to", "2026-03-02", path(&file)])
+        .run();
+    assert_eq!(code, Some(1), "{err}");
     assert_eq!(out, "");
     assert!(err.contains("nowhere"), "{err}");
 }
@@ -315,10 +354,67 @@ fn a_huge_range_is_refused() {
         "pipeline every_minute {\n  schedule \"* * * * *\"\n  start 2026-01-01\n  image \"busybox\"\n  task t {\n    run command [\"true\"]\n  }\n}\n",
     )
     .expect("write");
-    let (code, _, err) = run(&["--from", "2026-03-01", "--to", "2026-03-31", path(&file)]);
-    assert_eq!(code, 2, "{err}");
+    let Run {
+        code, stderr: err, ..
+    } = flowc()
+        .arg("backfill")
+        .args(["--from", "2026-03-01", "--to", "2026-03-31", path(&file)])
+        .run();
+    assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("more than 10000 intervals"), "{err}");
-    let (code, out, err) = run(&["--from", "2026-03-01", "--to", "2026-03-01", path(&file)]);
-    assert_eq!(code, 0, "{err}");
+    let Run {
+        code,
+        stdout: out,
+        stderr: err,
+    } = flowc()
+        .arg("backfill")
+        .args(["--from", "2026-03-01", "--to", "2026-03-01", path(&file)])
+        .run();
+    assert_eq!(code, Some(0), "{err}");
     assert_eq!(documents(&out).len(), 1440);
+}
+
+/// An hourly schedule across Paris's spring-forward gap: the civil ticks 02:30
+/// (in the gap, read as 03:30 CEST) and 03:30 meet in one instant and are one
+/// tick, so no interval is empty and none is dropped: 23 one-hour intervals
+/// for a 23-hour day (issue 27 item 15; the runtime's `previous_tick` reads a
+/// tick the same way, `tests/python/test_verdicts.py`).
+#[test]
+fn ticks_that_meet_in_a_dst_gap_are_one_tick() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("hourly.flow");
+    std::fs::write(
+        &file,
+        "pipeline hourly {\n  schedule \"30 * * * *\"\n  start 2026-01-01\n  timezone \"Europe/Paris\"\n  image \"busybox\"\n  task t {\n    run command [\"true\"]\n  }\n}\n",
+    )
+    .expect("write");
+    let Run {
+        code,
+        stdout: out,
+        stderr: err,
+    } = flowc()
+        .arg("backfill")
+        .args(["--from", "2026-03-29", "--to", "2026-03-29", path(&file)])
+        .run();
+    assert_eq!(code, Some(0), "{err}");
+    let intervals: Vec<(String, String)> = documents(&out)
+        .iter()
+        .map(|d| {
+            let p = &d["spec"]["arguments"]["parameters"];
+            (
+                p[0]["value"].as_str().unwrap_or_default().to_owned(),
+                p[1]["value"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(intervals.len(), 23);
+    assert!(intervals.iter().all(|(s, e)| s < e), "{intervals:?}");
+    assert!(
+        intervals.windows(2).all(|w| w[0].1 == w[1].0),
+        "{intervals:?}"
+    );
+    assert!(intervals.contains(&(
+        "2026-03-29T01:30:00Z".to_owned(),
+        "2026-03-29T02:30:00Z".to_owned()
+    )));
 }

@@ -5,10 +5,10 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 use crate::common;
+use crate::common::{flowc_in, Run};
 
 /// The FL202 fixture: FL202 (a warning) and FL900 (an error).
 const APPEND: &str = include_str!("../../../tests/fixtures/rules/FL202/trigger.flow");
@@ -18,15 +18,12 @@ const CLEAN: &str = include_str!("../../../tests/fixtures/rules/FL202/clean.flow
 
 /// `text` with its pipeline renamed: pipeline names are one namespace per run.
 fn renamed(text: &str, name: &str) -> String {
+    // Its own table too: two pipelines writing one table unordered are FL207.
     text.replace("pipeline orders_daily", &format!("pipeline {name}"))
-}
-
-fn flowc(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("flowc").expect("binary builds");
-    c.current_dir(dir)
-        .env_remove("NO_COLOR")
-        .env_remove("FORCE_COLOR");
-    c
+        .replace(
+            "\"analytics.order_history\"",
+            &format!("\"analytics.order_history_{name}\""),
+        )
 }
 
 /// A project folder (marked by `.git`, so no configuration above it is read).
@@ -41,19 +38,9 @@ fn project<S: AsRef<str>>(files: &[(&str, S)]) -> tempfile::TempDir {
     dir
 }
 
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
+/// `flowc` in `dir`, colours as the environment asks.
 fn run(dir: &Path, args: &[&str]) -> Run {
-    let out = flowc(dir).args(args).output().expect("runs");
-    Run {
-        code: out.status.code(),
-        stdout: String::from_utf8(out.stdout).expect("utf-8"),
-        stderr: String::from_utf8(out.stderr).expect("utf-8"),
-    }
+    flowc_in(dir).colors_from_env().args(args).run()
 }
 
 /// The codes `check --output-format concise` prints, in order.
@@ -221,6 +208,36 @@ fn discovery_honours_gitignore_ignore_and_exclude() {
     );
 }
 
+/// A folder named on the command line is searched even when the configuration
+/// excludes it (as a named file is checked); patterns still apply below it,
+/// and searching the folder above leaves it out.
+#[test]
+fn a_named_folder_is_searched_even_when_excluded() {
+    let dir = project(&[
+        (
+            "flowc.toml",
+            "exclude = [\"fixtures\", \"gen\"]\n".to_owned(),
+        ),
+        ("ok.flow", renamed(CLEAN, "a")),
+        ("fixtures/bad/p.flow", APPEND.to_owned()),
+        ("fixtures/bad/gen/q.flow", APPEND.to_owned()),
+    ]);
+    // The folder above: `fixtures` is left out.
+    let r = run(dir.path(), &["check"]);
+    assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("in 1 file"), "{}", r.stdout);
+    // Named: searched, its own `gen` still left out.
+    for named in ["fixtures", "fixtures/bad", "fixtures/bad/"] {
+        let r = run(
+            dir.path(),
+            &["check", named, "-q", "--output-format", "concise"],
+        );
+        assert_eq!(r.code, Some(1), "{named}: {}{}", r.stdout, r.stderr);
+        assert!(r.stdout.contains("fixtures/bad/p.flow:"), "{}", r.stdout);
+        assert!(!r.stdout.contains("q.flow"), "{}", r.stdout);
+    }
+}
+
 #[test]
 fn a_folder_without_flow_files_says_so() {
     let dir = project(&[("empty/README.md", "x"), ("ok.flow", CLEAN)]);
@@ -251,7 +268,8 @@ fn stdin_is_checked_under_its_stdin_filename() {
         ),
         ("legacy/.keep", ""),
     ]);
-    let out = flowc(dir.path())
+    let out = flowc_in(dir.path())
+        .colors_from_env()
         .args([
             "check",
             "-",
@@ -268,7 +286,8 @@ fn stdin_is_checked_under_its_stdin_filename() {
     assert!(text.starts_with("legacy/p.flow:26:26: FL202 "), "{text}");
     assert!(!text.contains("FL900"));
     // Without a name: shown as `-`, and the per-file ignore does not apply.
-    let out = flowc(dir.path())
+    let out = flowc_in(dir.path())
+        .colors_from_env()
         .args(["check", "-", "--output-format", "concise"])
         .write_stdin(APPEND)
         .output()
@@ -284,7 +303,8 @@ fn stdin_is_checked_under_its_stdin_filename() {
         ("examples/revenue_daily.flow", 0),
         ("elsewhere/revenue_daily.flow", 1),
     ] {
-        let out = flowc(&root)
+        let out = flowc_in(&root)
+            .colors_from_env()
             .args([
                 "check",
                 "--output-format",
@@ -332,7 +352,8 @@ fn concise_is_one_finding_a_line_and_quiet_drops_the_summary() {
 fn color_follows_the_flag_then_no_color_then_force_color() {
     let dir = project(&[("p.flow", APPEND)]);
     let esc = |args: &[&str], env: &[(&str, &str)]| {
-        let mut c = flowc(dir.path());
+        let mut c = flowc_in(dir.path());
+        c.colors_from_env();
         c.arg("check").args(args);
         for (k, v) in env {
             c.env(k, v);
@@ -391,7 +412,8 @@ fn target_at_check_time_reports_what_build_refuses() {
     assert_eq!((code, found), (Some(1), vec!["FL806".to_owned()]));
     // `build` refuses the same.
     let out = tempfile::tempdir().expect("tempdir");
-    let b = flowc(d)
+    let b = flowc_in(d)
+        .colors_from_env()
         .args(["build", "--target", "airflow", "--out"])
         .arg(out.path())
         .arg("p.flow")
@@ -434,10 +456,12 @@ fn graph_draws_every_pipeline_of_every_file() {
     let r = run(&root, &["graph", "examples/"]);
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     let examples = common::flow_files("examples");
-    let graphs = r.stdout.matches("digraph ").count();
+    // One graph, a cluster per pipeline.
+    assert_eq!(r.stdout.matches("digraph ").count(), 1);
+    let graphs = r.stdout.matches("subgraph \"cluster_").count();
     assert!(
         graphs >= examples.len() - 1,
-        "{graphs} graphs for {} files",
+        "{graphs} clusters for {} files",
         examples.len()
     );
     let two = run(
@@ -448,7 +472,13 @@ fn graph_draws_every_pipeline_of_every_file() {
             "examples/churn_scoring.flow",
         ],
     );
-    assert_eq!(two.stdout.matches("digraph ").count(), 2, "{}", two.stderr);
+    assert_eq!(two.stdout.matches("digraph ").count(), 1, "{}", two.stderr);
+    assert_eq!(
+        two.stdout.matches("subgraph \"cluster_").count(),
+        2,
+        "{}",
+        two.stderr
+    );
     let first = two.stdout.find("revenue_daily").expect("drawn");
     let second = two.stdout.find("churn_scoring").expect("drawn");
     assert!(first < second, "in the order of the files given");
@@ -484,7 +514,8 @@ fn build_settles_findings_by_the_configuration_too() {
     let dir = project(&[("p.flow", CLEAN)]);
     let out = tempfile::tempdir().expect("tempdir");
     let build = || {
-        flowc(dir.path())
+        flowc_in(dir.path())
+            .colors_from_env()
             .args(["build", "--target", "airflow", "--out"])
             .arg(out.path())
             .arg("p.flow")

@@ -5,14 +5,8 @@ use crate::common;
 use std::io::Write as _;
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
+use crate::common::flowc;
 use serde_json::Value;
-
-fn flowc() -> Command {
-    let mut c = Command::cargo_bin("flowc").expect("binary builds");
-    c.current_dir(common::repo_root()).env("NO_COLOR", "1");
-    c
-}
 
 fn temp_flow(contents: &[u8]) -> tempfile::NamedTempFile {
     let mut f = tempfile::Builder::new()
@@ -214,8 +208,7 @@ fn folders_are_searched_recursively_and_no_path_means_current_folder() {
     )
     .expect("write");
     std::fs::write(dir.path().join("a/ignored.txt"), "not flow").expect("write");
-    let out = Command::cargo_bin("flowc")
-        .expect("bin")
+    let out = crate::common::flowc()
         .current_dir(dir.path())
         .args(["check", "--format", "json"])
         .output()
@@ -520,6 +513,51 @@ fn fmt_check_reports_a_diff_and_init_makes_a_clean_project() {
     assert!(project.join(".pre-commit-config.yaml").exists());
     // A second init changes nothing.
     flowc().arg("init").arg(&project).assert().code(2);
+
+    // Both targets: Airflow as written; Argo after the one line the starter's
+    // README names (an image), with no error (FL807's advice stays a warning).
+    let pipeline = project.join("pipeline.flow");
+    for target in ["airflow", "argo"] {
+        let out = flowc()
+            .args(["check", "--target", target])
+            .arg(&pipeline)
+            .output()
+            .expect("runs");
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        if target == "airflow" {
+            assert_eq!(out.status.code(), Some(0), "{text}");
+        } else {
+            assert!(text.contains("FL801"), "no image yet: {text}");
+        }
+    }
+    let readme = std::fs::read_to_string(project.join("README.md")).expect("README");
+    assert!(
+        readme.contains("`image \"REGISTRY/IMAGE:TAG\"`"),
+        "{readme}"
+    );
+    let text = std::fs::read_to_string(&pipeline).expect("pipeline");
+    let with_image = text.replacen(
+        "  state events\n",
+        "  image \"ghcr.io/acme/jobs:1.0\"\n  state events\n",
+        1,
+    );
+    assert_ne!(with_image, text, "the starter names its state store");
+    std::fs::write(&pipeline, with_image).expect("write");
+    let out = flowc()
+        .args(["check", "--target", "argo"])
+        .arg(&pipeline)
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("0 errors"), "{text}");
+    let build = dir.path().join("argo");
+    flowc()
+        .args(["build", "--target", "argo", "--out"])
+        .arg(&build)
+        .arg(&pipeline)
+        .assert()
+        .code(0);
 }
 
 /// The README's example shows exactly what flowc prints for it.
@@ -536,8 +574,7 @@ fn readme_example_output_is_what_flowc_prints() {
     let shown = &readme[shown_start..shown_start + readme[shown_start..].find("```").expect("end")];
     let dir = tempfile::tempdir().expect("dir");
     std::fs::write(dir.path().join("orders.flow"), flow).expect("write");
-    let out = Command::cargo_bin("flowc")
-        .expect("bin")
+    let out = crate::common::flowc()
         .current_dir(dir.path())
         .env("NO_COLOR", "1")
         .args(["check", "orders.flow"])
@@ -624,8 +661,7 @@ fn imports_are_non_transitive_reported_once_and_cycles_are_fl005() {
     w("cycle_a.flow", "use \"cycle_b.flow\"\n");
     w("cycle_b.flow", "use \"cycle_a.flow\"\n");
     let run = |file: &str| {
-        let out = Command::cargo_bin("flowc")
-            .expect("bin")
+        let out = crate::common::flowc()
             .current_dir(dir.path())
             .args(["check", "--format", "json", file])
             .output()
@@ -785,8 +821,7 @@ fn headers_never_name_an_absolute_path() {
 fn io_errors_are_said_in_the_house_style() {
     let dir = tempfile::tempdir().expect("temp dir");
     std::os::unix::fs::symlink("loop.flow", dir.path().join("loop.flow")).expect("link");
-    let out = Command::cargo_bin("flowc")
-        .expect("bin")
+    let out = crate::common::flowc()
         .current_dir(dir.path())
         .args(["check", "loop.flow"])
         .output()
@@ -808,8 +843,7 @@ fn outputs_claimed_by_pipelines_of_two_files_are_fl803() {
     let dir = tempfile::tempdir().expect("dir");
     let w = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).expect("write");
     let run = |args: &[&str]| {
-        Command::cargo_bin("flowc")
-            .expect("bin")
+        crate::common::flowc()
             .current_dir(dir.path())
             .env("NO_COLOR", "1")
             .args(args)

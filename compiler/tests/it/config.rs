@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
+use crate::common::{flowc_in, Run};
 
 const APPEND: &str = include_str!("../../../tests/fixtures/rules/FL202/trigger.flow");
 
@@ -21,26 +21,15 @@ fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
-fn flowc(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::cargo_bin("flowc")
-        .expect("binary")
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .args(args)
-        .output()
-        .expect("runs");
-    (
-        out.status.code(),
-        String::from_utf8(out.stdout).expect("utf-8"),
-        String::from_utf8(out.stderr).expect("utf-8"),
-    )
-}
-
 /// The rule codes reported for `file`, and the configuration `--show-settings` names for it.
 fn seen(dir: &Path, file: &str, extra: &[&str]) -> (Vec<String>, String) {
     let mut args = vec!["check", "--output-format", "concise", "-q", file];
     args.extend_from_slice(extra);
-    let (_, out, err) = flowc(dir, &args);
+    let Run {
+        stdout: out,
+        stderr: err,
+        ..
+    } = flowc_in(dir).args(&args).run();
     assert!(err.is_empty(), "{err}");
     let codes = out
         .lines()
@@ -48,7 +37,11 @@ fn seen(dir: &Path, file: &str, extra: &[&str]) -> (Vec<String>, String) {
         .collect();
     let mut args = vec!["check", "--show-settings", file];
     args.extend_from_slice(extra);
-    let (code, settings, err) = flowc(dir, &args);
+    let Run {
+        code,
+        stdout: settings,
+        stderr: err,
+    } = flowc_in(dir).args(&args).run();
     assert_eq!(code, Some(0), "{err}");
     let origin = settings.lines().next().unwrap_or_default().to_owned();
     (codes, origin)
@@ -105,7 +98,9 @@ fn the_closest_configuration_wins_and_flowc_toml_beats_pyproject_in_one_folder()
         )
     );
     // One run over all files: each file by its own configuration.
-    let (_, out, _) = flowc(d, &["check", "--output-format", "concise", "-q"]);
+    let Run { stdout: out, .. } = flowc_in(d)
+        .args(["check", "--output-format", "concise", "-q"])
+        .run();
     assert!(
         out.lines()
             .any(|l| l.starts_with("a/p.flow") && l.contains("FL900")),
@@ -128,7 +123,11 @@ fn show_settings_prints_what_is_in_force() {
     let config = "select = [\"FL2\", \"FL900\"]\nignore = [\"FL207\"]\ntarget = \"argo\"\nexclude = [\"gen\"]\n\
                   [severity]\nFL202 = \"error\"\n[per-file-ignores]\n\"legacy/*.flow\" = [\"FL900\"]\n";
     let dir = project(&[("flowc.toml", config)]);
-    let (code, out, _) = flowc(dir.path(), &["check", "--show-settings"]);
+    let Run {
+        code, stdout: out, ..
+    } = flowc_in(dir.path())
+        .args(["check", "--show-settings"])
+        .run();
     assert_eq!(code, Some(0));
     let lines: Vec<&str> = out.lines().collect();
     assert!(
@@ -147,16 +146,15 @@ fn show_settings_prints_what_is_in_force() {
     assert_eq!(lines[4], "severity: FL202=error");
     assert_eq!(lines[6], "  \"legacy/*.flow\" = FL900");
     assert_eq!(lines[7], "exclude: gen");
-    let (_, out, _) = flowc(
-        dir.path(),
-        &[
+    let Run { stdout: out, .. } = flowc_in(dir.path())
+        .args([
             "check",
             "--show-settings",
             "--target",
             "airflow",
             "--isolated",
-        ],
-    );
+        ])
+        .run();
     assert!(
         out.contains("target: airflow") && out.contains("disabled: none"),
         "{out}"
@@ -206,7 +204,11 @@ fn mistakes_in_a_configuration_name_the_file_and_the_key() {
     ];
     for (name, text, words) in cases {
         let dir = project(&[(name, text), ("p.flow", APPEND)]);
-        let (code, out, err) = flowc(dir.path(), &["check"]);
+        let Run {
+            code,
+            stdout: out,
+            stderr: err,
+        } = flowc_in(dir.path()).args(["check"]).run();
         assert_eq!(code, Some(2), "{text}: {out}{err}");
         assert!(
             err.starts_with("error: ") && err.contains(name),
@@ -225,10 +227,18 @@ fn mistakes_in_a_configuration_name_the_file_and_the_key() {
         ),
         ("p.flow", APPEND),
     ]);
-    let (code, out, err) = flowc(dir.path(), &["check"]);
+    let Run {
+        code,
+        stdout: out,
+        stderr: err,
+    } = flowc_in(dir.path()).args(["check"]).run();
     assert_eq!(code, Some(1), "{out}{err}");
     // --config of a missing file, or of a pyproject.toml without the table.
-    let (code, _, err) = flowc(dir.path(), &["check", "--config", "nope.toml"]);
+    let Run {
+        code, stderr: err, ..
+    } = flowc_in(dir.path())
+        .args(["check", "--config", "nope.toml"])
+        .run();
     assert_eq!(code, Some(2));
     assert!(err.contains("nope.toml"), "{err}");
     std::fs::write(
@@ -236,13 +246,18 @@ fn mistakes_in_a_configuration_name_the_file_and_the_key() {
         "[project]\nname = \"x\"\n",
     )
     .expect("write");
-    let (code, _, err) = flowc(dir.path(), &["check", "--config", "pyproject.toml"]);
+    let Run {
+        code, stderr: err, ..
+    } = flowc_in(dir.path())
+        .args(["check", "--config", "pyproject.toml"])
+        .run();
     assert_eq!(code, Some(2));
     assert!(err.contains("[tool.flowc]"), "{err}");
-    let (code, _, err) = flowc(
-        dir.path(),
-        &["check", "--config", "flowc.toml", "--isolated"],
-    );
+    let Run {
+        code, stderr: err, ..
+    } = flowc_in(dir.path())
+        .args(["check", "--config", "flowc.toml", "--isolated"])
+        .run();
     assert_eq!(code, Some(2), "{err}");
 }
 
@@ -270,11 +285,12 @@ fn lsp_message(out: &mut impl std::io::BufRead) -> Option<serde_json::Value> {
 /// The codes `flowc lsp` publishes for `file` opened with `text`.
 fn lsp_codes(dir: &Path, file: &Path, text: &str) -> Vec<String> {
     use std::io::Write as _;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_flowc"))
+    use std::process::Stdio;
+    let mut child = crate::common::flowc()
         .arg("lsp")
         .current_dir(dir)
         .env("XDG_CACHE_HOME", dir)
+        .std_command()
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -357,7 +373,13 @@ fn the_documented_configurations_are_accepted() {
             "flowc.toml"
         };
         let dir = project(&[(name, block), ("legacy/p.flow", APPEND)]);
-        let (code, out, err) = flowc(dir.path(), &["check", "--show-settings"]);
+        let Run {
+            code,
+            stdout: out,
+            stderr: err,
+        } = flowc_in(dir.path())
+            .args(["check", "--show-settings"])
+            .run();
         assert_eq!(code, Some(0), "{name}: {err}");
         assert!(out.contains(name) && out.contains("target: argo"), "{out}");
         assert!(
@@ -366,7 +388,13 @@ fn the_documented_configurations_are_accepted() {
         );
         // A check under it runs: FL900 and FL2 ignored in legacy/, the
         // target's FL807 reported.
-        let (code, out, err) = flowc(dir.path(), &["check", "--output-format", "concise"]);
+        let Run {
+            code,
+            stdout: out,
+            stderr: err,
+        } = flowc_in(dir.path())
+            .args(["check", "--output-format", "concise"])
+            .run();
         assert_eq!(code, Some(0), "{out}{err}");
         assert!(!out.contains("FL900") && !out.contains("FL202"), "{out}");
         assert!(out.contains("FL807"), "{out}");

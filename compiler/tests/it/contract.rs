@@ -5,7 +5,6 @@
 
 use std::fmt::Write as _;
 
-use flowc::check::{self, Input, NoImports};
 use serde_json::Value;
 
 struct Run {
@@ -53,14 +52,7 @@ impl Run {
 }
 
 fn run(src: &str) -> Run {
-    let o = check::check(
-        vec![Input {
-            path: "t.flow".into(),
-            key: "t.flow".into(),
-            bytes: src.as_bytes().to_vec(),
-        }],
-        &NoImports,
-    );
+    let o = crate::common::check_text(src);
     let json: Value = serde_json::from_str(&flowc::diagnostic::json::render(
         &o.sources,
         &o.diagnostics,
@@ -79,7 +71,7 @@ fn run(src: &str) -> Run {
             )
         })
         .collect();
-    let report: Value = serde_json::from_str(&flowc::report::json(&o)).expect("report json");
+    let report: Value = crate::common::report_json(&o);
     Run { codes, report }
 }
 

@@ -6,7 +6,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 use crate::common;
@@ -165,7 +164,18 @@ fn every_connection_reaches_argo_as_a_secret_key_ref() {
                     .filter(|e| e.get("valueFrom").is_some())
                     .map(|e| {
                         let r = &e["valueFrom"]["secretKeyRef"];
-                        assert_eq!(r["key"], "url", "{e}");
+                        // A connection from the key `url`; an effect's
+                        // token from the key `token`, which may be absent.
+                        if e["name"]
+                            .as_str()
+                            .is_some_and(|n| n.starts_with("FLOW_TOKEN_"))
+                        {
+                            assert_eq!(r["key"], "token", "{e}");
+                            assert_eq!(r["optional"], true, "{e}");
+                        } else {
+                            assert_eq!(r["key"], "url", "{e}");
+                            assert!(r.get("optional").is_none(), "{e}");
+                        }
                         assert!(e.get("value").is_none(), "{e}");
                         (
                             e["name"].as_str().expect("name").to_owned(),
@@ -185,6 +195,11 @@ fn every_connection_reaches_argo_as_a_secret_key_ref() {
                 for e in endpoints {
                     if let Some(s) = &e.secret {
                         expected.insert(format!("FLOW_CONN_{}", e.name.to_uppercase()), s.clone());
+                    }
+                }
+                for e in task.emits.iter().map(|e| &e.effect) {
+                    if let Some(s) = &e.secret {
+                        expected.insert(format!("FLOW_TOKEN_{}", e.name.to_uppercase()), s.clone());
                     }
                 }
                 assert!(!expected.is_empty(), "{path}: {} has no secret", task.name);
@@ -241,7 +256,13 @@ fn argo_carries_the_pod_settings() {
     assert_eq!(copy["container"]["resources"]["requests"]["cpu"], "250m");
     assert_eq!(copy["container"]["resources"]["limits"]["cpu"], "250m");
     assert!(copy.get("serviceAccountName").is_none());
-    assert!(copy.get("metadata").is_none());
+    // No labels of its own (the workflow's `podMetadata` has them); only
+    // flowc's notes on the task.
+    assert!(copy["metadata"].get("labels").is_none(), "{copy}");
+    let notes = copy["metadata"]["annotations"]
+        .as_object()
+        .expect("annotations");
+    assert!(notes.keys().all(|k| k.starts_with("flowc.dev/")), "{copy}");
     let archive = &t["task-archive-old"];
     assert_eq!(archive["serviceAccountName"], "orders-archiver");
     assert_eq!(archive["metadata"]["labels"]["tier"], "cold");
@@ -287,8 +308,7 @@ fn argo_refuses_a_task_namespace_of_its_own() {
 
 /// `flowc build --target TARGET` of `paths` into `out`, with `env` set.
 fn build(target: &str, out: &Path, paths: &[&str], env: &[(&str, &str)]) {
-    let status = Command::cargo_bin("flowc")
-        .expect("binary")
+    let status = crate::common::flowc()
         .current_dir(common::repo_root())
         .args(["build", "--target", target, "--out"])
         .arg(out)
@@ -388,8 +408,7 @@ fn no_secret_reaches_a_generated_file() {
     for target in ["airflow", "argo", "ir"] {
         build(target, &out.path().join(target), &paths, &env);
     }
-    let status = Command::cargo_bin("flowc")
-        .expect("binary")
+    let status = crate::common::flowc()
         .current_dir(common::repo_root())
         .args(["scaffold", "--lang", "python", "--out"])
         .arg(out.path().join("py"))

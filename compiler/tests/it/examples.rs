@@ -46,6 +46,15 @@ fn the_stdlib_is_clean_and_declares_the_listed_kinds() {
         "email",
         "http_request",
         "webhook",
+        "bigquery_table",
+        "bigquery_streaming_table",
+        "bigquery_write_api_table",
+        "snowflake_table",
+        "snowpipe_streaming_table",
+        "redshift_table",
+        "clickhouse_table",
+        "mysql_table",
+        "duckdb_table",
     ] {
         assert!(kinds.contains(&k), "stdlib lacks `{k}`");
     }
@@ -59,4 +68,28 @@ fn example_reports() {
         insta::assert_snapshot!(format!("report_{name}"), flowc::report::table(&o));
         insta::assert_snapshot!(format!("report_json_{name}"), flowc::report::json(&o));
     }
+}
+
+/// The repository is a flowc project: `flowc check` at its root, as a
+/// newcomer runs it, checks what ships for users (its `flowc.toml` leaves the
+/// test fixtures out) and finds nothing.
+#[test]
+fn the_repository_checks_clean_at_its_root() {
+    let out = crate::common::flowc()
+        .current_dir(common::repo_root())
+        .env("NO_COLOR", "1")
+        .args(["check", "--output-format", "concise"])
+        .output()
+        .expect("flowc runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("0 errors, 0 warnings"), "{text}");
+    // The examples are among the files checked.
+    let checked: usize = text
+        .rsplit(" in ")
+        .next()
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(checked >= common::flow_files("examples").len(), "{text}");
 }

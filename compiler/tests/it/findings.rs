@@ -274,7 +274,7 @@ fn syntax_errors_list_only_what_could_come_next() {
         ("write dst", "expected a write mode, found end of line"),
         (
             "write dst upsert extra",
-            "expected `}`, `key` or `require`, found `extra`",
+            "expected `}`, `key`, `require`, `newest by` or `txn`, found `extra`",
         ),
         ("key", "expected a key term, found end of line"),
     ] {
@@ -578,4 +578,27 @@ fn a_miscased_or_misspelled_item_keyword_gets_the_keyword() {
         let help = one(&f, "FL001").help.clone().unwrap_or_default();
         assert!(help.starts_with("did you mean `"), "{text}: {help}");
     }
+}
+
+/// FL404's help offers `via idempotency_key` only for a kind that can
+/// deduplicate on one: for a `slack_message` it would lead straight into FL403.
+#[test]
+fn outbox_without_sink_offers_only_what_the_kind_supports() {
+    let text = |kind: &str, params: &str| {
+        format!(
+            "source s: files {{\n  path \"in/{{interval.start}}/\"\n  immutable\n  identity id\n}}\n\
+             sink f: files {{\n  path \"out/{{interval.start}}/\"\n}}\n\
+             effect e: {kind} {{\n  {params}\n}}\n\
+             pipeline p {{\n  schedule \"@daily\"\n  start 2026-01-01\n  task t {{\n    read s pinned listing\n    \
+             write f overwrite\n    emit e via outbox\n    run command [\"true\"]\n  }}\n}}\n"
+        )
+    };
+    let slack = check(&text("slack_message", "channel \"#x\""));
+    let help = one(&slack, "FL404").help.clone().unwrap_or_default();
+    assert!(!help.contains("idempotency_key"), "{help}");
+    assert!(help.contains("transactional"), "{help}");
+    // Near miss: a webhook can deduplicate on a key, so the help offers it.
+    let hook = check(&text("webhook", "url \"https://example.com/h\""));
+    let help = one(&hook, "FL404").help.clone().unwrap_or_default();
+    assert!(help.contains("via idempotency_key"), "{help}");
 }

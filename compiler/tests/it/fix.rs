@@ -8,15 +8,9 @@ use crate::common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+use crate::common::flowc_in;
 use flowc::vocab::Guarantee;
 use serde_json::Value;
-
-fn flowc(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("flowc").expect("binary builds");
-    c.current_dir(dir).env("NO_COLOR", "1");
-    c
-}
 
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");
@@ -65,7 +59,7 @@ fn flow_files(dir: &Path, under: &str) -> Vec<PathBuf> {
 
 /// Every output's derived guarantee, by pipeline, task and output.
 fn guarantees(dir: &Path, file: &Path) -> BTreeMap<(String, String, String), Guarantee> {
-    let out = flowc(dir)
+    let out = flowc_in(dir)
         .args(["report", "--format", "json"])
         .arg(file)
         .output()
@@ -91,7 +85,7 @@ fn guarantees(dir: &Path, file: &Path) -> BTreeMap<(String, String, String), Gua
 }
 
 fn codes(dir: &Path, file: &Path) -> Vec<String> {
-    let out = flowc(dir)
+    let out = flowc_in(dir)
         .args(["check", "--format", "json"])
         .arg(file)
         .output()
@@ -117,7 +111,7 @@ fn fixes_never_weaken_a_guarantee_and_a_second_fix_changes_nothing() {
     {
         let rel = file.strip_prefix(d).expect("inside").to_path_buf();
         let before_text = std::fs::read_to_string(&file).expect("read");
-        let diff = flowc(d)
+        let diff = flowc_in(d)
             .args(["check", "--diff"])
             .arg(&rel)
             .output()
@@ -128,7 +122,7 @@ fn fixes_never_weaken_a_guarantee_and_a_second_fix_changes_nothing() {
             "{rel:?}: {diff:?}"
         );
         let before = guarantees(d, &rel);
-        flowc(d)
+        flowc_in(d)
             .args(["check", "--fix"])
             .arg(&rel)
             .output()
@@ -154,7 +148,7 @@ fn fixes_never_weaken_a_guarantee_and_a_second_fix_changes_nothing() {
             assert!(now.at_least(*g), "{rel:?}: {out:?} was {g:?}, is {now:?}");
         }
         // Idempotent: nothing is left to fix.
-        let again = flowc(d)
+        let again = flowc_in(d)
             .args(["check", "--diff"])
             .arg(&rel)
             .output()
@@ -165,7 +159,7 @@ fn fixes_never_weaken_a_guarantee_and_a_second_fix_changes_nothing() {
             "{rel:?}: {}",
             String::from_utf8_lossy(&again.stdout)
         );
-        flowc(d)
+        flowc_in(d)
             .args(["check", "--fix"])
             .arg(&rel)
             .output()
@@ -232,12 +226,12 @@ fn fixes_chain_until_nothing_is_left() {
     let p = Path::new("p.flow");
     // Before: the keyword's case stops the parse.
     assert_eq!(codes(d, p), ["FL001"]);
-    let diff = flowc(d)
+    let diff = flowc_in(d)
         .args(["check", "--diff", "p.flow"])
         .output()
         .expect("runs");
     assert_eq!(diff.status.code(), Some(1));
-    let fixed = flowc(d)
+    let fixed = flowc_in(d)
         .args(["check", "--fix", "p.flow"])
         .output()
         .expect("runs");
@@ -262,7 +256,7 @@ fn a_rule_the_configuration_turns_off_is_not_fixed() {
     let dir = one_file(SPEC);
     let d = dir.path();
     std::fs::write(d.join("flowc.toml"), "ignore = [\"FL503\"]\n").expect("write config");
-    let fixed = flowc(d)
+    let fixed = flowc_in(d)
         .args(["check", "--fix", "p.flow"])
         .output()
         .expect("runs");
@@ -272,7 +266,7 @@ fn a_rule_the_configuration_turns_off_is_not_fixed() {
     assert!(!text.contains("timeout"), "{text}");
     // The command line's own selection counts too: `--isolated` reads no
     // configuration, so the lease is fixed now.
-    let again = flowc(d)
+    let again = flowc_in(d)
         .args(["check", "--isolated", "--fix", "p.flow"])
         .output()
         .expect("runs");
@@ -291,7 +285,7 @@ fn what_no_fix_can_mend_is_left_and_reported() {
         .replace("read   rawx", "read   raw unpinned");
     let dir = one_file(&text);
     let d = dir.path();
-    let diff = flowc(d)
+    let diff = flowc_in(d)
         .args(["check", "--diff", "p.flow"])
         .output()
         .expect("runs");
@@ -302,7 +296,7 @@ fn what_no_fix_can_mend_is_left_and_reported() {
         String::from_utf8_lossy(&diff.stdout)
     );
     assert!(diff.stdout.is_empty());
-    let out = flowc(d)
+    let out = flowc_in(d)
         .args(["check", "--fix", "p.flow"])
         .output()
         .expect("runs");
@@ -315,7 +309,7 @@ fn what_no_fix_can_mend_is_left_and_reported() {
         .replace("Pipeline p", "pipeline p")
         .replace("read   rawx", "read   raw unpinned");
     let dir = one_file(&fixed);
-    let out = flowc(dir.path())
+    let out = flowc_in(dir.path())
         .args(["check", "--fix", "p.flow"])
         .output()
         .expect("runs");
@@ -351,7 +345,7 @@ fn with_importers_checks_the_files_that_use_a_named_one() {
     );
     std::fs::write(d.join("importer.flow"), &importer).expect("write");
     std::fs::write(d.join("unrelated.flow"), "pipeline q {\n").expect("write");
-    let ok = flowc(d)
+    let ok = flowc_in(d)
         .args(["check", "--with-importers", "shared/decl.flow"])
         .output()
         .expect("runs");
@@ -367,12 +361,12 @@ fn with_importers_checks_the_files_that_use_a_named_one() {
         "sink outs: postgres_table {\n  table        \"t\"\n  primary_key  (order_id)\n}\n",
     )
     .expect("write");
-    let alone = flowc(d)
+    let alone = flowc_in(d)
         .args(["check", "shared/decl.flow"])
         .output()
         .expect("runs");
     assert_eq!(alone.status.code(), Some(0), "{alone:?}");
-    let with = flowc(d)
+    let with = flowc_in(d)
         .args(["check", "--with-importers", "shared/decl.flow"])
         .output()
         .expect("runs");

@@ -6,21 +6,10 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use crate::common::flowc_in;
 use serde_json::Value;
 
 /// `flowc ARGS` run in `dir`, with `TZDIR` unset unless `env` sets it.
-fn flowc_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_flowc"));
-    c.current_dir(dir)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env_remove("TZDIR");
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    c.output().expect("flowc runs")
-}
-
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -50,7 +39,12 @@ fn check(spec: &str) -> (Option<i32>, String) {
 
 fn check_with(spec: &str, env: &[(&str, &str)]) -> (Option<i32>, String) {
     let dir = workspace(&[("p.flow", spec)]);
-    let out = flowc_in(dir.path(), &["check", "p.flow"], env);
+    let out = flowc_in(dir.path())
+        .args(["check", "p.flow"])
+        .env_remove("TZDIR")
+        .envs(env.iter().copied())
+        .output()
+        .expect("flowc runs");
     (out.status.code(), said(&out))
 }
 
@@ -75,7 +69,11 @@ fn assert_accepted(spec: &str) {
 fn build(dir: &Path, target: &str, paths: &[&str]) -> Output {
     let mut args = vec!["build", "--target", target, "--out", "out"];
     args.extend_from_slice(paths);
-    flowc_in(dir, &args, &[])
+    flowc_in(dir)
+        .args(&args)
+        .env_remove("TZDIR")
+        .output()
+        .expect("flowc runs")
 }
 
 fn read(path: &Path) -> String {
@@ -366,21 +364,21 @@ fn sinks(first: &str, second: &str) -> String {
 #[test]
 fn endpoints_sharing_a_connection_variable_are_fl803() {
     let dir = workspace(&[("p.flow", &sinks("orders", "Orders"))]);
-    let out = flowc_in(
-        dir.path(),
-        &["scaffold", "--lang", "python", "--out", "out", "p.flow"],
-        &[],
-    );
+    let out = flowc_in(dir.path())
+        .args(["scaffold", "--lang", "python", "--out", "out", "p.flow"])
+        .env_remove("TZDIR")
+        .output()
+        .expect("flowc runs");
     let all = said(&out);
     assert_eq!(out.status.code(), Some(1), "{all}");
     assert!(all.contains("FL803"), "{all}");
     assert!(all.contains("FLOW_CONN_ORDERS"), "{all}");
     let dir = workspace(&[("p.flow", &sinks("orders", "orders_eu"))]);
-    let out = flowc_in(
-        dir.path(),
-        &["scaffold", "--lang", "python", "--out", "out", "p.flow"],
-        &[],
-    );
+    let out = flowc_in(dir.path())
+        .args(["scaffold", "--lang", "python", "--out", "out", "p.flow"])
+        .env_remove("TZDIR")
+        .output()
+        .expect("flowc runs");
     assert!(out.status.success(), "{}", said(&out));
 }
 
@@ -430,16 +428,10 @@ fn redundant_dependency_edges_are_not_emitted() {
     let out = build(dir.path(), "airflow", &["p.flow"]);
     assert!(out.status.success(), "{}", said(&out));
     let dag = read(&dir.path().join("out/dense.py"));
-    let edges: Vec<&str> = dag
-        .lines()
-        .filter(|l| l.contains("flowc.set_upstream("))
-        .collect();
+    let edges: Vec<&str> = dag.lines().filter(|l| l.contains(" >> ")).collect();
     assert_eq!(edges.len(), 39, "{dag}");
     for (i, line) in edges.iter().enumerate() {
-        assert!(
-            line.contains(&format!("set_upstream(t{}, [t{i}])", i + 1)),
-            "{line}"
-        );
+        assert_eq!(line.trim(), format!("t{i} >> t{}", i + 1));
     }
     let out = build(dir.path(), "argo", &["p.flow"]);
     assert!(out.status.success(), "{}", said(&out));
@@ -463,6 +455,6 @@ fn redundant_dependency_edges_are_not_emitted() {
     let out = build(dir.path(), "airflow", &["p.flow"]);
     assert!(out.status.success(), "{}", said(&out));
     let dag = read(&dir.path().join("out/d.py"));
-    assert!(dag.contains("flowc.set_upstream(e, [b, c])"), "{dag}");
-    assert!(!dag.contains("flowc.set_upstream(e, [a"), "{dag}");
+    assert!(dag.contains("\n    [b, c] >> e\n"), "{dag}");
+    assert!(!dag.contains("[a, b, c] >> e"), "{dag}");
 }

@@ -5,17 +5,9 @@
 //! half-written set of outputs, and headers that do not depend on the
 //! working folder.
 
+use crate::common::flowc_in;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn flowc_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flowc"))
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .args(args)
-        .output()
-        .expect("flowc runs")
-}
+use std::process::Command;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -115,15 +107,15 @@ fn a_folder_named_like_an_encoding_cannot_change_how_python_reads_output() {
         let dir = project();
         let flow = format!("{folder}/p.flow");
         write(&dir.path().join(&flow), &hostile_flow());
-        let built = flowc_in(
-            dir.path(),
-            &["build", "--target", "airflow", "--out", "dags", &flow],
-        );
+        let built = flowc_in(dir.path())
+            .args(["build", "--target", "airflow", "--out", "dags", &flow])
+            .output()
+            .expect("flowc runs");
         assert_eq!(built.status.code(), Some(0), "{built:?}");
-        let scaffolded = flowc_in(
-            dir.path(),
-            &["scaffold", "--lang", "python", "--out", "py", &flow],
-        );
+        let scaffolded = flowc_in(dir.path())
+            .args(["scaffold", "--lang", "python", "--out", "py", &flow])
+            .output()
+            .expect("flowc runs");
         assert_eq!(scaffolded.status.code(), Some(0), "{scaffolded:?}");
 
         let dag = dir.path().join("dags/orders_daily.py");
@@ -161,8 +153,13 @@ fn a_folder_named_like_an_encoding_cannot_change_how_python_reads_output() {
             // No line is cut by a line break in the path: the path is only
             // ever inside a comment, and no raw CR is written.
             assert!(!body.contains('\r'), "{}", file.display());
+            // Elsewhere (a task's `doc_md`) it is inside a string literal.
             for line in body.lines().filter(|l| l.contains("p.flow")) {
-                assert!(line.starts_with('#'), "{}: {line}", file.display());
+                assert!(
+                    line.starts_with('#') || line.trim_start().starts_with("\"Task `"),
+                    "{}: {line}",
+                    file.display()
+                );
             }
         }
         // Importing the task module really (its runtime is beside it) runs nothing.
@@ -180,10 +177,10 @@ fn a_folder_named_like_an_encoding_cannot_change_how_python_reads_output() {
         }
 
         // Argo YAML: the path stays inside its comment line.
-        let argo = flowc_in(
-            dir.path(),
-            &["build", "--target", "argo", "--out", "k8s", &flow],
-        );
+        let argo = flowc_in(dir.path())
+            .args(["build", "--target", "argo", "--out", "k8s", &flow])
+            .output()
+            .expect("flowc runs");
         assert_eq!(argo.status.code(), Some(0), "{argo:?}");
         let yaml = read(&dir.path().join("k8s/orders_daily.yaml"));
         assert!(
@@ -191,10 +188,19 @@ fn a_folder_named_like_an_encoding_cannot_change_how_python_reads_output() {
             "{yaml}"
         );
         assert!(!yaml.contains('\r'), "{yaml}");
+        // Elsewhere (the task's `flowc.dev/source` annotation) it is a
+        // quoted scalar that reads back exactly.
         for line in yaml.lines().filter(|l| l.contains("p.flow")) {
-            assert!(line.starts_with('#'), "{line}");
+            assert!(
+                line.starts_with('#') || line.trim_start().starts_with("\"flowc.dev/source\": "),
+                "{line}"
+            );
         }
         let doc: serde_norway::Value = serde_norway::from_str(&yaml).expect("YAML");
+        let source = doc["spec"]["templates"][1]["metadata"]["annotations"]["flowc.dev/source"]
+            .as_str()
+            .map(str::to_owned);
+        assert_eq!(source, Some(format!("{flow}:10")), "{yaml}");
         assert_eq!(doc["apiVersion"].as_str(), Some("argoproj.io/v1alpha1"));
     }
 }
@@ -257,7 +263,10 @@ fn a_link_planted_at_a_temporary_name_is_not_followed() {
             out.join("orders")
         };
         plant_links(&folder, file, &victim);
-        let run = flowc_in(dir.path(), args);
+        let run = flowc_in(dir.path())
+            .args(args)
+            .output()
+            .expect("flowc runs");
         assert_eq!(run.status.code(), Some(0), "{run:?}");
         assert_eq!(
             read(&victim),
@@ -281,17 +290,17 @@ fn a_hand_written_file_is_refused_and_left_alone() {
     let dir = project();
     write(&dir.path().join("orders.flow"), ONE_TASK);
     write(&dir.path().join("out/orders/load.py"), MINE);
-    let run = flowc_in(
-        dir.path(),
-        &[
+    let run = flowc_in(dir.path())
+        .args([
             "scaffold",
             "--lang",
             "python",
             "--out",
             "out",
             "orders.flow",
-        ],
-    );
+        ])
+        .output()
+        .expect("flowc runs");
     let stdout = text(&run.stdout);
     let stderr = text(&run.stderr);
     assert_eq!(run.status.code(), Some(1), "{stdout}{stderr}");
@@ -315,17 +324,17 @@ fn a_hand_written_file_is_refused_and_left_alone() {
 
     // build: another team's DAG at the pipeline's path.
     write(&dir.path().join("dags/orders_daily.py"), MINE);
-    let run = flowc_in(
-        dir.path(),
-        &[
+    let run = flowc_in(dir.path())
+        .args([
             "build",
             "--target",
             "airflow",
             "--out",
             "dags",
             "orders.flow",
-        ],
-    );
+        ])
+        .output()
+        .expect("flowc runs");
     let stdout = text(&run.stdout);
     assert_eq!(run.status.code(), Some(1), "{stdout}");
     assert!(
@@ -339,50 +348,50 @@ fn a_hand_written_file_is_refused_and_left_alone() {
     // replaced; an existing transform is kept and counted.
     let v01_dag = "# Generated by flowc from \"orders.flow\", pipeline \"orders_daily\".\n# Do not edit this file: change the .flow file and run `flowc build --target airflow` again.\nold = 1\n";
     write(&dir.path().join("dags/orders_daily.py"), v01_dag);
-    let run = flowc_in(
-        dir.path(),
-        &[
+    let run = flowc_in(dir.path())
+        .args([
             "build",
             "--target",
             "airflow",
             "--out",
             "dags",
             "orders.flow",
-        ],
-    );
+        ])
+        .output()
+        .expect("flowc runs");
     assert_eq!(run.status.code(), Some(0), "{run:?}");
     assert!(!read(&dir.path().join("dags/orders_daily.py")).contains("old = 1"));
     let v01_module = "# Generated by flowc from \"orders.flow\": pipeline \"orders_daily\", task \"load\".\nold = 1\n";
     write(&dir.path().join("out/orders/load.py"), v01_module);
     write(&dir.path().join("out/orders/load_transform.py"), MINE);
-    let run = flowc_in(
-        dir.path(),
-        &[
+    let run = flowc_in(dir.path())
+        .args([
             "scaffold",
             "--lang",
             "python",
             "--out",
             "out",
             "orders.flow",
-        ],
-    );
+        ])
+        .output()
+        .expect("flowc runs");
     let stderr = text(&run.stderr);
     assert_eq!(run.status.code(), Some(0), "{run:?}");
     assert!(!read(&dir.path().join("out/orders/load.py")).contains("old = 1"));
     assert_eq!(read(&dir.path().join("out/orders/load_transform.py")), MINE);
     assert!(stderr.contains("kept 1 existing transform"), "{stderr}");
     // And a second run replaces what the first wrote.
-    let again = flowc_in(
-        dir.path(),
-        &[
+    let again = flowc_in(dir.path())
+        .args([
             "scaffold",
             "--lang",
             "python",
             "--out",
             "out",
             "orders.flow",
-        ],
-    );
+        ])
+        .output()
+        .expect("flowc runs");
     assert_eq!(again.status.code(), Some(0), "{again:?}");
 }
 
@@ -399,7 +408,7 @@ fn a_pipe_where_a_file_goes_is_refused_without_waiting() {
         .status()
         .expect("mkfifo runs");
     assert!(made.success());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_flowc"))
+    let mut child = crate::common::flowc()
         .current_dir(dir.path())
         .env("NO_COLOR", "1")
         .args([
@@ -410,6 +419,7 @@ fn a_pipe_where_a_file_goes_is_refused_without_waiting() {
             "dags",
             "orders.flow",
         ])
+        .std_command()
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -447,7 +457,10 @@ fn a_renamed_pipeline_leaves_no_stale_output() {
             let mut args = vec!["build", "--target", target, "--out", "out"];
             args.extend(extra);
             args.extend(files);
-            flowc_in(dir.path(), &args)
+            flowc_in(dir.path())
+                .args(&args)
+                .output()
+                .expect("flowc runs")
         };
         let first = build(&[], &["orders.flow", "other.flow"]);
         assert_eq!(first.status.code(), Some(0), "{first:?}");
@@ -504,7 +517,10 @@ fn fmt_keeps_links_and_modes() {
     std::fs::set_permissions(&hard, std::fs::Permissions::from_mode(0o640)).expect("chmod");
     std::fs::hard_link(&hard, dir.path().join("hard-too.flow")).expect("hard link");
 
-    let run = flowc_in(dir.path(), &["fmt", "link.flow", "hard/h.flow"]);
+    let run = flowc_in(dir.path())
+        .args(["fmt", "link.flow", "hard/h.flow"])
+        .output()
+        .expect("flowc runs");
     assert_eq!(run.status.code(), Some(0), "{run:?}");
     let link = dir.path().join("link.flow");
     assert!(
@@ -528,7 +544,10 @@ fn fmt_keeps_links_and_modes() {
         .expect("meta")
         .modified()
         .expect("mtime");
-    let again = flowc_in(dir.path(), &["fmt", "link.flow"]);
+    let again = flowc_in(dir.path())
+        .args(["fmt", "link.flow"])
+        .output()
+        .expect("flowc runs");
     assert_eq!(again.status.code(), Some(0), "{again:?}");
     assert_eq!(
         std::fs::metadata(&real)
@@ -547,20 +566,20 @@ fn a_write_error_replaces_no_file_of_the_run() {
     // build: a folder where the second DAG goes.
     let dir = project();
     write(&dir.path().join("p.flow"), &two("1"));
-    let first = flowc_in(
-        dir.path(),
-        &["build", "--target", "airflow", "--out", "out", "p.flow"],
-    );
+    let first = flowc_in(dir.path())
+        .args(["build", "--target", "airflow", "--out", "out", "p.flow"])
+        .output()
+        .expect("flowc runs");
     assert_eq!(first.status.code(), Some(0), "{first:?}");
     let aa = dir.path().join("out/aa.py");
     let before = read(&aa);
     std::fs::remove_file(dir.path().join("out/zz.py")).expect("rm");
     std::fs::create_dir(dir.path().join("out/zz.py")).expect("mkdir");
     write(&dir.path().join("p.flow"), &two("2"));
-    let run = flowc_in(
-        dir.path(),
-        &["build", "--target", "airflow", "--out", "out", "p.flow"],
-    );
+    let run = flowc_in(dir.path())
+        .args(["build", "--target", "airflow", "--out", "out", "p.flow"])
+        .output()
+        .expect("flowc runs");
     let stdout = text(&run.stdout);
     let stderr = text(&run.stderr);
     assert_eq!(run.status.code(), Some(1), "{stdout}{stderr}");
@@ -578,20 +597,20 @@ fn a_write_error_replaces_no_file_of_the_run() {
         format!("pipeline p {{\n  task a {{\n    run command [\"python\", \"-m\", \"aa.load\", \"{v}\"]\n  }}\n  task z {{\n    run command [\"python\", \"-m\", \"zz.load\", \"{v}\"]\n  }}\n}}\n")
     };
     write(&dir.path().join("p.flow"), &tasks("1"));
-    let first = flowc_in(
-        dir.path(),
-        &["scaffold", "--lang", "python", "--out", "out", "p.flow"],
-    );
+    let first = flowc_in(dir.path())
+        .args(["scaffold", "--lang", "python", "--out", "out", "p.flow"])
+        .output()
+        .expect("flowc runs");
     assert_eq!(first.status.code(), Some(0), "{first:?}");
     let aa = dir.path().join("out/aa/load.py");
     let before = read(&aa);
     std::fs::remove_dir_all(dir.path().join("out/zz")).expect("rm");
     write(&dir.path().join("out/zz"), "not a folder\n");
     write(&dir.path().join("p.flow"), &tasks("2"));
-    let run = flowc_in(
-        dir.path(),
-        &["scaffold", "--lang", "python", "--out", "out", "p.flow"],
-    );
+    let run = flowc_in(dir.path())
+        .args(["scaffold", "--lang", "python", "--out", "out", "p.flow"])
+        .output()
+        .expect("flowc runs");
     let stdout = text(&run.stdout);
     let stderr = text(&run.stderr);
     assert_eq!(run.status.code(), Some(1), "{stdout}{stderr}");
@@ -635,7 +654,10 @@ fn the_header_is_the_same_from_any_working_folder() {
     for (n, (cwd, given)) in runs.iter().enumerate() {
         let out = root.join(format!("out{n}"));
         let out = out.to_str().expect("utf-8");
-        let run = flowc_in(cwd, &["build", "--target", "airflow", "--out", out, given]);
+        let run = flowc_in(cwd)
+            .args(["build", "--target", "airflow", "--out", out, given])
+            .output()
+            .expect("flowc runs");
         assert_eq!(run.status.code(), Some(0), "{run:?}");
         let dag = read(&Path::new(out).join("orders_daily.py"));
         assert!(
@@ -662,10 +684,10 @@ fn every_scaffolded_file_is_recognised_as_flowcs_own() {
         &read(&repo_root().join("tests/fault/sqlite_modes.flow")),
     );
     for run in ["first", "second"] {
-        let out = flowc_in(
-            dir.path(),
-            &["scaffold", "--lang", "python", "--out", "out", "p.flow"],
-        );
+        let out = flowc_in(dir.path())
+            .args(["scaffold", "--lang", "python", "--out", "out", "p.flow"])
+            .output()
+            .expect("flowc runs");
         assert!(
             out.status.success(),
             "{run} scaffold: {}{}",

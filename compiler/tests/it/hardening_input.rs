@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
-use assert_cmd::Command;
+use crate::common::{flowc_in, Run};
 use serde_json::Value;
 
 /// Long enough for a debug build on a busy machine; a read that blocks or
@@ -17,35 +17,12 @@ const LIMIT: Duration = Duration::from_secs(60);
 /// The documented largest input file (docs/performance.md).
 const SIZE_LIMIT: usize = 32 * 1024 * 1024;
 
-fn flowc_in(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("flowc").expect("binary");
-    c.current_dir(dir).env("NO_COLOR", "1").timeout(LIMIT);
-    c
-}
-
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    /// stdout and stderr together: what a CI log would show.
-    all: String,
-}
-
-fn run(mut c: Command) -> Run {
-    let out = c.output().expect("flowc runs");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let all = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    Run {
-        code: out.status.code(),
-        stdout,
-        all,
-    }
-}
-
 fn check_json(dir: &Path, file: &str) -> (Run, Value) {
     let mut c = flowc_in(dir);
+    c.timeout(LIMIT);
     c.args(["check", "--format", "json", file]);
-    let r = run(c);
-    let v = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.all));
+    let r = c.run();
+    let v = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
     (r, v)
 }
 
@@ -96,12 +73,13 @@ fn use_reads_nothing_outside_the_project_root_and_prints_none_of_it() {
         "use \"/proc/self/environ\"\nuse \"../outside.flow\"\nuse \"../../../../../../../../../../etc/passwd\"\nuse \"link.flow\"\n",
     );
     let mut c = flowc_in(&proj);
+    c.timeout(LIMIT);
     c.env("FLOWC_PROBE_SECRET", "SECRET_FROM_THE_ENVIRONMENT")
         .args(["check", "--format", "json", "main.flow"]);
-    let r = run(c);
+    let r = c.run();
     let v: Value = serde_json::from_str(&r.stdout).expect("json");
     for secret in ["SECRET_FROM_THE_ENVIRONMENT", "SECRET_OUTSIDE", "root:x:0"] {
-        assert!(!r.all.contains(secret), "{secret} printed:\n{}", r.all);
+        assert!(!r.all().contains(secret), "{secret} printed:\n{}", r.all());
     }
     let errors = import_errors(&v);
     assert_eq!(errors.len(), 4, "{v}");
@@ -115,12 +93,13 @@ fn use_reads_nothing_outside_the_project_root_and_prints_none_of_it() {
     assert_eq!(diagnostics(&v).len(), 4, "nothing else is reported: {v}");
     // The human format does not print them either.
     let mut c = flowc_in(&proj);
+    c.timeout(LIMIT);
     c.env("FLOWC_PROBE_SECRET", "SECRET_FROM_THE_ENVIRONMENT")
         .args(["check", "main.flow"]);
-    let r = run(c);
+    let r = c.run();
     assert_eq!(r.code, Some(1));
     for secret in ["SECRET_FROM_THE_ENVIRONMENT", "SECRET_OUTSIDE", "root:x:0"] {
-        assert!(!r.all.contains(secret), "{secret} printed:\n{}", r.all);
+        assert!(!r.all().contains(secret), "{secret} printed:\n{}", r.all());
     }
 }
 
@@ -149,7 +128,7 @@ fn use_inside_the_project_root_still_imports() {
             !diagnostics(&v).iter().any(|d| d["code"] == "FL702"),
             "{name}: `raw` is imported: {v}"
         );
-        assert!(matches!(r.code, Some(0 | 1)), "{name}: {}", r.all);
+        assert!(matches!(r.code, Some(0 | 1)), "{name}: {}", r.all());
     }
     // A file in a sub-folder imports from the project's other folders.
     write(&proj.join("sub/deep.flow"), "use \"../lib/ok.flow\"\n");
@@ -163,7 +142,7 @@ fn use_reads_only_flow_files() {
     write(&proj.join("notes.txt"), "SECRET_IN_A_TEXT_FILE {\n");
     write(&proj.join("main.flow"), "use \"notes.txt\"\nuse \"lib\"\n");
     let (r, v) = check_json(&proj, "main.flow");
-    assert!(!r.all.contains("SECRET_IN_A_TEXT_FILE"), "{}", r.all);
+    assert!(!r.all().contains("SECRET_IN_A_TEXT_FILE"), "{}", r.all());
     let errors = import_errors(&v);
     assert_eq!(errors.len(), 2, "{v}");
     assert!(errors[0].contains("only `.flow` files"), "{}", errors[0]);
@@ -220,18 +199,20 @@ fn files_over_the_size_limit_are_refused_unread() {
     assert!(errors[0].contains("larger than 32 MiB"), "{}", errors[0]);
     // Named on the command line: a usage problem, before anything is checked.
     let mut c = flowc_in(&proj);
+    c.timeout(LIMIT);
     c.args(["check", "big.flow"]);
-    let r = run(c);
-    assert_eq!(r.code, Some(2), "{}", r.all);
-    assert!(r.all.contains("larger than 32 MiB"), "{}", r.all);
-    // A device without end is read only up to the limit.
+    let r = c.run();
+    assert_eq!(r.code, Some(2), "{}", r.all());
+    assert!(r.all().contains("larger than 32 MiB"), "{}", r.all());
+    // A device without end is never read, even named on the command line.
     #[cfg(unix)]
     {
         let mut c = flowc_in(&proj);
+        c.timeout(LIMIT);
         c.args(["check", "/dev/zero"]);
-        let r = run(c);
-        assert_eq!(r.code, Some(2), "{}", r.all);
-        assert!(r.all.contains("larger than 32 MiB"), "{}", r.all);
+        let r = c.run();
+        assert_eq!(r.code, Some(2), "{}", r.all());
+        assert!(r.all().contains("not a regular file"), "{}", r.all());
     }
     // Just under the limit is read and checked.
     big.truncate(SIZE_LIMIT - 100);
@@ -365,8 +346,9 @@ fn findings_past_the_cap_are_counted_in_every_format() {
 
     let format = |f: &str| {
         let mut c = flowc_in(dir.path());
+        c.timeout(LIMIT);
         c.args(["check", "--format", f, "many.flow"]);
-        run(c)
+        c.run()
     };
     let human = format("human");
     assert_eq!(
@@ -409,11 +391,13 @@ fn findings_past_the_cap_are_counted_in_every_format() {
     assert_eq!(diagnostics(&v).len(), 200);
     assert!(v["summary"].get("omitted").is_none(), "{}", v["summary"]);
     let mut c = flowc_in(dir.path());
+    c.timeout(LIMIT);
     c.args(["check", "two_hundred.flow"]);
-    assert!(!run(c).stdout.contains("not shown"));
+    assert!(!c.run().stdout.contains("not shown"));
     let mut c = flowc_in(dir.path());
+    c.timeout(LIMIT);
     c.args(["check", "--format", "sarif", "two_hundred.flow"]);
-    let sarif: Value = serde_json::from_str(&run(c).stdout).expect("sarif json");
+    let sarif: Value = serde_json::from_str(&c.run().stdout).expect("sarif json");
     assert!(sarif["runs"][0].get("invocations").is_none());
 }
 
@@ -433,11 +417,12 @@ fn an_error_past_the_cap_still_stops_the_build() {
     assert_eq!(v["summary"]["errors"], 1, "{}", v["summary"]);
     let out = dir.path().join("out");
     let mut c = flowc_in(dir.path());
+    c.timeout(LIMIT);
     c.args(["build", "--target", "airflow", "--out"])
         .arg(&out)
         .arg("p.flow");
-    let r = run(c);
-    assert_eq!(r.code, Some(1), "{}", r.all);
+    let r = c.run();
+    assert_eq!(r.code, Some(1), "{}", r.all());
     let written = std::fs::read_dir(&out).map_or(0, Iterator::count);
     assert_eq!(written, 0, "nothing is written for a file with errors");
 }
@@ -476,4 +461,126 @@ fn a_file_full_of_findings_has_bounded_output_and_memory() {
     if let Some(kib) = peak_kib(dir.path(), &["check", "--format", "json", "dup.flow"]) {
         assert!(kib < 400 * 1024, "{kib} KiB for a 1 MiB file");
     }
+}
+
+/// `n` tasks that write one sink and `n` that read it: `n * n` data-flow
+/// edges from a file that grows with `n`.
+fn fan(n: usize) -> String {
+    let mut s = String::from(
+        "source raw: files {\n  path \"raw/{interval.start}/\"\n  immutable\n  identity id\n}\n\nsink staging: postgres_table {\n  table \"t.staging\"\n  primary_key id\n}\n\n",
+    );
+    for i in 0..n {
+        let _ = writeln!(
+            s,
+            "sink out{i}: postgres_table {{\n  table \"t.out{i}\"\n  primary_key id\n}}\n"
+        );
+    }
+    s.push_str("pipeline fan {\n  schedule \"@daily\"\n  start 2026-01-01\n  require at_least_once\n  image \"r/i:1\"\n  state staging\n");
+    for i in 0..n {
+        let _ = writeln!(
+            s,
+            "  task load{i} {{\n    read raw pinned listing\n    key input.id\n    write staging upsert\n    run command [\"x\"]\n  }}"
+        );
+    }
+    for i in 0..n {
+        let _ = writeln!(
+            s,
+            "  task report{i} {{\n    read staging pinned snapshot\n    key input.id\n    write out{i} upsert\n    run command [\"x\"]\n  }}"
+        );
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// Issue 27, item 13: 1,000 writers and 1,000 readers of one sink used to
+/// give a 6 MB DAG from a 262 KB file (and 2,000 of each, four million
+/// edges and 440 MB). Past 100,000 data-flow edges the pipeline is refused
+/// with FL708, on both targets, and nothing is written; just under the
+/// limit it builds, and its DAG stays linear in the tasks only where the
+/// graph allows (the near miss builds).
+#[test]
+fn a_quadratic_task_graph_is_refused_not_generated() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("dense.flow"), fan(1000)).expect("write");
+    let (r, v) = check_json(dir.path(), "dense.flow");
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    let dense: Vec<&Value> = diagnostics(&v)
+        .iter()
+        .filter(|d| d["code"] == "FL708")
+        .collect();
+    assert_eq!(dense.len(), 1, "{}", r.all());
+    assert!(
+        dense[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("1,000,000 data-flow edges")),
+        "{}",
+        dense[0]
+    );
+    // Without the data-flow edges, "nothing orders them" would be untrue.
+    assert!(
+        !diagnostics(&v).iter().any(|d| d["code"] == "FL207"),
+        "{}",
+        r.all()
+    );
+    for target in ["airflow", "argo"] {
+        let b = flowc_in(dir.path())
+            .args(["build", "--target", target, "--out", target, "dense.flow"])
+            .run();
+        assert_eq!(b.code, Some(1), "{}", b.all());
+        assert!(b.all().contains("FL708"), "{}", b.all());
+        let written = std::fs::read_dir(dir.path().join(target)).map_or(0, Iterator::count);
+        assert_eq!(written, 0, "{target}: {}", b.all());
+    }
+
+    // Near miss: 316 x 316 = 99,856 edges builds.
+    std::fs::write(dir.path().join("near.flow"), fan(316)).expect("write");
+    let (r, v) = check_json(dir.path(), "near.flow");
+    assert!(
+        !diagnostics(&v).iter().any(|d| d["code"] == "FL708"),
+        "{}",
+        r.all()
+    );
+    let b = flowc_in(dir.path())
+        .args(["build", "--target", "airflow", "--out", "near", "near.flow"])
+        .run();
+    assert!(b.all().contains("wrote"), "{}", b.all());
+    assert!(dir.path().join("near/fan.py").is_file(), "{}", b.all());
+}
+
+/// Issue 27, item 20: `start 0202-06-01` on an hourly pipeline passed and its
+/// DAG asked Airflow for 16 million catch-up runs, while `backfill` refused
+/// the same range. A date before 1970-01-01 is now FL002, so neither the DAG
+/// nor a backfill is made; 1970-01-01 itself passes.
+#[test]
+fn a_start_before_1970_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let flow = |start: &str| {
+        format!(
+            "sink s: postgres_table {{\n  table \"t\"\n  primary_key id\n}}\n\npipeline p {{\n  schedule \"@hourly\"\n  start {start}\n  require at_least_once\n  task t {{\n    write s append\n    run command [\"x\"]\n  }}\n}}\n"
+        )
+    };
+    std::fs::write(dir.path().join("old.flow"), flow("0202-06-01")).expect("write");
+    let (r, v) = check_json(dir.path(), "old.flow");
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(
+        diagnostics(&v).iter().any(|d| d["code"] == "FL002"
+            && d["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("before 1970-01-01"))),
+        "{}",
+        r.all()
+    );
+    let b = flowc_in(dir.path())
+        .args(["build", "--target", "airflow", "--out", "dags", "old.flow"])
+        .run();
+    assert_eq!(b.code, Some(1), "{}", b.all());
+    assert!(!dir.path().join("dags/p.py").exists(), "{}", b.all());
+
+    std::fs::write(dir.path().join("epoch.flow"), flow("1970-01-01")).expect("write");
+    let (r, v) = check_json(dir.path(), "epoch.flow");
+    assert!(
+        !diagnostics(&v).iter().any(|d| d["code"] == "FL002"),
+        "{}",
+        r.all()
+    );
 }

@@ -7,17 +7,11 @@ use crate::common;
 use std::path::Path;
 use std::process::Output;
 
-use assert_cmd::Command;
+use crate::common::flowc_in;
 use serde_json::Value;
 
-fn flowc(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("flowc").expect("binary builds");
-    c.current_dir(dir).env("NO_COLOR", "1");
-    c
-}
-
 fn run(dir: &Path, args: &[&str]) -> Output {
-    flowc(dir).args(args).output().expect("flowc runs")
+    flowc_in(dir).args(args).output().expect("flowc runs")
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -37,7 +31,7 @@ fn write(dir: &Path, name: &str, contents: &str) {
 // Findings past column 65,536
 
 /// `examples/churn_scoring.flow` with its FL202 warning no longer allowed,
-/// and `pad` spaces before the word it points at (`append`, line 48,
+/// and `pad` spaces before the word it points at (`append`, line 54,
 /// column 33).
 fn churn_with_padding(pad: usize) -> String {
     let original = std::fs::read_to_string(common::repo_root().join("examples/churn_scoring.flow"))
@@ -105,7 +99,7 @@ fn far_finding_everywhere(dir: &Path, file: &str) -> Vec<(String, usize, usize)>
     let human = text(&out.stdout);
     // The snippet of the finding's own line (the first one shows where
     // `churn_signals` is declared).
-    let tag = format!("[{file}:48:");
+    let tag = format!("[{file}:54:");
     let at = human.find(&tag).expect("location header") + tag.len() - 3;
     let mut parts = human[at..].split(']').next().expect("header").split(':');
     let line = parts.next().and_then(|n| n.parse().ok()).expect("line");
@@ -125,7 +119,7 @@ fn findings_past_column_65536_are_reported_in_every_format() {
         let dir = tempfile::tempdir().expect("temp dir");
         write(dir.path(), "churn.flow", &churn_with_padding(pad));
         for (format, line, column) in far_finding_everywhere(dir.path(), "churn.flow") {
-            assert_eq!((line, column), (48, 33 + pad), "{format} with {pad} spaces");
+            assert_eq!((line, column), (54, 33 + pad), "{format} with {pad} spaces");
         }
     }
 }

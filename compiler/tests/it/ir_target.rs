@@ -8,24 +8,17 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Output;
 
-use assert_cmd::Command;
+use crate::common::flowc;
 use flowc::codegen::{airflow, ir::Pipeline};
 
-fn flowc(args: &[&str], out: &Path, paths: &[&str]) -> Output {
-    Command::cargo_bin("flowc")
-        .expect("binary builds")
-        .current_dir(common::repo_root())
-        .env("NO_COLOR", "1")
-        .args(args)
+fn build(target: &str, out: &Path, paths: &[&str]) -> Output {
+    flowc()
+        .args(["build", "--target", target])
         .arg("--out")
         .arg(out)
         .args(paths)
         .output()
         .expect("runs")
-}
-
-fn build(target: &str, out: &Path, paths: &[&str]) -> Output {
-    flowc(&["build", "--target", target], out, paths)
 }
 
 /// Every file of a folder (not recursive), by name.
@@ -172,8 +165,7 @@ fn nothing_is_dumped_for_a_file_with_errors() {
 
 #[test]
 fn the_help_lists_every_target_of_the_registry() {
-    let out = Command::cargo_bin("flowc")
-        .expect("binary builds")
+    let out = crate::common::flowc()
         .args(["build", "--help"])
         .output()
         .expect("runs");

@@ -1,19 +1,12 @@
 //! `flowc kinds`: the catalogue of kinds, generated from the resolved
 //! program, and its page `docs/reference/kinds.md`, kept in step.
 
-use assert_cmd::Command;
-
+use crate::common::flowc;
 use crate::common::repo_root;
 
 const PAGE: &str = "docs/reference/kinds.md";
 const REGENERATE: &str =
     "cargo run -q --bin flowc -- kinds --format markdown > docs/reference/kinds.md";
-
-fn flowc() -> Command {
-    let mut c = Command::cargo_bin("flowc").expect("binary builds");
-    c.current_dir(repo_root()).env("NO_COLOR", "1");
-    c
-}
 
 fn stdlib_catalogue() -> Vec<flowc::kinds::Entry> {
     let o = flowc::check::check(Vec::new(), &flowc::check::NoImports);
@@ -70,9 +63,18 @@ fn every_stdlib_kind_is_listed_with_what_it_declares() {
     }
     let pg = entries.iter().find(|e| e.name == "postgres_table").unwrap();
     assert_eq!(pg.roles, ["source", "sink"]);
-    assert_eq!(pg.pins, ["snapshot"]);
+    assert_eq!(pg.pins, ["snapshot", "cursor"]);
     assert!(pg.writes.iter().any(|w| w == "upsert"));
-    assert_eq!(pg.capabilities, ["transactional", "fenced", "state"]);
+    assert_eq!(
+        pg.capabilities,
+        [
+            "transactional",
+            "fenced",
+            "state",
+            "conditional_upsert",
+            "serialized_replace"
+        ]
+    );
     assert_eq!(pg.coordinator.as_deref(), Some("postgres"));
     assert_eq!(pg.params[0].name, "table");
     assert!(!pg.params[0].optional);
@@ -179,4 +181,35 @@ fn kinds_from_files_with_errors_lists_what_resolved_and_exits_1() {
         .args(["kinds", "--from", "missing.flow"])
         .assert()
         .code(2);
+}
+
+/// Every capability line of a standard-library kind for another vendor's
+/// system is backed in its doc comment by a link to the vendor's page.
+#[test]
+fn vendor_kinds_cite_a_vendor_page_for_every_line() {
+    let o = crate::common::check(&[]);
+    let entries = flowc::kinds::catalogue(&o);
+    for name in [
+        "bigquery_table",
+        "bigquery_streaming_table",
+        "bigquery_write_api_table",
+        "snowflake_table",
+        "snowpipe_streaming_table",
+        "redshift_table",
+        "clickhouse_table",
+        "mysql_table",
+        "duckdb_table",
+    ] {
+        let e = entries
+            .iter()
+            .find(|e| e.name == name)
+            .unwrap_or_else(|| panic!("no kind `{name}`"));
+        let about = e.about.clone().unwrap_or_default();
+        for cap in &e.capabilities {
+            let cited = about.lines().any(|l| {
+                l.starts_with("- ") && l.contains(&format!("`{cap}`")) && l.contains("https://")
+            });
+            assert!(cited, "`{name}`: line `{cap}` has no sourced bullet");
+        }
+    }
 }

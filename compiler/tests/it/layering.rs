@@ -5,21 +5,26 @@
 //! - `span`, `source`, `suggest`, `par`: plumbing, no dependencies in the crate;
 //! - `vocab`: the language's words (guarantees, modes, pins, terms);
 //! - `diagnostic`: findings, every rule code (`diagnostic::code`) and their renderings;
+//! - `config`: the configuration's meaning (rule selection, severities);
 //! - `syntax`: text to syntax tree;
 //! - `analyze`: resolved program, task graph, guarantees, and the typed problems
 //!   the resolver reports (`analyze::problem`, worded by `rules`); never `rules`,
 //!   `check` or `codegen`;
 //! - `rules`: the rule checks over an analysis, and suppression;
+//! - `fix`: the findings' fixes, as edits;
 //! - `check`: the driver, from files to findings (above `analyze` and `rules`);
-//! - `io`: the file system: reading `.flow` files for `check`, writing files
-//!   inside one folder;
-//! - `codegen`, `format`, `graph`, `init`, `report`, `invariants`: what runs on a checked program;
-//! - `cli`: the command line, above everything.
+//! - `codegen`, `format`, `graph`, `report`, `kinds`, `invariants`: what runs
+//!   on a checked program, pure (codegen writes through `codegen::Writer`);
+//! - `io`: the file system: reading `.flow` files for `check`, and the
+//!   `Writer` that writes generated files inside one folder;
+//! - `init`, `lsp`, then `cli`: the command line, above everything.
 //!
-//! The test reads every `compiler/src/**/*.rs` outside `#[cfg(test)]` items,
-//! comments and string literals, collects its `crate::X` and `super::` paths
-//! per top-level module, and fails on any cycle between top-level modules.
-//! A unit test below shows it finding a planted cycle and passing a near miss.
+//! The tests read every `compiler/src/**/*.rs` outside `#[cfg(test)]` items,
+//! comments and string literals, collect its `crate::X` and `super::` paths
+//! per top-level module, and fail on any cycle between top-level modules and
+//! on any edge to a higher layer ([`LAYERS`], which must list every module).
+//! Unit tests below show them finding a planted cycle, an upward edge and an
+//! unlisted module, and passing near misses.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -507,4 +512,94 @@ fn a_planted_cycle_is_found_and_a_near_miss_is_not() {
         found,
         [["a", "b", "c"].iter().map(ToString::to_string).collect()]
     );
+}
+
+/// The layers, lowest first: a module may use those of a lower layer, and
+/// another of its own layer (the cycle test keeps those one way). `io` sits
+/// above the code generators: they write through `codegen::Writer`, which
+/// `io::write::Disk` implements, so the pure core never reaches the disk.
+const LAYERS: &[&[&str]] = &[
+    &["span", "source", "suggest", "par"],
+    &["vocab"],
+    &["diagnostic"],
+    &["config"],
+    &["syntax"],
+    &["analyze"],
+    &["rules"],
+    &["fix"],
+    &["check"],
+    &[
+        "codegen",
+        "format",
+        "graph",
+        "report",
+        "kinds",
+        "invariants",
+        "schedule",
+        "audit",
+    ],
+    &["io"],
+    &["init"],
+    &["lsp"],
+    &["cli"],
+];
+
+fn layer_of(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|layer| layer.contains(&module))
+}
+
+/// Each edge from a module to one of a higher layer, with a file that makes
+/// it, and each module that no layer lists.
+fn upward_edges(deps: &BTreeMap<String, BTreeMap<String, String>>) -> Vec<String> {
+    let mut found = Vec::new();
+    for (from, tos) in deps {
+        let Some(low) = layer_of(from) else {
+            found.push(format!("`{from}` is in no layer of LAYERS"));
+            continue;
+        };
+        for (to, file) in tos {
+            if layer_of(to).is_some_and(|high| high > low) {
+                found.push(format!("{from} -> {to} ({file}) goes up"));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_module_uses_a_higher_layer() {
+    let deps = dependencies(&crate_sources());
+    assert!(deps["cli"].contains_key("io"), "{deps:#?}");
+    let found = upward_edges(&deps);
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+#[test]
+fn an_upward_edge_and_an_unlisted_module_are_found() {
+    let file = |path: &str, text: &str| (path.to_string(), text.to_string());
+    // `codegen` using `io` makes no cycle, but goes up; `io` using `codegen` is fine.
+    let files = vec![
+        file("codegen/places.rs", "use crate::io::write::Disk;\n"),
+        file("io/write.rs", "use crate::span::Span;\n"),
+        file("newcomer.rs", "use crate::span::Span;\n"),
+        file("span.rs", ""),
+    ];
+    let deps = dependencies(&files);
+    assert!(describe(&deps).is_empty());
+    assert_eq!(
+        upward_edges(&deps),
+        [
+            "codegen -> io (codegen/places.rs) goes up",
+            "`newcomer` is in no layer of LAYERS",
+        ]
+    );
+    // The near miss: only the downward edge.
+    let near_miss = vec![
+        file("io/write.rs", "use crate::codegen::writer::Writer;\n"),
+        file(
+            "codegen/places.rs",
+            "use crate::diagnostic::words::display;\n",
+        ),
+    ];
+    assert!(upward_edges(&dependencies(&near_miss)).is_empty());
 }

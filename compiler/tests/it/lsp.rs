@@ -9,25 +9,30 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-struct Server {
-    child: Child,
-    stdin: ChildStdin,
+pub(crate) struct Server {
+    pub(crate) child: Child,
+    pub(crate) stdin: Option<ChildStdin>,
     /// Messages read by a thread of their own, so a missing answer fails
     /// the test after a while instead of hanging it.
     inbox: mpsc::Receiver<Value>,
 }
 
 impl Server {
-    fn start(cache: &std::path::Path) -> Server {
+    pub(crate) fn start(cache: &std::path::Path) -> Server {
+        Server::start_with(cache, Stdio::inherit())
+    }
+
+    /// `flowc lsp` with its cache under `cache` and stderr to `stderr`.
+    pub(crate) fn start_with(cache: &std::path::Path, stderr: Stdio) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_flowc"))
             .arg("lsp")
             .env("XDG_CACHE_HOME", cache)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(stderr)
             .spawn()
             .expect("flowc lsp starts");
-        let stdin = child.stdin.take().expect("stdin");
+        let stdin = child.stdin.take();
         let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
         let (tx, inbox) = mpsc::channel();
         std::thread::spawn(move || {
@@ -44,20 +49,36 @@ impl Server {
         }
     }
 
-    fn send(&mut self, msg: &Value) {
+    pub(crate) fn send(&mut self, msg: &Value) {
         let body = msg.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write");
-        self.stdin.flush().expect("flush");
+        self.send_raw(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
     }
 
-    fn read(&mut self) -> Value {
+    /// Bytes as they are, framed or not.
+    pub(crate) fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(bytes).expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    /// Close the server's stdin (the end of the stream).
+    pub(crate) fn close(&mut self) {
+        self.stdin = None;
+    }
+
+    pub(crate) fn read(&mut self) -> Value {
         self.inbox
             .recv_timeout(Duration::from_secs(20))
             .expect("a message from the server within 20 s")
     }
 
+    /// The next message within `wait`, if one comes.
+    pub(crate) fn poll(&mut self, wait: Duration) -> Option<Value> {
+        self.inbox.recv_timeout(wait).ok()
+    }
+
     /// The next message for which `want` holds (others are skipped).
-    fn until(&mut self, want: impl Fn(&Value) -> bool) -> Value {
+    pub(crate) fn until(&mut self, want: impl Fn(&Value) -> bool) -> Value {
         for _ in 0..100 {
             let m = self.read();
             if want(&m) {
@@ -67,25 +88,25 @@ impl Server {
         panic!("no such message among 100");
     }
 
-    fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
         let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": method});
         msg["params"] = params;
         self.send(&msg);
         self.until(|m| m["id"] == id)
     }
 
-    fn notify(&mut self, method: &str, params: Value) {
+    pub(crate) fn notify(&mut self, method: &str, params: Value) {
         let mut msg = json!({"jsonrpc": "2.0", "method": method});
         msg["params"] = params;
         self.send(&msg);
     }
 
-    fn diagnostics(&mut self) -> Value {
+    pub(crate) fn diagnostics(&mut self) -> Value {
         self.until(|m| m["method"] == "textDocument/publishDiagnostics")["params"].clone()
     }
 }
 
-const BROKEN: &str = "\
+pub(crate) const BROKEN: &str = "\
 source orders: postgres_table {
   table  \"shop.orders\"
   mutable
@@ -246,7 +267,7 @@ fn read_message(r: &mut BufReader<ChildStdout>) -> Option<Value> {
     serde_json::from_slice(&body).ok()
 }
 
-fn wait(child: &mut Child) -> std::process::ExitStatus {
+pub(crate) fn wait(child: &mut Child) -> std::process::ExitStatus {
     for _ in 0..200 {
         if let Some(st) = child.try_wait().expect("wait") {
             return st;

@@ -6,14 +6,8 @@ use crate::common;
 
 use std::io::Write as _;
 
-use assert_cmd::Command;
+use crate::common::flowc;
 use serde_json::Value;
-
-fn flowc() -> Command {
-    let mut c = Command::cargo_bin("flowc").expect("binary builds");
-    c.current_dir(common::repo_root()).env("NO_COLOR", "1");
-    c
-}
 
 /// A one-task pipeline reading a files source and writing `sink` of kind
 /// `kind` with `write`, scheduled `schedule`.

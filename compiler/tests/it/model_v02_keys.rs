@@ -425,6 +425,25 @@ fn writers_of_one_sink_in_two_pipelines_of_a_run_are_fl207() {
             ),
         ),
     ]);
+    // Two declarations of one table are one sink (issue 27, item 19).
+    assert!(r.has("FL207"), "one table, two names: {:?}", r.codes());
+    let r = Run::files(&[
+        ("a.flow", &format!("{decls}\n{}", pipeline("one", write))),
+        (
+            "b.flow",
+            &format!(
+                "{}\n{}",
+                decls
+                    .replace("source a", "source a2")
+                    .replace("sink out", "sink out2")
+                    .replace("table \"t\"", "table \"t2\""),
+                pipeline(
+                    "two",
+                    "read a2 pinned listing\n    key input.id\n    write out2 upsert"
+                )
+            ),
+        ),
+    ]);
     assert!(!r.has("FL207"), "separate sinks: {:?}", r.codes());
     // Near miss: the second pipeline reads the sink instead.
     let src = format!(
@@ -618,8 +637,7 @@ fn fl807_fixtures_build_with_and_without_the_warning() {
     let root = crate::common::repo_root();
     for (file, warns) in [("trigger", true), ("clean", false)] {
         let dir = tempfile::tempdir().expect("tempdir");
-        let out = assert_cmd::Command::cargo_bin("flowc")
-            .expect("binary builds")
+        let out = crate::common::flowc()
             .current_dir(&root)
             .args(["build", "--target", "argo", "--out"])
             .arg(dir.path())
@@ -635,8 +653,7 @@ fn fl807_fixtures_build_with_and_without_the_warning() {
             insta::assert_snapshot!("fl807_trigger_build", stdout);
         }
         // Airflow catches up: never FL807.
-        let out = assert_cmd::Command::cargo_bin("flowc")
-            .expect("binary builds")
+        let out = crate::common::flowc()
             .current_dir(&root)
             .args(["build", "--target", "airflow", "--out"])
             .arg(dir.path().join("airflow"))
@@ -665,8 +682,7 @@ fn an_allow_of_fl807_is_applied_by_build_and_never_unused_in_check() {
     let dir = tempfile::tempdir().expect("tempdir");
     let flow = dir.path().join("p.flow");
     std::fs::write(&flow, &allowed).expect("write");
-    let out = assert_cmd::Command::cargo_bin("flowc")
-        .expect("binary builds")
+    let out = crate::common::flowc()
         .current_dir(dir.path())
         .args(["build", "--target", "argo", "--out", "out", "p.flow"])
         .output()
@@ -676,8 +692,7 @@ fn an_allow_of_fl807_is_applied_by_build_and_never_unused_in_check() {
     assert!(stdout.contains("0 errors, 0 warnings"), "{stdout}");
     // Near miss: without the allow the build warns.
     std::fs::write(&flow, &trigger).expect("write");
-    let out = assert_cmd::Command::cargo_bin("flowc")
-        .expect("binary builds")
+    let out = crate::common::flowc()
         .current_dir(dir.path())
         .args(["build", "--target", "argo", "--out", "out", "p.flow"])
         .output()
@@ -702,8 +717,7 @@ fn fl207_across_files_counts_the_run_not_what_use_reaches() {
     )
     .expect("write");
     let check = |files: &[&str]| {
-        let out = assert_cmd::Command::cargo_bin("flowc")
-            .expect("binary builds")
+        let out = crate::common::flowc()
             .current_dir(dir.path())
             .arg("check")
             .args(files)

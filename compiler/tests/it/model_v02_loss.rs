@@ -3,7 +3,6 @@
 //! clusters and atomic-but-not-transactional kinds, checked through
 //! `report --format json` and the findings, each with a near miss.
 
-use flowc::check::{self, Input, NoImports};
 use serde_json::Value;
 
 struct Run {
@@ -40,21 +39,14 @@ impl Run {
 }
 
 fn run(src: &str) -> Run {
-    let o = check::check(
-        vec![Input {
-            path: "t.flow".into(),
-            key: "t.flow".into(),
-            bytes: src.as_bytes().to_vec(),
-        }],
-        &NoImports,
-    );
+    let o = crate::common::check_text(src);
     let codes = o
         .diagnostics
         .iter()
         .filter(|d| d.suppressed.is_none())
         .map(|d| d.code.as_str().to_string())
         .collect();
-    let report: Value = serde_json::from_str(&flowc::report::json(&o)).expect("report json");
+    let report: Value = crate::common::report_json(&o);
     Run { codes, report }
 }
 
@@ -119,19 +111,11 @@ fn an_overwrite_that_reads_its_own_sink_duplicates() {
 
 #[test]
 fn fl204_names_only_the_cures_the_kind_offers() {
-    let o = check::check(
-        vec![Input {
-            path: "t.flow".into(),
-            key: "t.flow".into(),
-            bytes: daily(
-                &files_sink("out/"),
-                "",
-                "    read src pinned listing\n    write out overwrite\n    require at_most_once\n",
-            )
-            .into_bytes(),
-        }],
-        &NoImports,
-    );
+    let o = crate::common::check_text(&daily(
+        &files_sink("out/"),
+        "",
+        "    read src pinned listing\n    write out overwrite\n    require at_most_once\n",
+    ));
     let d = o
         .diagnostics
         .iter()
@@ -144,19 +128,11 @@ fn fl204_names_only_the_cures_the_kind_offers() {
     assert!(!help.contains("conditional_commit"), "{help}");
 
     let delta = "source src: delta_table {\n  location \"s3://b/in\"\n  identity id\n}\n\nsink out: delta_table {\n  location \"s3://b/out\"\n}\n";
-    let o = check::check(
-        vec![Input {
-            path: "t.flow".into(),
-            key: "t.flow".into(),
-            bytes: daily(
-                delta,
-                "",
-                "    read src pinned version\n    write out overwrite\n    require at_most_once\n",
-            )
-            .into_bytes(),
-        }],
-        &NoImports,
-    );
+    let o = crate::common::check_text(&daily(
+        delta,
+        "",
+        "    read src pinned version\n    write out overwrite\n    require at_most_once\n",
+    ));
     let d = o
         .diagnostics
         .iter()
@@ -433,4 +409,46 @@ fn a_ledger_needs_a_transaction_not_one_atomic_table() {
     assert!(!r.has("FL206"), "{:?}", r.codes);
     let r = run(&daily(&decls("transactional"), "", &body("append ledger")));
     assert!(!r.has("FL206"), "{:?}", r.codes);
+}
+
+/// An unfenced upsert (`mysql_table` is not `fenced`) keyed by `KEY`, holding
+/// the outbox of a webhook; `extra`: more pipeline settings.
+fn unfenced_upsert(key: &str, extra: &str) -> String {
+    format!(
+        "source raw: files {{\n  path \"in/{{interval.start}}/\"\n  immutable\n  identity id\n}}\n\n\
+         sink db: mysql_table {{\n  table \"o\"\n  primary_key (id, day)\n}}\n\n\
+         effect hook: webhook {{\n  url \"https://example.com/hook\"\n}}\n\n\
+         pipeline p {{\n  schedule \"@daily\"\n  start 2026-01-01\n  timeout 10m\n  retries 2\n{extra}\n\
+         \n  task t {{\n    read raw pinned listing\n    key {key}\n    write db upsert\n\
+         \x20   emit hook via outbox db\n    run command [\"python\", \"-m\", \"t\"]\n  }}\n}}\n"
+    )
+}
+
+#[test]
+fn an_unfenced_upsert_keyed_by_the_interval_cannot_regress() {
+    // Each interval writes keys of its own: nothing of another interval to put back.
+    let r = run(&unfenced_upsert("(input.id, day = interval.start)", ""));
+    assert!(!r.has("FL112"), "{:?}", r.codes);
+    assert_eq!(r.clause("t", 0, "no_regression"), Value::Bool(true));
+    assert_eq!(r.guarantee("t", 0), "effectively_once");
+    // Near miss: keyed by the record alone, the key recurs across intervals.
+    let r = run(&unfenced_upsert("(input.id, day = input.day)", ""));
+    assert!(r.has("FL112"), "{:?}", r.codes);
+    assert_eq!(r.clause("t", 0, "no_regression"), Value::Bool(false));
+    assert_eq!(r.guarantee("t", 0), "at_most_once");
+}
+
+#[test]
+fn an_outbox_message_does_not_regress_with_its_write() {
+    // The write puts older values back on a re-run (at_most_once), but its
+    // outbox rows have fixed ids and are sent once: the message is not lost.
+    let r = run(&unfenced_upsert("(input.id, day = input.day)", ""));
+    assert_eq!(r.guarantee("t", 0), "at_most_once");
+    assert_eq!(r.guarantee("t", 1), "effectively_once");
+    // Near miss: skipped intervals lose the messages too.
+    let r = run(&unfenced_upsert(
+        "(input.id, day = input.day)",
+        "  catchup false",
+    ));
+    assert_eq!(r.guarantee("t", 1), "at_most_once");
 }

@@ -3,11 +3,8 @@
 //! input and accepting a near miss; the report, the IR and the Python
 //! scaffold are read back for what they say.
 
-use std::path::Path;
-
-use assert_cmd::Command;
-
 use crate::common;
+use crate::common::{flowc_in, Run};
 
 /// Declarations every case shares: a `files` source, a `postgres_table`
 /// source and sinks (whose kind has `state`), a `sqlite_table` sink (whose
@@ -54,21 +51,6 @@ fn pipeline(settings: &str, read: &str, body: &str) -> String {
     )
 }
 
-/// `flowc ARGS` in `dir`: exit code, stdout, stderr.
-fn flowc(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("flowc")
-        .expect("binary builds")
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("flowc runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// A folder holding `p.flow` with `text`.
 fn project(text: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -80,7 +62,9 @@ fn project(text: &str) -> tempfile::TempDir {
 /// (the shared declarations a case does not use).
 fn codes(text: &str) -> Vec<String> {
     let dir = project(text);
-    let (_, out, _) = flowc(dir.path(), &["check", "--format", "json", "p.flow"]);
+    let Run { stdout: out, .. } = flowc_in(dir.path())
+        .args(["check", "--format", "json", "p.flow"])
+        .run();
     let v: serde_json::Value = serde_json::from_str(&out).expect("check prints JSON");
     v["diagnostics"]
         .as_array()
@@ -94,7 +78,9 @@ fn codes(text: &str) -> Vec<String> {
 /// The messages and helps of the findings with `code`.
 fn findings(text: &str, code: &str) -> Vec<String> {
     let dir = project(text);
-    let (_, out, _) = flowc(dir.path(), &["check", "--format", "json", "p.flow"]);
+    let Run { stdout: out, .. } = flowc_in(dir.path())
+        .args(["check", "--format", "json", "p.flow"])
+        .run();
     let v: serde_json::Value = serde_json::from_str(&out).expect("check prints JSON");
     v["diagnostics"]
         .as_array()
@@ -108,16 +94,26 @@ fn findings(text: &str, code: &str) -> Vec<String> {
 /// The report's `state` object of the pipeline.
 fn state_json(text: &str) -> serde_json::Value {
     let dir = project(text);
-    let (code, out, err) = flowc(dir.path(), &["report", "--format", "json", "p.flow"]);
-    assert_eq!(code, 0, "{out}{err}");
+    let Run {
+        code,
+        stdout: out,
+        stderr: err,
+    } = flowc_in(dir.path())
+        .args(["report", "--format", "json", "p.flow"])
+        .run();
+    assert_eq!(code, Some(0), "{out}{err}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("report prints JSON");
     v["pipelines"][0]["state"].clone()
 }
 
 fn human_report(text: &str) -> String {
     let dir = project(text);
-    let (code, out, err) = flowc(dir.path(), &["report", "p.flow"]);
-    assert_eq!(code, 0, "{out}{err}");
+    let Run {
+        code,
+        stdout: out,
+        stderr: err,
+    } = flowc_in(dir.path()).args(["report", "p.flow"]).run();
+    assert_eq!(code, Some(0), "{out}{err}");
     out
 }
 
@@ -221,13 +217,16 @@ fn a_sink_used_only_by_state_is_used() {
 
 /// `flowc check` and `flowc build --target airflow` of `text`: (check's
 /// exit code, build's exit code, build's findings).
-fn check_and_build(text: &str) -> (i32, i32, String) {
+fn check_and_build(text: &str) -> (Option<i32>, Option<i32>, String) {
     let dir = project(text);
-    let (checked, _, _) = flowc(dir.path(), &["check", "p.flow"]);
-    let (built, out, err) = flowc(
-        dir.path(),
-        &["build", "--target", "airflow", "--out", "dags", "p.flow"],
-    );
+    let Run { code: checked, .. } = flowc_in(dir.path()).args(["check", "p.flow"]).run();
+    let Run {
+        code: built,
+        stdout: out,
+        stderr: err,
+    } = flowc_in(dir.path())
+        .args(["build", "--target", "airflow", "--out", "dags", "p.flow"])
+        .run();
     (checked, built, format!("{out}{err}"))
 }
 
@@ -239,8 +238,12 @@ fn fl806_pins_in_a_local_file_behind_a_container() {
         UPSERT_LITE,
     );
     let (checked, built, out) = check_and_build(&text);
-    assert_eq!(checked, 0, "check does not report a target error: {out}");
-    assert_eq!(built, 1, "{out}");
+    assert_eq!(
+        checked,
+        Some(0),
+        "check does not report a target error: {out}"
+    );
+    assert_eq!(built, Some(1), "{out}");
     assert!(out.contains("FL806"), "{out}");
     assert!(
         out.contains("keeps the pin of `read raw` (task `t`) in a local file"),
@@ -249,11 +252,14 @@ fn fl806_pins_in_a_local_file_behind_a_container() {
     // Every target refuses it, the IR included.
     for target in ["argo", "ir"] {
         let dir = project(&text);
-        let (code, out, err) = flowc(
-            dir.path(),
-            &["build", "--target", target, "--out", "out", "p.flow"],
-        );
-        assert_eq!(code, 1, "{target}: {out}{err}");
+        let Run {
+            code,
+            stdout: out,
+            stderr: err,
+        } = flowc_in(dir.path())
+            .args(["build", "--target", target, "--out", "out", "p.flow"])
+            .run();
+        assert_eq!(code, Some(1), "{target}: {out}{err}");
         assert!(out.contains("FL806"), "{target}: {out}");
     }
     // A task's own image counts as well as the pipeline's.
@@ -264,8 +270,60 @@ fn fl806_pins_in_a_local_file_behind_a_container() {
     )
     .replace("    run    command [\"python\", \"-m\", \"p.t\"]\n", "");
     let (_, built, out) = check_and_build(&text);
-    assert_eq!(built, 1, "{out}");
+    assert_eq!(built, Some(1), "{out}");
     assert!(out.contains("FL806"), "{out}");
+}
+
+/// Issue 28 item 4: a pipeline whose state store is a Kafka sink (the first
+/// written sink with `state`) has no durable state in a pod: the runtime keeps
+/// it in the local file, so `build` says FL806 as for a local store.
+#[test]
+fn fl806_a_kafka_state_store_in_a_container() {
+    let kafka = "sink events_out: kafka_topic {\n  topic  \"orders\"\n}\n";
+    let image = "  image     \"ghcr.io/acme/orders:1.4\"\n  require   at_least_once";
+    let text = format!(
+        "{kafka}{}",
+        pipeline(image, "raw pinned listing", "    write  events_out append")
+    );
+    let (checked, built, out) = check_and_build(&text);
+    assert_eq!(checked, Some(0), "{out}");
+    assert_eq!(built, Some(1), "{out}");
+    assert!(
+        out.contains("FL806")
+            && out.contains(
+                "`events_out` is a kafka_topic, where flowc's runtime cannot keep state yet"
+            ),
+        "{out}"
+    );
+    let dir = project(&text);
+    let Run { stdout: report, .. } = flowc_in(dir.path()).args(["report", "p.flow"]).run();
+    assert!(
+        report.contains("state: a local SQLite file: its store is kafka_topic `events_out`"),
+        "{report}"
+    );
+    // Near misses: the same pipeline as local processes; and in a container
+    // with `state` naming a PostgreSQL sink.
+    let local = format!(
+        "{kafka}{}",
+        pipeline(
+            "  require   at_least_once",
+            "raw pinned listing",
+            "    write  events_out append"
+        )
+    );
+    let (_, built, out) = check_and_build(&local);
+    assert_eq!(built, Some(0), "{out}");
+    let named = format!(
+        "{kafka}{}",
+        pipeline(
+            &format!("{image}\n  state     archive"),
+            "raw pinned listing",
+            "    write  events_out append"
+        )
+    );
+    let (_, built, out) = check_and_build(&named);
+    assert_eq!(built, Some(0), "{out}");
+    assert!(!out.contains("FL806"), "{out}");
 }
 
 #[test]
@@ -273,22 +331,22 @@ fn fl806_near_misses() {
     let image = "  image     \"ghcr.io/acme/orders:1.4\"";
     // An image, pins, and a written PostgreSQL sink keeps the state.
     let (_, built, out) = check_and_build(&pipeline(image, "raw pinned listing", UPSERT_WAREHOUSE));
-    assert_eq!(built, 0, "{out}");
+    assert_eq!(built, Some(0), "{out}");
     // An image, pins, SQLite only, but `state` names a PostgreSQL sink.
     let (_, built, out) = check_and_build(&pipeline(
         &format!("{image}\n  state     archive"),
         "raw pinned listing",
         UPSERT_LITE,
     ));
-    assert_eq!(built, 0, "{out}");
+    assert_eq!(built, Some(0), "{out}");
     // An image and a local store, but nothing to keep: no pin, no ledger,
     // no conditional commit, no outbox.
     let (_, built, out) = check_and_build(&pipeline(image, "raw unpinned", UPSERT_LITE));
-    assert_eq!(built, 0, "{out}");
+    assert_eq!(built, Some(0), "{out}");
     assert!(!out.contains("FL806"), "{out}");
     // Pins in a local file, but the task runs as a local process.
     let (_, built, out) = check_and_build(&pipeline("", "raw pinned listing", UPSERT_LITE));
-    assert_eq!(built, 0, "{out}");
+    assert_eq!(built, Some(0), "{out}");
 }
 
 #[test]
@@ -297,38 +355,46 @@ fn fl806_fixtures_fire_at_build_and_the_near_miss_does_not() {
     let root = common::repo_root();
     let out = tempfile::tempdir().expect("temp dir");
     let out_dir = out.path().to_str().expect("a UTF-8 temp path");
-    let (checked, _, _) = flowc(&root, &["check", "tests/fixtures/rules/FL806/trigger.flow"]);
-    assert_eq!(checked, 0);
-    let (code, stdout, stderr) = flowc(
-        &root,
-        &[
+    let Run { code: checked, .. } = flowc_in(&root)
+        .args(["check", "tests/fixtures/rules/FL806/trigger.flow"])
+        .run();
+    assert_eq!(checked, Some(0));
+    let Run {
+        code,
+        stdout,
+        stderr,
+    } = flowc_in(&root)
+        .args([
             "build",
             "--target",
             "airflow",
             "--out",
             out_dir,
             "tests/fixtures/rules/FL806/trigger.flow",
-        ],
-    );
-    assert_eq!(code, 1, "{stdout}{stderr}");
+        ])
+        .run();
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
     let source = std::fs::read_to_string(root.join("tests/fixtures/rules/FL806/trigger.flow"))
         .unwrap_or_default();
     insta::assert_snapshot!(
         "FL806_no-durable-state",
         format!("SOURCE\n{source}\nHUMAN\n{stdout}")
     );
-    let (code, stdout, stderr) = flowc(
-        &root,
-        &[
+    let Run {
+        code,
+        stdout,
+        stderr,
+    } = flowc_in(&root)
+        .args([
             "build",
             "--target",
             "airflow",
             "--out",
             out_dir,
             "tests/fixtures/rules/FL806/clean.flow",
-        ],
-    );
-    assert_eq!(code, 0, "{stdout}{stderr}");
+        ])
+        .run();
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
     assert!(!stdout.contains("FL806"), "{stdout}");
 }
 
@@ -337,11 +403,14 @@ fn fl806_fixtures_fire_at_build_and_the_near_miss_does_not() {
 /// The module `flowc scaffold --lang python` generates for task `t`.
 fn scaffolded(text: &str) -> String {
     let dir = project(text);
-    let (code, out, err) = flowc(
-        dir.path(),
-        &["scaffold", "--lang", "python", "--out", "py", "p.flow"],
-    );
-    assert_eq!(code, 0, "{out}{err}");
+    let Run {
+        code,
+        stdout: out,
+        stderr: err,
+    } = flowc_in(dir.path())
+        .args(["scaffold", "--lang", "python", "--out", "py", "p.flow"])
+        .run();
+    assert_eq!(code, Some(0), "{out}{err}");
     std::fs::read_to_string(dir.path().join("py/p/t.py")).expect("the task module")
 }
 
@@ -380,11 +449,14 @@ fn the_scaffold_hands_the_state_store_and_readiness_to_the_runtime() {
 fn the_ir_carries_the_state_store_and_readiness() {
     let text = pipeline("", "billing", UPSERT_WAREHOUSE);
     let dir = project(&text);
-    let (code, out, err) = flowc(
-        dir.path(),
-        &["build", "--target", "ir", "--out", "ir", "p.flow"],
-    );
-    assert_eq!(code, 0, "{out}{err}");
+    let Run {
+        code,
+        stdout: out,
+        stderr: err,
+    } = flowc_in(dir.path())
+        .args(["build", "--target", "ir", "--out", "ir", "p.flow"])
+        .run();
+    assert_eq!(code, Some(0), "{out}{err}");
     let ir: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dir.path().join("ir/p.ir.json")).expect("the IR"),
     )
@@ -464,6 +536,13 @@ fn ready_with_another_value_is_fl006_and_a_bad_marker_fl002() {
     ] {
         let text = with_ready(&format!("  {form}"), "");
         assert_eq!(codes(&text), [code], "{form}");
+        let words = if code == "FL006" {
+            "`nonempty` or `always`, found "
+        } else {
+            "a ready marker is the name of one file in the interval's folder"
+        };
+        let found = findings(&text, code);
+        assert!(found[0].contains(words), "{form}: {found:?}");
     }
 }
 
@@ -501,8 +580,12 @@ fn state_and_ready_survive_fmt() {
         1,
     );
     let dir = project(&text);
-    let (code, out, err) = flowc(dir.path(), &["fmt", "p.flow"]);
-    assert_eq!(code, 0, "{out}{err}");
+    let Run {
+        code,
+        stdout: out,
+        stderr: err,
+    } = flowc_in(dir.path()).args(["fmt", "p.flow"]).run();
+    assert_eq!(code, Some(0), "{out}{err}");
     let formatted = std::fs::read_to_string(dir.path().join("p.flow")).expect("p.flow");
     assert!(
         formatted.contains("  ready     marker \"_SUCCESS\"\n"),

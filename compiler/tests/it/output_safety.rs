@@ -5,20 +5,15 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
+use crate::common::flowc;
 use flowc::codegen::places;
 use flowc::codegen::GeneratedFile;
 
-fn flowc(args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_flowc"));
-    c.args(args).env("NO_COLOR", "1");
-    c
-}
-
 fn run(args: &[&str]) -> Output {
-    flowc(args).output().expect("flowc runs")
+    flowc().args(args).output().expect("flowc runs")
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -173,7 +168,8 @@ fn links_that_stay_inside_the_output_folder_are_fine() {
     std::fs::create_dir(dir.path().join("out/real_jobs")).expect("mkdir");
     link("real_jobs", &dir.path().join("out/jobs"));
     let out = dir.path().join("out");
-    let output = flowc(&["scaffold", "--lang", "python", "--out"])
+    let output = flowc()
+        .args(["scaffold", "--lang", "python", "--out"])
         .arg(&out)
         .arg(dir.path().join("orders.flow"))
         .output()
@@ -207,6 +203,7 @@ fn paths_that_leave_the_folder_are_refused_before_anything_is_written() {
             GeneratedFile::new(bad.into(), "escaped\n".into()),
         ];
         let Err(found) = places::write_all(
+            &flowc::io::write::Disk,
             &out,
             &files,
             &places::Places::empty(flowc::source::FileId(0)),
@@ -232,7 +229,8 @@ fn names_that_look_like_paths_never_become_paths() {
         &flow,
         "pipeline ../x {\n  task t {\n    run command [\"x\"]\n  }\n}\n",
     );
-    let output = flowc(&["build", "--target", "airflow", "--out"])
+    let output = flowc()
+        .args(["build", "--target", "airflow", "--out"])
         .arg(&out)
         .arg(&flow)
         .output()
@@ -245,7 +243,8 @@ fn names_that_look_like_paths_never_become_paths() {
         &flow,
         "pipeline p {\n  task t {\n    run command [\"python\", \"-m\", \"../../escape\"]\n  }\n}\n",
     );
-    let output = flowc(&["scaffold", "--lang", "python", "--out"])
+    let output = flowc()
+        .args(["scaffold", "--lang", "python", "--out"])
         .arg(&out)
         .arg(&flow)
         .output()
@@ -292,7 +291,8 @@ fn is_temp(name: &str) -> bool {
 /// Build `flow` into `out` and return how long it took.
 fn full_build(flow: &Path, out: &Path) -> Duration {
     let started = Instant::now();
-    let output = flowc(&["build", "--target", "airflow", "--out"])
+    let output = flowc()
+        .args(["build", "--target", "airflow", "--out"])
         .arg(out)
         .arg(flow)
         .output()
@@ -354,9 +354,11 @@ fn a_build_killed_at_any_moment_leaves_no_partial_file() {
                 std::fs::write(out.join(name), OLD).expect("write");
             }
         }
-        let mut child = flowc(&["build", "--target", "airflow", "--out"])
+        let mut child = flowc()
+            .args(["build", "--target", "airflow", "--out"])
             .arg(&out)
             .arg(&flow)
+            .std_command()
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()

@@ -4,18 +4,11 @@
 //! schema, and `FLOW_PARAM_<NAME>` in every container) and Airflow
 //! (`params={...}` of `Param`s).
 
-use assert_cmd::Command;
 use serde_json::{json, Value};
 
-use crate::common::repo_root;
+use crate::common::flowc;
 
 const MONTHLY: &str = "tests/params/monthly_close.flow";
-
-fn flowc() -> Command {
-    let mut c = Command::cargo_bin("flowc").expect("binary builds");
-    c.current_dir(repo_root());
-    c
-}
 
 /// The codes `check` finds in `src`, with their messages.
 fn findings(src: &str) -> Vec<(String, String)> {
@@ -207,7 +200,8 @@ fn a_manual_pipeline_with_params_is_not_backfilled() {
 fn a_task_env_cannot_set_a_run_parameter_variable() {
     // `FLOW_PARAM_MONTH` is the target's to set from the trigger: a task's own
     // `env` entry of that name would hide the value given. FL802 on both
-    // targets; a near miss (another `FLOW_PARAM_` name) builds.
+    // targets; another `FLOW_PARAM_` name is reserved too (every `FLOW_*`
+    // is: issue 27, item 14), and a near miss (`MONTH`) builds.
     let with_env = |name: &str| {
         format!(
             "pipeline p {{\n  param month: string\n  image \"busybox\"\n\n  task t {{\n    run command [\"true\"]\n    env {{\n      {name} \"x\"\n    }}\n  }}\n}}\n"
@@ -231,6 +225,18 @@ fn a_task_env_cannot_set_a_run_parameter_variable() {
             "{target}: {stdout}"
         );
         std::fs::write(&file, with_env("FLOW_PARAM_YEAR")).expect("write");
+        let other = flowc()
+            .args(["build", "--target", target, "--out"])
+            .arg(dir.path().join("out"))
+            .arg(&file)
+            .output()
+            .expect("flowc runs");
+        assert!(
+            String::from_utf8_lossy(&other.stdout)
+                .contains("env `FLOW_PARAM_YEAR` is a name the flowc runtime reads"),
+            "{target}"
+        );
+        std::fs::write(&file, with_env("MONTH")).expect("write");
         let near = flowc()
             .args(["build", "--target", target, "--out"])
             .arg(dir.path().join("out"))

@@ -292,8 +292,7 @@ fn the_scaffold_hands_the_runtime_the_template_form() {
         file(r"lake/\{raw\}/{interval.start:%Y%m%d}/", "x"),
     )
     .expect("write");
-    let out = assert_cmd::Command::cargo_bin("flowc")
-        .expect("flowc")
+    let out = crate::common::flowc()
         .current_dir(dir.path())
         .args(["scaffold", "--lang", "python", "--out", "gen", "t.flow"])
         .output()

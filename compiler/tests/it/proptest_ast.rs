@@ -248,6 +248,8 @@ fn task_stmt() -> impl Strategy<Value = TaskStmt> {
                 source,
                 pins,
                 commits,
+                lookbacks: vec![],
+                inclusive: vec![],
                 span: S,
             })
         });
@@ -281,6 +283,8 @@ fn task_stmt() -> impl Strategy<Value = TaskStmt> {
                 mode,
                 keys,
                 requires,
+                newest: vec![],
+                txns: vec![],
                 span: S,
             }))
         });
@@ -676,6 +680,8 @@ fn program() -> impl Strategy<Value = File> {
                         source: ident(&readable[src % readable.len()]),
                         pins,
                         commits: vec![],
+                        lookbacks: vec![],
+                        inclusive: vec![],
                         span: S,
                     }));
                     if key < keys.len() {
@@ -704,6 +710,8 @@ fn program() -> impl Strategy<Value = File> {
                             mode,
                             keys: vec![],
                             requires: vec![],
+                            newest: vec![],
+                            txns: vec![],
                             span: S,
                         })));
                     }
@@ -1026,6 +1034,7 @@ impl<'a> Printer<'a> {
                             self.ident(i);
                         }
                         PinClause::Unpinned(_) => self.w("unpinned"),
+                        PinClause::Cursor(_) => self.w("cursor"),
                     }
                 }
                 for c in &r.commits {
@@ -1293,6 +1302,8 @@ fn the_printer_covers_the_language() {
                     mode: WriteModeExpr::AppendLedger(S),
                     keys: vec![],
                     requires: vec![ident("effectively_once")],
+                    newest: vec![],
+                    txns: vec![],
                     span: S,
                 }))],
                 span: S,

@@ -373,3 +373,27 @@ fn the_fmt_fuzz_corpus_replays() {
         }
     }
 }
+
+/// A byte-order mark before an item's keyword in the middle of a file is an
+/// error there (a file has one only at byte 0), but pest accepts one at the
+/// start of a chunk: the chunked parse must not cut before it.
+#[test]
+fn a_byte_order_mark_inside_a_file_is_no_place_to_cut() {
+    use flowc::source::FileId;
+    use flowc::syntax::parser::{parse, parse_in_chunks};
+    let plain = std::fs::read_to_string(
+        common::repo_root().join("tests/fixtures/rules/FL900/trigger.flow"),
+    )
+    .expect("fixture");
+    // Without the mark the file is cut before `pipeline`: the case is live.
+    assert!(parse_in_chunks(FileId(0), &plain, 2).is_some());
+    let marked = plain.replacen("\npipeline ", "\n\u{feff}pipeline ", 1);
+    assert_ne!(marked, plain);
+    let whole = parse(FileId(0), &marked);
+    assert!(!whole.1.is_empty(), "a mark inside the file is an error");
+    for chunks in 2..=5 {
+        if let Some(parts) = parse_in_chunks(FileId(0), &marked, chunks) {
+            assert_eq!(parts, whole, "{chunks} chunks");
+        }
+    }
+}

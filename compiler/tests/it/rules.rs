@@ -8,79 +8,82 @@ use flowc::diagnostic::Code;
 
 const FIXTURES: &str = "tests/fixtures/rules";
 
-/// Codes found by code generators, tested with their targets.
-fn is_target_code(code: &str) -> bool {
-    code.starts_with("FL8")
-}
-
-#[test]
-fn every_rule_has_two_fixtures() {
-    common::at_root();
-    let mut missing = Vec::new();
-    for r in Code::ALL.iter().filter(|r| !is_target_code(r.as_str())) {
-        for f in ["trigger.flow", "clean.flow"] {
-            let p = format!("{FIXTURES}/{}/{f}", r.as_str());
-            if !std::path::Path::new(&p).exists() {
-                missing.push(p);
+/// One test per rule of the catalog, named by its code (`rules::FL201`):
+/// `cargo test --test it rules::FL201` runs one rule's fixtures.
+macro_rules! one_test_per_rule {
+    ($($code:ident $module:ident $name:literal $severity:ident $summary:literal;)*) => {
+        $(
+            #[test]
+            #[allow(non_snake_case)]
+            fn $code() {
+                rule(Code::$code);
             }
-        }
-    }
-    assert!(missing.is_empty(), "missing fixtures: {missing:#?}");
+        )*
+    };
 }
 
-#[test]
-fn triggers_fire_and_near_misses_do_not() {
-    common::at_root();
-    let mut failures = Vec::new();
-    for r in Code::ALL.iter().filter(|r| !is_target_code(r.as_str())) {
-        let trigger = format!("{FIXTURES}/{}/trigger.flow", r.as_str());
-        let clean = format!("{FIXTURES}/{}/clean.flow", r.as_str());
-        assert!(
-            std::path::Path::new(&trigger).exists(),
-            "{trigger} is missing"
-        );
-        let t = common::check(&[&trigger]);
-        if !common::codes(&t).contains(&r.as_str()) {
-            failures.push(format!(
-                "{trigger}: expected {}, got {:?}",
-                r.as_str(),
-                common::codes(&t)
-            ));
-        }
-        let c = common::check(&[&clean]);
-        if common::codes(&c).contains(&r.as_str()) {
-            failures.push(format!(
-                "{clean}: {} fired: {:?}",
-                r.as_str(),
-                common::codes(&c)
-            ));
-        }
+flowc::catalog!(one_test_per_rule);
+
+/// A rule found by a code generator (`FL8xx`) is tested with its target, by
+/// the tests of `compiler/tests/it` that build for it; the others here.
+fn rule(code: Code) {
+    if code.as_str().starts_with("FL8") {
+        target_rule(code);
+    } else {
+        fixtures(code);
     }
-    assert!(failures.is_empty(), "{failures:#?}");
 }
 
-#[test]
-fn trigger_snapshots() {
+/// The rule's fixtures: `trigger.flow` fires it, `clean.flow` (a near miss)
+/// does not, and the trigger's rendered diagnostics match the snapshot
+/// beside them (source, then human output, then JSON).
+fn fixtures(code: Code) {
     common::at_root();
-    for r in Code::ALL.iter().filter(|r| !is_target_code(r.as_str())) {
-        let trigger = format!("{FIXTURES}/{}/trigger.flow", r.as_str());
-        assert!(
-            std::path::Path::new(&trigger).exists(),
-            "{trigger} is missing"
-        );
-        let o = common::check(&[&trigger]);
-        let source = std::fs::read_to_string(&trigger).unwrap_or_default();
-        let snap = format!(
-            "SOURCE\n{source}\nHUMAN\n{}\nJSON\n{}",
-            common::human(&o),
-            common::json(&o)
-        );
-        // Each rule's snapshot sits beside its fixtures (the path is from
-        // this file's folder, `compiler/tests/it`).
-        let mut settings = insta::Settings::clone_current();
-        settings.set_snapshot_path(format!("../../../{FIXTURES}/{}", r.as_str()));
-        settings.bind(|| {
-            insta::assert_snapshot!(format!("{}_{}", r.as_str(), r.name()), snap);
-        });
+    let trigger = format!("{FIXTURES}/{code}/trigger.flow");
+    let clean = format!("{FIXTURES}/{code}/clean.flow");
+    for f in [&trigger, &clean] {
+        assert!(std::path::Path::new(f).exists(), "{f} is missing");
     }
+    let t = common::check(&[&trigger]);
+    assert!(
+        common::codes(&t).contains(&code.as_str()),
+        "{trigger}: expected {code}, got {:?}",
+        common::codes(&t)
+    );
+    let c = common::check(&[&clean]);
+    assert!(
+        !common::codes(&c).contains(&code.as_str()),
+        "{clean}: {code} fired: {:?}",
+        common::codes(&c)
+    );
+    let source = std::fs::read_to_string(&trigger).unwrap_or_default();
+    let snap = format!(
+        "SOURCE\n{source}\nHUMAN\n{}\nJSON\n{}",
+        common::human(&t),
+        common::json(&t)
+    );
+    // Each rule's snapshot sits beside its fixtures (the path is from this
+    // file's folder, `compiler/tests/it`).
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(format!("../../../{FIXTURES}/{code}"));
+    settings.bind(|| {
+        insta::assert_snapshot!(format!("{}_{}", code.as_str(), code.name()), snap);
+    });
+}
+
+/// A test of the targets' names the rule, outside this file.
+fn target_rule(code: Code) {
+    let named: Vec<String> = common::files_with_extension("compiler/tests/it", "rs")
+        .into_iter()
+        .filter(|f| !f.ends_with("/rules.rs"))
+        .filter(|f| {
+            std::fs::read_to_string(f)
+                .unwrap_or_default()
+                .contains(code.as_str())
+        })
+        .collect();
+    assert!(
+        !named.is_empty(),
+        "{code} is found by a code generator, and no test of compiler/tests/it names it"
+    );
 }

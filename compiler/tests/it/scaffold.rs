@@ -77,6 +77,22 @@ fn kinds_without_a_runtime_are_fl805_naming_the_kind() {
         .iter()
         .any(|p| p.message.contains("`mainframe_dataset`")));
     assert_eq!(problems[0].task.as_deref(), Some("upsert_input"));
+    // The help says such kinds are analysis-only and where the protocol is
+    // described for a task that implements it itself.
+    let bq: Vec<_> = problems
+        .iter()
+        .filter(|p| {
+            p.message.contains("`bigquery_table`") && p.message.contains("no Python runtime yet")
+        })
+        .collect();
+    assert!(!bq.is_empty());
+    for p in bq {
+        assert!(
+            p.help.contains("analysis-only") && p.help.contains("docs/targets/deploying.md"),
+            "{}",
+            p.help
+        );
+    }
 }
 
 /// `kafka_topic` and `iceberg_table` have runtimes: every read commit mode and
@@ -86,8 +102,7 @@ fn kinds_without_a_runtime_are_fl805_naming_the_kind() {
 fn kafka_and_iceberg_scaffold() {
     let dir = tempfile::tempdir().expect("tempdir");
     let flow = crate::common::repo_root().join("tests/fault/kafka_iceberg.flow");
-    let out = assert_cmd::Command::cargo_bin("flowc")
-        .expect("binary")
+    let out = crate::common::flowc()
         .args(["scaffold", "--lang", "python", "--out"])
         .arg(dir.path())
         .arg(&flow)
@@ -328,8 +343,7 @@ fn a_files_path_on_an_unsupported_scheme_is_fl805() {
     ] {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::write(dir.path().join("p.flow"), flow(path)).expect("write");
-        let out = assert_cmd::Command::cargo_bin("flowc")
-            .expect("binary")
+        let out = crate::common::flowc()
             .current_dir(dir.path())
             .args(["scaffold", "--lang", "python", "--out", "py", "p.flow"])
             .output()
@@ -345,5 +359,42 @@ fn a_files_path_on_an_unsupported_scheme_is_fl805() {
                 "nothing is written"
             );
         }
+    }
+}
+
+/// Cursor reads have a runtime on `sqlite_table` and `postgres_table`
+/// (flowc 0.3): no FL805, the cursor's column and range in the generated
+/// module, and the runtime's cursor module written next to it.
+#[test]
+fn cursor_reads_scaffold_on_sqlite_and_postgres() {
+    for (db, pipeline) in [("sqlite", "v3s"), ("postgres", "v3p")] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let flow = crate::common::repo_root().join(format!("tests/fault/v03_{db}.flow"));
+        let out = crate::common::flowc()
+            .args(["scaffold", "--lang", "python", "--out"])
+            .arg(dir.path())
+            .arg(&flow)
+            .output()
+            .expect("runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{db}: {stdout}");
+        assert!(!stdout.contains("FL805"), "{db}: {stdout}");
+        let module =
+            std::fs::read_to_string(dir.path().join(format!("{pipeline}/cur_lookback.py")))
+                .expect("module");
+        assert!(
+            module.contains("from flowc_runtime.spec import Cursor"),
+            "{module}"
+        );
+        assert!(
+            module.contains("cursor=Cursor(column=\"seq\", unique=False, lookback_seconds=None, lookback_count=2, inclusive=True)"),
+            "{module}"
+        );
+        // a task without a cursor read imports nothing more
+        let pinned =
+            std::fs::read_to_string(dir.path().join(format!("{pipeline}/first_pinned.py")))
+                .expect("module");
+        assert!(!pinned.contains("Cursor"), "{pinned}");
+        assert!(dir.path().join("flowc_runtime/cursors.py").exists());
     }
 }

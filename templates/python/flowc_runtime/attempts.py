@@ -16,9 +16,10 @@ commit phase before its first write (`enter_commit`) and its outcome when it end
 
 Fencing: an attempt commits only while its token is the latest. Every commit site calls
 `assert_latest(attempt, db)` just before it commits. When `db` is the state store's own
-database the check runs inside the write's transaction (PostgreSQL: `SELECT ... FOR UPDATE`
-of the head row, which a newer attempt's `begin` must update, so the two serialize; SQLite:
-the write's `BEGIN IMMEDIATE` already holds the file's write lock). Elsewhere (another
+database the check runs inside the write's transaction (PostgreSQL, MySQL: `SELECT ... FOR
+UPDATE` of the head row, which a newer attempt's `begin` must update, so the two serialize;
+SQLite: the write's `BEGIN IMMEDIATE` already holds the file's write lock; DuckDB: the process
+holds the database file for the whole transaction). Elsewhere (another
 database, files, Delta) the check runs just before the commit, and a newer attempt that starts
 between the check and the commit is not stopped by it: that window is documented in
 docs/targets/airflow.md. A fenced attempt commits nothing and exits 75.
@@ -43,7 +44,7 @@ from typing import TYPE_CHECKING
 from .context import EXIT_MAYBE_COMMITTED, EXIT_NOTHING_COMMITTED, EXIT_OK, FlowError
 
 if TYPE_CHECKING:
-    from .run import Attempt
+    from .attempt import Attempt
     from .sql import Database
     from .state import State
 
@@ -105,7 +106,7 @@ def _where(store: Database | State) -> str:
 
 def latest(db: Database | State, attempt: Attempt, lock: bool = False) -> int | None:
     """The latest token of the attempt's interval as `db` sees it (`lock`: `FOR UPDATE`)."""
-    suffix = " FOR UPDATE" if lock and db.dialect == "postgres" else ""
+    suffix = " FOR UPDATE" if lock and db.dialect in ("postgres", "mysql") else ""
     rows = db.query(f"SELECT latest FROM {HEAD} WHERE {_where(db)}{suffix}", _key(attempt))
     return int(rows[0][0]) if rows else None
 
@@ -118,13 +119,19 @@ def begin(attempt: Attempt) -> int:
     key = _key(attempt)
     store.begin()
     try:
-        cursor = store.execute(
-            f"INSERT INTO {HEAD} (pipeline, task, interval_start, latest) "
-            f"VALUES ({store.placeholders(3)}, 1) ON CONFLICT (pipeline, task, interval_start) "
-            f"DO UPDATE SET latest = {HEAD}.latest + 1 RETURNING latest",
-            key,
-        )
-        token = int(cursor.fetchall()[0][0])
+        if store.dialect == "mysql":
+            # no RETURNING with ON DUPLICATE KEY UPDATE: read the row this transaction now locks
+            store.execute(f"INSERT INTO {HEAD} (pipeline, task, interval_start, latest) VALUES "
+                          f"({store.placeholders(3)}, 1) ON DUPLICATE KEY UPDATE latest = latest + 1", key)
+            token = int(store.query(f"SELECT latest FROM {HEAD} WHERE {_where(store)}", key)[0][0])
+        else:
+            cursor = store.execute(
+                f"INSERT INTO {HEAD} (pipeline, task, interval_start, latest) "
+                f"VALUES ({store.placeholders(3)}, 1) ON CONFLICT (pipeline, task, interval_start) "
+                f"DO UPDATE SET latest = {HEAD}.latest + 1 RETURNING latest",
+                key,
+            )
+            token = int(cursor.fetchall()[0][0])
         store.insert(
             REGISTER,
             {

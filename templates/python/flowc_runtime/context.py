@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -19,6 +19,9 @@ from .spec import Task
 EXIT_OK = 0
 EXIT_NOTHING_COMMITTED = 75
 EXIT_MAYBE_COMMITTED = 70
+# A deterministic error of the transform or of its inputs (an invalid message, a pin taken from
+# another source): nothing was committed and no retry can help, so no target retries it.
+EXIT_INVALID = 65
 
 
 class FlowError(Exception):
@@ -29,9 +32,33 @@ class Ambiguous(FlowError):
     """A failure after which the commit may or may not have happened."""
 
 
+class Invalid(FlowError):
+    """A deterministic error found before anything committed (exit 65, never retried): the same
+    inputs and transform fail the same way on every attempt."""
+
+
 class RetryLater(FlowError):
     """A failure the next attempt repairs from what this one recorded (a receiver that failed
     while the relay sent the outbox: every row sent so far is marked): exit 75."""
+
+
+# Credentials inside any URL of a message: the userinfo (`scheme://user:password@`) and the values
+# of query parameters that carry secrets (`password=`, `token=`, `key=`, ...).
+_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/?#@\s'\"]*)@")
+_SECRET_PARAM = re.compile(
+    r"(?P<name>[?&;](?:[A-Za-z0-9_.-]*[_.-])?(?:password|passwd|pwd|token|key|secret|signature|sig|"
+    r"credential|credentials|auth|apikey|api_key|access_token|sessiontoken)=)(?P<value>[^&#\s'\"]*)",
+    re.IGNORECASE,
+)
+REDACTED = "***"
+
+
+def redact(text: str) -> str:
+    """`text` with the credentials of every URL in it replaced by `***`: the userinfo, and the
+    values of query parameters named like a secret. Every message the runtime prints goes
+    through this (pod logs are not masked)."""
+    text = _USERINFO.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", text)
+    return _SECRET_PARAM.sub(lambda m: m.group("name") + (REDACTED if m.group("value") else ""), text)
 
 
 def parse_time(value: str) -> datetime:
@@ -57,20 +84,50 @@ _PRESETS = {
 }
 
 
+def tick_instant(civil: datetime, zone: Any) -> datetime:
+    """The instant of a schedule tick `civil` (a civil time of `zone`, naive): a time in a DST
+    gap is read with the offset before the change (02:30 in a one-hour spring-forward gap is
+    03:30 after it), a time in a fold the earlier of its two (`fold=0`). This is `flowc
+    backfill`'s reading (jiff's "compatible" disambiguation)."""
+    return civil.replace(tzinfo=zone, fold=0).astimezone(UTC)
+
+
 def previous_tick(end: datetime, schedule: str, tz_name: str) -> datetime:
-    """The schedule tick before `end` in the pipeline's time zone: the interval's start."""
+    """The interval's start for an interval that ends at `end`: the latest tick before `end`,
+    with the definition `flowc backfill` prints (docs/reference/language.md, "Intervals"):
+    the schedule's ticks are civil times of the pipeline's zone, each read as `tick_instant`
+    says, in civil order, a tick whose instant is not after the previous kept tick's dropped
+    (two civil ticks of a DST gap or fold that meet in one instant are one tick). An interval
+    runs from a kept tick to the next one."""
+    from datetime import timedelta
     from zoneinfo import ZoneInfo
 
     from croniter import croniter
 
     zone = ZoneInfo(tz_name or "UTC")
     expr = _PRESETS.get(schedule.strip(), schedule)
-    local_end = end.astimezone(zone)
-    itr = croniter(expr, local_end)
-    start: datetime = itr.get_prev(datetime)
-    if start.tzinfo is None:
-        start = start.replace(tzinfo=zone)
-    return start.astimezone(UTC)
+    # Civil ticks from a little after `end` (a DST change moves a civil time by at most a few
+    # hours) back to well before it, then the kept ones forward, as backfill walks them.
+    margin = timedelta(hours=4)
+    local_end = end.astimezone(zone).replace(tzinfo=None)
+    itr = croniter(expr, local_end + margin)
+    civil: list[datetime] = []
+    # Enough ticks to cover the window at the finest schedule (one a minute: 2 * 4 h + 4 h is
+    # 720 of them); 64 left `* * * * *` with no tick before `end` (an Argo CronWorkflow cell).
+    for _ in range(1024):
+        tick: datetime = itr.get_prev(datetime)
+        civil.append(tick)
+        if tick_instant(tick, zone) < end - 2 * margin and len(civil) >= 2:
+            break
+    kept: list[datetime] = []
+    for tick in reversed(civil):
+        at = tick_instant(tick, zone)
+        if not kept or at > kept[-1]:
+            kept.append(at)
+    before = [at for at in kept if at < end]
+    if not before:
+        raise FlowError(f"schedule `{schedule}` in {tz_name}: no tick before {iso(end)}")
+    return before[-1]
 
 
 # A template's tokens: a literal brace (doubled), or a placeholder with an optional format.
@@ -89,6 +146,8 @@ _DIRECTIVES: dict[str, Callable[[datetime], str]] = {
     "u": lambda t: str(t.isoweekday()),
     "V": lambda t: f"{t.isocalendar().week:02d}",
     "G": lambda t: f"{t.isocalendar().year:04d}",
+    # The zone's offset, `+HHMM`: tells apart the two passes of an hour the zone repeats.
+    "z": lambda t: t.strftime("%z"),
     "%": lambda t: "%",
 }
 
@@ -118,7 +177,8 @@ class Context:
     interval_end: datetime
     run_id: str
     attempt: int
-    inputs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # Each read's records (batches.Records: iterated batch by batch; `.batches()` for pyarrow).
+    inputs: dict[str, Sequence[dict[str, Any]]] = field(default_factory=dict)
     # The pipeline's time zone: formatted placeholders are rendered in it.
     timezone: str = "UTC"
 
@@ -152,6 +212,45 @@ class Context:
             return strftime(moment.astimezone(zone), fmt)
 
         return _TEMPLATE.sub(sub, template)
+
+
+def literal_prefix(template: str) -> str:
+    """A path template's text before its first placeholder, its `{{`/`}}` escapes undone: the
+    prefix a sink's rendered path must stay inside (MODEL C1)."""
+    first = next((m for m in _TEMPLATE.finditer(template) if m.group(0) not in ("{{", "}}")), None)
+    head = template if first is None else template[:first.start()]
+    return head.replace("{{", "{").replace("}}", "}")
+
+
+def _absolute(path: str) -> bool:
+    return path.startswith(("/", "\\")) or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", path) is not None
+
+
+def check_inside(template: str, rendered: str, what: str) -> None:
+    """Refuse (Invalid, exit 65) a rendered path that leaves its declared prefix (MODEL C1): a
+    `..` segment anywhere, a `.` segment past the prefix (a literal `./` is the folder itself),
+    an absolute path (`/...`, `C:`, `scheme://`) where the template's prefix is relative, or a
+    rendering that does not start with the prefix. `flowc check` refuses the cases it can see
+    (FL002); this holds for every value at run time, before anything is deleted or written."""
+    prefix = literal_prefix(template)
+    scheme = re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", rendered)
+    body = rendered[scheme.end():] if scheme else rendered
+    segments = body.replace("\\", "/").split("/")
+    fixed = prefix[scheme.end():].count("/") if scheme and prefix.startswith(scheme.group(0)) else prefix.count("/")
+    why = None
+    if ".." in segments:
+        why = "it has a `..` segment"
+    elif "." in segments[fixed:]:
+        why = "a placeholder renders a `.` segment"
+    elif not rendered.startswith(prefix):
+        why = f"it does not start with the declared prefix {prefix!r}"
+    elif _absolute(rendered) and not _absolute(prefix):
+        why = "it is absolute, and the declared path is relative"
+    if why is not None:
+        raise Invalid(
+            f"{what}: the path {rendered!r} (from {template!r}) leaves its declared prefix ({why}): "
+            "nothing was deleted or written, and a retry cannot help"
+        )
 
 
 def context_from_env(task: Task, env: dict[str, str] | None = None) -> Context:

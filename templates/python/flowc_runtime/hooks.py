@@ -13,12 +13,15 @@ from __future__ import annotations
 
 from typing import Literal
 
-Step = Literal["after_pin", "after_read", "before_commit", "after_commit", "after_send", "during_relay"]
+Step = Literal["after_pin", "after_read", "mid_batch", "before_commit", "after_produce", "after_commit", "after_send",
+               "during_relay"]
 
 
 def step(name: Step) -> None:
-    """The attempt reached protocol step `name` (`after_send`: the relay sent one outbox row and
-    has not marked it sent yet)."""
+    """The attempt reached protocol step `name` (`mid_batch`: a write staged one more batch of
+    its rows, not committed yet; `after_send`: the relay sent one outbox row and has not marked
+    it sent yet; `after_produce`: a Kafka write's messages were all acknowledged by the broker,
+    and its commit, the transaction's or the offsets', has not run)."""
 
 
 def before_transaction_commit() -> None:

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from .context import FlowError
 
@@ -29,6 +30,7 @@ READ_TIMEOUT_SECONDS = 60.0
 TIMEOUT = 30.0
 # A partition's range: [start, end) offsets.
 Ranges = dict[int, tuple[int, int]]
+T = TypeVar("T")
 
 
 def bootstrap(url: str | None, name: str) -> str:
@@ -81,12 +83,40 @@ def partitions(handle: Any, topic: str) -> list[int]:
     return sorted(info.partitions)
 
 
+def coordinator_busy(err: BaseException) -> bool:
+    """Whether `err` says the group's coordinator is moving or loading: NOT_COORDINATOR,
+    COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE (on a new cluster, until
+    `__consumer_offsets` is ready). confluent-kafka's `committed` and synchronous `commit` hand
+    these to the caller without marking them retriable."""
+    ck = _kafka()
+    error = err.args[0] if isinstance(err, ck.KafkaException) and err.args else None
+    if not isinstance(error, ck.KafkaError):
+        return False
+    busy = (ck.KafkaError.NOT_COORDINATOR, ck.KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
+            ck.KafkaError.COORDINATOR_NOT_AVAILABLE)
+    return bool(error.retriable() or error.code() in busy)
+
+
+def retrying(call: Callable[[], T]) -> T:
+    """`call()`, again while its error says the coordinator is busy (`coordinator_busy`), for at
+    most TIMEOUT seconds; any other error at once."""
+    ck = _kafka()
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        try:
+            return call()
+        except ck.KafkaException as err:
+            if not coordinator_busy(err) or time.monotonic() > deadline:
+                raise
+        time.sleep(0.2)
+
+
 def committed(handle: Any, topic: str, parts: list[int]) -> dict[int, int]:
     """The group's committed offset per partition (-1 where it has none)."""
     ck = _kafka()
     if not parts:
         return {}
-    result = handle.committed([ck.TopicPartition(topic, p) for p in parts], timeout=TIMEOUT)
+    result = retrying(lambda: handle.committed([ck.TopicPartition(topic, p) for p in parts], timeout=TIMEOUT))
     return {tp.partition: (tp.offset if tp.offset >= 0 else -1) for tp in result}
 
 
@@ -164,7 +194,8 @@ def commit_offsets(handle: Any, topic: str, ends: dict[int, int]) -> None:
     ck = _kafka()
     if not ends:
         return
-    handle.commit(offsets=[ck.TopicPartition(topic, p, e) for p, e in sorted(ends.items())], asynchronous=False)
+    offsets = [ck.TopicPartition(topic, p, e) for p, e in sorted(ends.items())]
+    retrying(lambda: handle.commit(offsets=offsets, asynchronous=False))
 
 
 def reached(done: dict[int, int], ends: dict[int, int]) -> bool:

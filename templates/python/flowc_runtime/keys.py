@@ -14,7 +14,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from .context import Context, FlowError, iso
+from .context import Context, FlowError, Invalid, iso
 from .spec import Term
 
 
@@ -70,3 +70,35 @@ def key_text(values: list[Any]) -> str:
 def outbox_id(pipeline: str, task: str, effect: str, interval: str, key: str) -> str:
     """The outbox row id: the same (pipeline, task, effect, interval, key) gives the same id."""
     return hashlib.sha256(canonical([pipeline, task, effect, interval, key]).encode()).hexdigest()[:32]
+
+
+RECORD_TERMS = ("input_field", "input_hash", "output_field", "output_hash")
+
+
+def commit_txn(terms: tuple[Term, ...] | None, ctx: Context, prefix: str,
+               items: list[tuple[dict[str, Any], dict[str, Any]]]) -> str | None:
+    """The transaction id a conditional commit carries and deduplicates on (MODEL C6): `prefix`,
+    `/`, then the values of the write's `txn` terms (one term: its value as text; several: their
+    canonical JSON list). Without `txn`, flowc's own: the interval's start, the same id as
+    `txn interval.start`. A term of the records (`input.F`, `output.F`, a hash) must take one
+    value across the commit's records (Invalid, exit 65, otherwise: the commit is one
+    transaction); with no records it has none, and None says there is nothing to commit."""
+    if not terms:
+        return f"{prefix}/{iso(ctx.interval_start)}"
+    values: list[Any] = []
+    for term in terms:
+        if term.term in RECORD_TERMS:
+            if not items:
+                return None
+            seen = {canonical(term_value(term, ctx, source, output)) for source, output in items}
+            if len(seen) != 1:
+                shown = ", ".join(sorted(seen)[:3]) + (", ..." if len(seen) > 3 else "")
+                raise Invalid(
+                    f"`txn` term `{term.term}{'.' + term.field if term.field else ''}` takes {len(seen)} values "
+                    f"across the commit's records ({shown}): one conditional commit carries one transaction id"
+                )
+            values.append(term_value(term, ctx, *items[0]))
+        else:
+            values.append(term_value(term, ctx, {}, {}))
+    text = str(values[0]) if len(values) == 1 else canonical(values)
+    return f"{prefix}/{text}"

@@ -25,13 +25,14 @@ TermKind = Literal[
     "uuid",
     "random",
 ]
-Pin = Literal["version", "snapshot", "listing", "offsets"]
+Pin = Literal["version", "snapshot", "listing", "offsets", "cursor"]
 Commit = Literal["auto", "before_write", "after_write", "in_transaction"]
 # When an interval's input is complete (a source's `ready`); None: the kind's default
 # (`nonempty` for `files`, `always` for every other kind).
 Ready = Literal["marker", "nonempty", "always"]
 Mode = Literal[
     "upsert",
+    "insert_if_absent",
     "replace_partition",
     "append",
     "append_ledger",
@@ -71,6 +72,19 @@ class Endpoint:
 
 
 @dataclass(frozen=True)
+class Cursor:
+    """`read S cursor [lookback L] [inclusive]` (flowc 0.3; flowc_runtime/cursors.py)."""
+
+    column: str
+    unique: bool = False
+    # How far behind the bookmark to read again: seconds of a time cursor, or a count of a
+    # numeric one; neither: no lookback.
+    lookback_seconds: int | None = None
+    lookback_count: int | None = None
+    inclusive: bool = False
+
+
+@dataclass(frozen=True)
 class Read:
     source: Endpoint
     immutable: bool
@@ -82,6 +96,8 @@ class Read:
     # When a source with offsets commits them (`auto`, `before_write`, `after_write`,
     # `in_transaction`); None for kinds without offsets.
     commit: Commit | None = None
+    # A cursor read (pin `cursor`): its column and range.
+    cursor: Cursor | None = None
 
 
 @dataclass(frozen=True)
@@ -100,6 +116,11 @@ class Write:
     partition: Term | None = None
     primary_key: tuple[str, ...] | None = None
     guarantee: Guarantee = "none"
+    # `upsert newest by COLUMN` (flowc 0.3): the stored row is replaced only by a greater COLUMN.
+    newest_by: str | None = None
+    # `conditional_commit txn TERM` (flowc 0.3): the terms of the id the commit deduplicates on
+    # (keys.commit_txn); None: flowc's own, the interval's start.
+    txn: tuple[Term, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,17 @@ A task's state store is its `Task.state`:
   a name starting with `_` is invisible to Delta readers and kept by `VACUUM`);
 * `iceberg_table`: the database of the table's SQL catalog (SQLite: `flowc_*` tables in the
   catalog file; PostgreSQL: the schema `flowc`), so the state lives where the commits do;
-* `kafka_topic`: not yet (a compacted state topic): such a task needs a `state` sink of another
-  kind, or `FLOWC_STATE`;
+* `duckdb_table`: the sink's own DuckDB file (`flowc_*` tables beside the sink's), reached
+  through `FLOW_CONN_<NAME>` or its `database` parameter;
+* `mysql_table`: the sink's own MySQL/MariaDB database (`flowc_*` tables beside the sink's),
+  reached through the sink's `FLOW_CONN_<NAME>`;
+* `kafka_topic`: not yet (a compacted state topic): such a task keeps its state in the local
+  file, as `local` does (so `flowc build` refuses it in a container: FL806); give the pipeline a
+  `state` sink of another kind to run it in pods;
 * `local` or none: `.flowc/state.sqlite` in the working folder, durable only for tasks that run
   as local processes on one machine.
 
-`FLOWC_STATE` (a `sqlite://` or `postgresql://` URL) overrides all of these; it is meant for
+`FLOWC_STATE` (a `sqlite://`, `postgresql://`, `duckdb://` or `mysql://` URL) overrides all of these; it is meant for
 tests. When the state store is the sink's database, the state shares the sink's connection, so
 what the runtime records there while a write's transaction is open commits with the write.
 
@@ -37,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 from . import delta, hooks, iceberg
-from .context import Context, FlowError, RetryLater
+from .context import Context, FlowError, Invalid, RetryLater, redact
 from .keys import canonical, key_text, key_values
 from .spec import Emit, StateStore, Task, Term, Write
 
@@ -45,6 +50,9 @@ if TYPE_CHECKING:
     from .sql import Database
 
 LOCAL_STATE = "sqlite://.flowc/state.sqlite"
+# The version of flowc's tables in a state store (State.migrate).
+SCHEMA_VERSION = 2
+LOCATION_PARAMS = frozenset({"path", "table", "topic", "location", "database"})
 INTERVAL_TERMS = ("interval_start", "interval_end")
 
 
@@ -75,6 +83,20 @@ def locate(store: StateStore | None, env: dict[str, str], ctx: Context) -> Where
                 f"state store `{endpoint.name}` (postgres_table) has no connection: set FLOW_CONN_{endpoint.name.upper()}"
             )
         return Where(conn, True, f"the flowc schema of `{endpoint.name}`'s database")
+    if store.kind == "duckdb_table":
+        database = endpoint.params.get("database")
+        if not conn and isinstance(database, str):
+            conn = "duckdb://" + ctx.render(database)
+        if not conn:
+            raise FlowError(f"state store `{endpoint.name}` (duckdb_table) has no database file: set "
+                            f"FLOW_CONN_{endpoint.name.upper()} or its `database` parameter")
+        return Where(conn, False, f"`{endpoint.name}`'s DuckDB file (flowc_* tables)")
+    if store.kind == "mysql_table":
+        if not conn:
+            raise FlowError(
+                f"state store `{endpoint.name}` (mysql_table) has no connection: set FLOW_CONN_{endpoint.name.upper()}"
+            )
+        return Where(conn, False, f"`{endpoint.name}`'s MySQL database (flowc_* tables)")
     if store.kind == "delta_table":
         uri = delta.location(conn, ctx.render(str(endpoint.params.get("location", ""))))
         parsed = urlparse(uri)
@@ -93,11 +115,11 @@ def locate(store: StateStore | None, env: dict[str, str], ctx: Context) -> Where
         postgres = catalog.state_url.startswith(("postgresql:", "postgres:"))
         return Where(catalog.state_url, postgres, f"`{endpoint.name}`'s Iceberg catalog database")
     if store.kind == "kafka_topic":
-        raise FlowError(
-            f"state store `{endpoint.name}` (kafka_topic): this runtime cannot keep flowc's state in a Kafka topic "
-            "yet; give the pipeline a `state` sink of kind postgres_table, iceberg_table or delta_table, or set "
-            "FLOWC_STATE to a sqlite:// or postgresql:// URL"
-        )
+        # No runtime for state in a topic yet: the local file, as for `local` (durable for local
+        # processes only; `flowc build` refuses such a pipeline in containers with FL806).
+        return Where(LOCAL_STATE, False, f"the local file .flowc/state.sqlite (the state store `{endpoint.name}` is a "
+                     "kafka_topic, where this runtime cannot keep flowc's state yet: durable only for a task that "
+                     "runs as a local process on one machine)")
     raise FlowError(f"kind `{store.kind}` (state store `{endpoint.name}`) cannot hold flowc's state")
 
 
@@ -117,10 +139,39 @@ class State:
             self._create_schema()
         self.execute(
             f"CREATE TABLE IF NOT EXISTS {db.quote(self.table('pins'))} (pipeline TEXT NOT NULL, task TEXT NOT NULL, "
-            "interval_start TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, "
+            "interval_start TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, source TEXT, "
             "PRIMARY KEY (pipeline, task, interval_start, name))",
             tolerate_race=True,
         )
+        self.migrate()
+
+    # -- the store's schema version: each change of flowc's tables is a numbered migration -----
+    def version(self) -> int:
+        self.execute(
+            f"CREATE TABLE IF NOT EXISTS {self.quote(self.table('schema'))} (name TEXT PRIMARY KEY, version INTEGER NOT NULL)",
+            tolerate_race=True,
+        )
+        rows = self.query(f"SELECT version FROM {self.quote(self.table('schema'))} WHERE name = {self.ph}", ("state",))
+        return int(rows[0][0]) if rows else 1
+
+    def migrate(self) -> None:
+        """Bring flowc's tables to `SCHEMA_VERSION`. Version 1: pins without identity; 2: each pin
+        records the identity of its source (`source`; NULL for a pin stored by version 1)."""
+        if self.version() >= SCHEMA_VERSION:
+            return
+        pins = self.table("pins")
+        if "source" not in self.db.columns(pins):
+            if self.dialect == "postgres":
+                self.execute(f"ALTER TABLE {self.quote(pins)} ADD COLUMN IF NOT EXISTS source TEXT", tolerate_race=True)
+            else:
+                try:
+                    self.execute(f"ALTER TABLE {self.quote(pins)} ADD COLUMN source TEXT")
+                except Exception:  # another attempt migrated at the same moment
+                    if "source" not in self.db.columns(pins):
+                        raise
+        self.insert(self.table("schema"), {"name": "state", "version": SCHEMA_VERSION}, " ON CONFLICT DO NOTHING")
+        self.execute(f"UPDATE {self.quote(self.table('schema'))} SET version = {self.ph} WHERE name = {self.ph} "
+                     f"AND version < {self.ph}", (SCHEMA_VERSION, "state", SCHEMA_VERSION))
 
     def _create_schema(self) -> None:
         assert self.schema is not None
@@ -169,27 +220,56 @@ class State:
         self.db.rollback()
 
     # -- pins: resolved once per (pipeline, task, interval), each in its own commit ----------------
-    def pin_get(self, task: Task, interval: str, name: str) -> str | None:
+    def pin_get(self, task: Task, interval: str, name: str, source: str,
+                log: Callable[[str], None] | None = None) -> str | None:
+        """The stored pin `name`, if any. A pin records the identity of what it pinned
+        (`source`: the system and location, no credentials); one taken from another source is
+        refused (`Invalid`, exit 65), never reused. A pin stored before pins had identities is
+        accepted once, with a note, and takes `source` as its identity."""
         ph = self.ph
-        rows = self.query(
-            f"SELECT value FROM {self.quote(self.table('pins'))} WHERE pipeline = {ph} AND task = {ph} "
-            f"AND interval_start = {ph} AND name = {ph}",
-            (task.pipeline, task.task, interval, name),
-        )
-        return str(rows[0][0]) if rows else None
+        where = f"pipeline = {ph} AND task = {ph} AND interval_start = {ph} AND name = {ph}"
+        keys = (task.pipeline, task.task, interval, name)
+        rows = self.query(f"SELECT value, source FROM {self.quote(self.table('pins'))} WHERE {where}", keys)
+        if not rows:
+            return None
+        value, stored = str(rows[0][0]), rows[0][1]
+        if stored is None:
+            if log is not None:
+                log(f"note: pin `{name}` of interval {interval} was stored by an older runtime, without the identity "
+                    "of its source; it is accepted this once and now records its source")
+            self.execute(f"UPDATE {self.quote(self.table('pins'))} SET source = {ph} WHERE {where} AND source IS NULL",
+                         (source, *keys))
+            return value
+        if str(stored) != source:
+            raise Invalid(
+                f"pin `{name}` of interval {interval} was taken from another source ({stored}), not from this "
+                f"attempt's ({source}); it is not reused. If the source moved on purpose, delete the pin "
+                f"(DELETE FROM {self.table('pins')} WHERE pipeline = '{task.pipeline}' AND task = '{task.task}' "
+                f"AND interval_start = '{interval}' AND name = '{name}') and run the interval again"
+            )
+        return value
 
-    def pin_claim(self, task: Task, interval: str, name: str, value: str) -> str:
+    def pin_claim(self, task: Task, interval: str, name: str, value: str, source: str,
+                  log: Callable[[str], None] | None = None) -> str:
         """Store `value` unless an earlier attempt stored one; return what is stored. Runs
         outside any write transaction (autocommit): the pin is durable before the read."""
         self.insert(
             self.table("pins"),
-            {"pipeline": task.pipeline, "task": task.task, "interval_start": interval, "name": name, "value": value},
+            {"pipeline": task.pipeline, "task": task.task, "interval_start": interval, "name": name, "value": value,
+             "source": source},
             " ON CONFLICT DO NOTHING",
         )
-        stored = self.pin_get(task, interval, name)
+        stored = self.pin_get(task, interval, name, source, log)
         if stored is None:
             raise FlowError(f"pin `{name}` was not stored")
         return stored
+
+
+def source_identity(kind: str, conn_url: str | None, params: dict[str, Any]) -> str:
+    """What a pin was taken from: the kind, its connection without credentials (context.redact),
+    and the declaration's location parameters (`path`, `table`, `topic`, `location`, `database`)."""
+    location = {k: params[k] for k in sorted(params) if k in LOCATION_PARAMS}
+    return canonical([kind, redact(conn_url or ""), location])
 
 
 # --- the outbox -------------------------------------------------------------------------------------
@@ -246,6 +326,8 @@ def ensure_outbox(db: Database) -> None:
     if getattr(db, "_flowc_outbox_seq", False):
         return
     setattr(db, "_flowc_outbox_seq", True)  # noqa: B010 - a mark on the connection, checked above
+    if db.dialect in ("duckdb", "mysql"):
+        return  # created with `seq` (Database.create_bookkeeping)
     if db.dialect == "postgres":
         rows = db.query(
             "SELECT 1 FROM information_schema.columns WHERE table_name = 'flowc_outbox' AND column_name = 'seq' "
@@ -286,16 +368,29 @@ def insert_outbox(db: Database, rows: list[dict[str, Any]]) -> None:
 Sender = Callable[[str, dict[str, Any], str | None], bool]
 
 
-def relay(db: Database, task: Task, send: Sender, log: Callable[[str], None]) -> int:
+# How long the relay waits for an outbox row of its own interval that another attempt holds
+# (PostgreSQL row lock): that attempt is sending it, or it died and the server is ending its
+# session. Past this, the attempt exits 75 (the row is unsent; the retry sends it).
+RELAY_LOCK_WAIT_SECONDS = 60
+
+
+def relay(db: Database, task: Task, send: Sender, log: Callable[[str], None], interval: str | None = None,
+          wait_seconds: float = RELAY_LOCK_WAIT_SECONDS) -> int:
     """Relay this task's unsent outbox rows (every interval), in insertion order: claim one row
-    (PostgreSQL `FOR UPDATE SKIP LOCKED`, SQLite under `BEGIN IMMEDIATE`), send it, mark it sent
+    (PostgreSQL, MySQL `FOR UPDATE SKIP LOCKED`, SQLite under `BEGIN IMMEDIATE`, DuckDB holding its
+    file), send it, mark it sent
     in the same short transaction, go on. A row is sent again only after a crash between its
     call and its mark; two live attempts never send the same row at once. `send(effect,
     payload, idempotency_key)` returns False for an effect this task does not declare (skipped).
-    A receiver that fails raises `RetryLater` with every row sent so far marked."""
+    A receiver that fails raises `RetryLater` with every row sent so far marked.
+
+    The attempt returns (exit 0) only when no unsent row of its own `interval` remains: a row
+    another attempt holds locked (it is sending it, or it died and its session is ending) is
+    waited for, up to `wait_seconds`, then sent unless its holder marked it; past the wait,
+    `RetryLater` (exit 75). Rows of other intervals locked by another attempt are left to it."""
     ensure_outbox(db)
     ph = db.ph
-    lock = " FOR UPDATE SKIP LOCKED" if db.dialect == "postgres" else ""
+    lock = " FOR UPDATE SKIP LOCKED" if db.dialect in ("postgres", "mysql") else ""
     skipped: list[str] = []
     count = 0
     while True:
@@ -309,6 +404,8 @@ def relay(db: Database, task: Task, send: Sender, log: Callable[[str], None]) ->
                 f"AND task = {ph} AND sent = 0{exclude} ORDER BY seq, id LIMIT 1{lock}",
                 (task.pipeline, task.task, *skipped),
             )
+            if not rows and interval is not None and db.dialect in ("postgres", "mysql"):
+                rows = _wait_for_held_row(db, task, interval, skipped, exclude, wait_seconds, log)
             if not rows:
                 db.commit()
                 return count
@@ -333,3 +430,40 @@ def relay(db: Database, task: Task, send: Sender, log: Callable[[str], None]) ->
         except BaseException:
             db.rollback()
             raise
+
+
+def _wait_for_held_row(db: Database, task: Task, interval: str, skipped: list[str], exclude: str,
+                       wait_seconds: float, log: Callable[[str], None]) -> list[tuple[Any, ...]]:
+    """An unsent row of `interval` that `SKIP LOCKED` passed over: wait for its lock (inside the
+    open transaction), and return it if it is still unsent once its holder let go."""
+    ph = db.ph
+    held = db.query(
+        f"SELECT id FROM flowc_outbox WHERE pipeline = {ph} AND task = {ph} AND interval_start = {ph} "
+        f"AND sent = 0{exclude} ORDER BY seq, id LIMIT 1",
+        (task.pipeline, task.task, interval, *skipped),
+    )
+    if not held:
+        return []
+    log(f"outbox row {held[0][0]} of this interval is held by another attempt: waiting for it (at most "
+        f"{wait_seconds:g} s)")
+    if db.dialect == "mysql":
+        db.execute(f"SET SESSION innodb_lock_wait_timeout = {max(1, int(wait_seconds))}")
+    else:
+        db.execute(f"SET LOCAL lock_timeout = '{int(wait_seconds * 1000)}ms'")
+    try:
+        return db.query(
+            f"SELECT id, effect, payload, idempotency_key FROM flowc_outbox WHERE id = {ph} AND sent = 0 FOR UPDATE",
+            (held[0][0],),
+        ) or db.query(
+            # its holder sent and marked it: look again for any other held row of the interval
+            f"SELECT id, effect, payload, idempotency_key FROM flowc_outbox WHERE pipeline = {ph} AND task = {ph} "
+            f"AND interval_start = {ph} AND sent = 0{exclude} ORDER BY seq, id LIMIT 1 FOR UPDATE",
+            (task.pipeline, task.task, interval, *skipped),
+        )
+    except Exception as err:  # noqa: BLE001 - lock_timeout: the holder is alive and stuck
+        if "lock" not in str(err).lower() and "1205" not in str(err):
+            raise
+        raise RetryLater(
+            f"outbox row {held[0][0]} of this interval is still held by another attempt after {wait_seconds:g} s; "
+            "it is unsent, so this attempt does not succeed (the retry sends it)"
+        ) from err

@@ -10,6 +10,10 @@ use flowc::check::Outcome;
 use flowc::diagnostic::{self, Summary};
 
 pub mod ir;
+mod runner;
+
+#[allow(unused_imports)]
+pub use runner::{flowc, flowc_in, Flowc, Run};
 
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -37,6 +41,23 @@ pub fn check(paths: &[&str]) -> Outcome {
     flowc::io::read::check_paths(&paths).expect("paths exist")
 }
 
+/// `src` checked in memory as `t.flow`, with no imports.
+pub fn check_text(src: &str) -> Outcome {
+    flowc::check::check(
+        vec![flowc::check::Input {
+            path: "t.flow".into(),
+            key: "t.flow".into(),
+            bytes: src.as_bytes().to_vec(),
+        }],
+        &flowc::check::NoImports,
+    )
+}
+
+/// The report of a run, as `flowc report --format json` prints it.
+pub fn report_json(o: &Outcome) -> serde_json::Value {
+    serde_json::from_str(&flowc::report::json(o)).expect("report json")
+}
+
 pub fn human(o: &Outcome) -> String {
     let summary = Summary::of(o.roots.len(), &o.diagnostics);
     diagnostic::human::render(&o.sources, &o.diagnostics, summary, false)
@@ -58,6 +79,11 @@ pub fn codes(o: &Outcome) -> Vec<&'static str> {
 
 /// Every `*.flow` file under a folder of the repository, sorted, relative to the root.
 pub fn flow_files(dir: &str) -> Vec<String> {
+    files_with_extension(dir, "flow")
+}
+
+/// Every file with this extension under a folder of the repository, sorted, relative to the root.
+pub fn files_with_extension(dir: &str, ext: &str) -> Vec<String> {
     at_root();
     let mut out = Vec::new();
     let mut stack = vec![PathBuf::from(dir)];
@@ -66,7 +92,7 @@ pub fn flow_files(dir: &str) -> Vec<String> {
             let p = e.expect("entry").path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "flow") {
+            } else if p.extension().is_some_and(|x| x == ext) {
                 out.push(p.to_string_lossy().replace('\\', "/"));
             }
         }

@@ -16,10 +16,12 @@ from .delta_table import DeltaTable
 from .files import Files
 from .iceberg_table import IcebergTable
 from .kafka_topic import KafkaTopic
-from .sql_table import PostgresTable, SqliteTable, SqlTable
+from .sql_table import DuckdbTable, MysqlTable, PostgresTable, SqliteTable, SqlTable
 
 CONNECTORS: dict[str, Connector] = {
-    c.kind: c for c in (DeltaTable(), Files(), IcebergTable(), KafkaTopic(), PostgresTable(), SqliteTable())
+    c.kind: c
+    for c in (DeltaTable(), DuckdbTable(), Files(), IcebergTable(), KafkaTopic(), MysqlTable(), PostgresTable(),
+              SqliteTable())
 }
 
 

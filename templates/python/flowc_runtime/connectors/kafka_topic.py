@@ -35,7 +35,7 @@ from ..spec import Endpoint, Read, Write
 from .base import Connector, PinValue, Record
 
 if TYPE_CHECKING:
-    from ..run import Attempt, Item
+    from ..attempt import Attempt, Item
 
 
 def _offsets_key(read: Read) -> str:
@@ -140,6 +140,7 @@ class KafkaTopic(Connector):
         attempt.maybe_committed = True
         handle = kafka.producer(servers)
         kafka.produce_all(handle, topic, rows)
+        hooks.step("after_produce")
         attempt.log(f"`{write.sink.name}`: appended {len(rows)} message(s)")
 
     def transactional(self, attempt: Attempt, write: Write, rows: list[Record]) -> None:
@@ -190,6 +191,7 @@ class KafkaTopic(Connector):
                     group.close()
         except Exception as err:  # noqa: BLE001 - a produce error may come wrapped (SystemError)
             self.abort(attempt, handle, write, self.kafka_error(err) or err)
+        hooks.step("after_produce")
         hooks.before_transaction_commit()
         try:
             handle.commit_transaction(kafka.TIMEOUT)

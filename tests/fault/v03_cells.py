@@ -1,0 +1,340 @@
+"""Fault cells of flowc 0.3 (MODEL C3-C5): cursor reads, `upsert newest by`, `insert_if_absent`,
+on SQLite, PostgreSQL, DuckDB or MySQL/MariaDB (`first_pinned` reads a pinned snapshot, which
+the DuckDB and MySQL kinds do not offer: not in their passes). Run through `scripts/fault-matrix` (tests/fault/test_v03_cells.py).
+
+Each cell runs one task of tests/fault/v03_<db>.flow (scaffolded and reported by the real
+binary) through one scenario and compares its sink with what the source says it should hold:
+
+* `late_commit_behind_cursor`: interval 1 reads; then a row is committed with a cursor value
+  inside the range already read (a long transaction, a replica), and a new row; interval 2 reads;
+* `same_cursor_value`: interval 1 reads; then a row sharing the bookmark's value arrives, and a
+  new row; interval 2 reads;
+* `older_version_late`: interval 1 writes version 2 of a row; an older version (1) of it is
+  committed after, and read by interval 2;
+* `first_writer_race`: attempt 1 of interval 1 commits and crashes before it reports; the row's
+  content changes in the source; the retry inserts its own content for the same key.
+
+What the sink shows, against the source: `loss` (a source row missing), `duplicate` (a row
+written more than once), `changed` (a row whose content is not the one its read should give:
+the newest version for `newest by`, else the source's row as the last attempt read it). A cell
+is as predicted when everything it shows is among the output's anomalies in `flowc report`
+(`changed` counts as `first_wins`, `stale`, `drift` or `regression`); each output predicted to
+have an anomaly shows one in at least one of its cells.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import matrix
+
+ROOT = Path(__file__).resolve().parents[2]
+FAULT_DIR = ROOT / "tests" / "fault"
+INTERVALS = [("2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z"), ("2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z")]
+COLUMNS = ("ev", "id", "version", "seq", "amount")
+CHANGED_AS = {"first_wins", "stale", "drift", "regression"}
+
+# (task, the fault kinds that apply to it)
+TASKS: dict[str, tuple[str, ...]] = {
+    "cur_plain": ("late_commit_behind_cursor", "same_cursor_value"),
+    "cur_lookback": ("late_commit_behind_cursor", "same_cursor_value"),
+    "cur_append": ("late_commit_behind_cursor", "same_cursor_value"),
+    "newest": ("older_version_late", "late_commit_behind_cursor"),
+    "first_live": ("first_writer_race",),
+    "first_pinned": ("first_writer_race",),
+}
+SINK = {
+    "cur_plain": "plain_out",
+    "cur_lookback": "look_out",
+    "cur_append": "app_out",
+    "newest": "dim_out",
+    "first_live": "first_out",
+    "first_pinned": "firstpin_out",
+}
+
+
+KINDS = {"sqlite": "sqlite_table", "postgres": "postgres_table", "duckdb": "duckdb_table", "mysql": "mysql_table"}
+PIPELINES = {"sqlite": "v3s", "postgres": "v3p", "duckdb": "v3d", "mysql": "v3m"}
+# The tasks a kind cannot run (a pin its stdlib entry does not list).
+WITHOUT = {"duckdb": {"first_pinned"}, "mysql": {"first_pinned"}}
+
+
+def tasks(db: str) -> dict[str, tuple[str, ...]]:
+    return {t: kinds for t, kinds in TASKS.items() if t not in WITHOUT.get(db, set())}
+
+
+def flow(db: str) -> str:
+    """The fixture tests/fault/v03_<db>.flow (a test keeps the file equal to this)."""
+    kind = KINDS[db]
+    p = PIPELINES[db]
+    sinks = "".join(
+        f"sink {p}_{table}: {kind} {{\n  table \"{table}\"\n" + (f"  primary_key {pk}\n" if pk else "") + "}\n\n"
+        for table, pk in [("plain_out", "ev"), ("look_out", "ev"), ("app_out", None), ("dim_out", "id"),
+                          ("first_out", "ev"), ("firstpin_out", "ev")]
+        if not (table == "firstpin_out" and "first_pinned" in WITHOUT.get(db, set()))
+    )
+    steps = [
+        ("cur_plain", "cursor", "key input.ev\n    write {p}_plain_out upsert"),
+        ("cur_lookback", "cursor lookback 2 inclusive", "key input.ev\n    write {p}_look_out upsert"),
+        ("cur_append", "cursor lookback 2 inclusive", "write {p}_app_out append"),
+        ("newest", "cursor lookback 2 inclusive", "key input.id\n    write {p}_dim_out upsert newest by version"),
+        ("first_live", "unpinned", "key input.ev\n    write {p}_first_out insert_if_absent"),
+        ("first_pinned", "pinned snapshot", "key input.ev\n    write {p}_firstpin_out insert_if_absent"),
+    ]
+    steps = [step for step in steps if step[0] not in WITHOUT.get(db, set())]
+    body = "".join(
+        f"  task {name} {{\n    read {p}_src {how}\n    {what.format(p=p)}\n"
+        f"    run command [\"python\", \"-m\", \"{p}.{name}\"]\n  }}\n" + ("\n" if i < len(steps) - 1 else "")
+        for i, (name, how, what) in enumerate(steps)
+    )
+    return (
+        f"# Fault-matrix fixture `v03_{db}`: generated by tests/fault/v03_cells.py (edit there).\n"
+        "# flowc 0.3's cursor reads, `upsert newest by` and `insert_if_absent` under the cells of\n"
+        "# tests/fault/v03_cells.py.\n\n"
+        f"source {p}_src: {kind} {{\n  table \"src_orders\"\n  primary_key ev\n  mutable\n  identity ev\n"
+        f"  cursor seq\n  fields [{', '.join(COLUMNS)}]\n}}\n\n"
+        f"{sinks}"
+        f"pipeline {p} {{\n  schedule \"@daily\"\n  start 2026-01-01\n  timezone \"UTC\"\n  retries 2\n"
+        "  retry_delay 1s\n  timeout 10m\n  require none\n\n"
+        f"{body}}}\n"
+    )
+
+
+def cells(db: str) -> list[tuple[str, str]]:
+    return [(task, kind) for task, kinds in tasks(db).items() for kind in kinds]
+
+
+def cell_id(cell: tuple[str, str]) -> str:
+    return f"{cell[0]}.{cell[1]}"
+
+
+@dataclass
+class Setup:
+    """The scaffold and the predictions of one pass (one database)."""
+
+    db: str
+    work: Path
+    pg_url: str | None = None  # PostgreSQL's server, or MySQL's (`--db mysql`)
+    pipeline: str = ""
+    predicted: dict[str, list[str]] = field(default_factory=dict)  # task -> anomaly kinds
+    clauses: dict[str, set[str]] = field(default_factory=dict)  # task -> the clauses of its anomalies
+    guarantee: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        flowc = Path(os.environ.get("FLOWC_BIN") or ROOT / "target" / "debug" / "flowc")
+        self.pipeline = PIPELINES[self.db]
+        fixture = FAULT_DIR / f"v03_{self.db}.flow"
+        report = subprocess.run([str(flowc), "report", "--format", "json", str(fixture)],
+                                capture_output=True, text=True, check=False)
+        data = json.loads(report.stdout)
+        for p in data["pipelines"]:
+            for t in p["tasks"]:
+                for o in t["outputs"]:
+                    self.predicted[t["name"]] = sorted({a["kind"] for a in o.get("anomalies") or []})
+                    self.clauses[t["name"]] = {a["clause"] for a in o.get("anomalies") or []}
+                    self.guarantee[t["name"]] = o["guarantee"]
+        self.code = self.work / "code"
+        gen = subprocess.run([str(flowc), "scaffold", "--lang", "python", "--out", str(self.code), str(fixture)],
+                             capture_output=True, text=True, check=False)
+        if gen.returncode != 0:
+            raise RuntimeError(f"flowc scaffold failed:\n{gen.stdout}{gen.stderr}")
+
+
+@dataclass
+class Outcome:
+    shown: set[str]
+    log: list[str]
+
+
+class Cell:
+    def __init__(self, setup: Setup, cell: tuple[str, str]) -> None:
+        self.setup = setup
+        self.task, self.kind = cell
+        self.dir = setup.work / cell_id(cell)
+        self.schema = "v3_" + cell_id(cell).replace(".", "_")
+        self.log: list[str] = []
+
+    # -- the database
+    def url(self) -> str:
+        if self.setup.db == "postgres":
+            assert self.setup.pg_url is not None
+            base = self.setup.pg_url
+            return f"{base}{'&' if '?' in base else '?'}options={quote('-csearch_path=' + self.schema)}"
+        if self.setup.db == "mysql":
+            assert self.setup.pg_url is not None
+            return matrix.mysql_url(self.setup.pg_url, self.schema)
+        if self.setup.db == "duckdb":
+            return f"duckdb://{self.dir}/data.duckdb"
+        return f"sqlite://{self.dir}/data.sqlite"
+
+    def connect(self) -> Any:
+        if self.setup.db == "postgres":
+            import psycopg
+
+            return psycopg.connect(self.url(), autocommit=True)
+        if self.setup.db == "mysql":
+            return matrix.mysql_connect(self.url())
+        if self.setup.db == "duckdb":
+            return matrix.duckdb_connect(self.dir / "data.duckdb")
+        conn = sqlite3.connect(self.dir / "data.sqlite", isolation_level=None, timeout=60)
+        return conn
+
+    def sql(self, statement: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        if self.setup.db in ("postgres", "mysql"):
+            statement = statement.replace("?", "%s")
+        conn = self.connect()
+        try:
+            # A PyMySQL cursor's execute returns a row count; SQLite's, psycopg's and DuckDB's
+            # connections return what to fetch from (a cursor, or DuckDB's connection itself).
+            if self.setup.db == "mysql":
+                found = conn.cursor()
+                found.execute(statement, params or None)
+            else:
+                found = conn.execute(statement, params)
+            return list(found.fetchall()) if found.description else []
+        finally:
+            conn.close()
+
+    def reset(self) -> None:
+        if self.dir.exists():
+            shutil.rmtree(self.dir)
+        (self.dir / "fault").mkdir(parents=True)
+        if self.setup.db == "postgres":
+            import psycopg
+
+            assert self.setup.pg_url is not None
+            with psycopg.connect(self.setup.pg_url, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
+                conn.execute(f'CREATE SCHEMA "{self.schema}"')
+        if self.setup.db == "mysql":
+            assert self.setup.pg_url is not None
+            with matrix.mysql_connect(self.setup.pg_url) as conn, conn.cursor() as cur:
+                cur.execute(f"DROP DATABASE IF EXISTS `{self.schema}`")
+                cur.execute(f"CREATE DATABASE `{self.schema}`")
+        text = "VARCHAR(64)" if self.setup.db == "mysql" else "TEXT"
+        self.sql(f"CREATE TABLE src_orders (ev {text} PRIMARY KEY, id TEXT, version BIGINT, seq BIGINT, amount BIGINT)")
+
+    def insert(self, *rows: tuple[str, str, int, int, int]) -> None:
+        for row in rows:
+            self.sql("INSERT INTO src_orders (ev, id, version, seq, amount) VALUES (?, ?, ?, ?, ?)", row)
+
+    # -- the task
+    def attempt(self, k: int, run_id: str, n: int, faults: str = "") -> int:
+        env = {key: v for key, v in os.environ.items() if not key.startswith(("FLOW_", "FLOWC_"))}
+        p = self.setup.pipeline
+        env.update({
+            "PYTHONPATH": os.pathsep.join([str(FAULT_DIR / "inject"), str(FAULT_DIR), str(self.setup.code)]),
+            "FLOW_PIPELINE": p,
+            "FLOW_TASK": self.task,
+            "FLOW_INTERVAL_START": INTERVALS[k - 1][0],
+            "FLOW_INTERVAL_END": INTERVALS[k - 1][1],
+            "FLOW_RUN_ID": run_id,
+            "FLOW_ATTEMPT": str(n),
+            "FLOWC_STATE": self.url() if self.setup.db != "sqlite" else f"sqlite://{self.dir}/state.sqlite",
+            "FLOWC_FAULT_DIR": str(self.dir / "fault"),
+            f"FLOW_CONN_{p.upper()}_SRC": self.url(),
+            f"FLOW_CONN_{p.upper()}_{SINK[self.task].upper()}": self.url(),
+        })
+        if faults:
+            env["FLOWC_FAULT"] = faults
+        proc = subprocess.run([sys.executable, "-m", f"{p}.{self.task}"], env=env, cwd=self.dir,
+                              capture_output=True, text=True, timeout=300, check=False)
+        self.log.append(f"interval {k} {run_id} attempt {n} faults={faults or '-'} -> {proc.returncode}\n{proc.stderr}")
+        return proc.returncode
+
+    def interval(self, k: int, first_faults: str = "") -> None:
+        """Interval k as a scheduler and then an operator run it: attempts until one succeeds."""
+        for n in range(1, 6):
+            if self.attempt(k, f"run-{k}", n, first_faults if n == 1 else "") == 0:
+                return
+        raise RuntimeError(f"interval {k} never succeeded")
+
+    # -- the scenarios
+    def run(self) -> Outcome:
+        self.reset()
+        truth_before_change: list[tuple[Any, ...]] | None = None
+        if self.kind in ("late_commit_behind_cursor", "same_cursor_value"):
+            self.insert(("a1", "x1", 1, 1, 10), ("a2", "x2", 1, 2, 20), ("a3", "x3", 1, 3, 30))
+            self.interval(1)
+            late = ("late", "x9", 1, 2, 90) if self.kind == "late_commit_behind_cursor" else ("same", "x9", 1, 3, 90)
+            self.insert(late, ("a4", "x4", 1, 4, 40))
+            self.interval(2)
+        elif self.kind == "older_version_late":
+            self.insert(("a1", "x1", 2, 1, 200), ("b1", "y1", 1, 2, 10))
+            self.interval(1)
+            self.insert(("a0", "x1", 1, 3, 100), ("b2", "y1", 2, 4, 20))  # an older version of x1, a newer of y1
+            self.interval(2)
+        elif self.kind == "first_writer_race":
+            self.insert(("a1", "x1", 1, 1, 10), ("a2", "x2", 1, 2, 20))
+            truth_before_change = self.source()
+            rc = self.attempt(1, "run-1", 1, "crash_after_commit")
+            self.sql("UPDATE src_orders SET amount = amount + 1000 WHERE ev = ?", ("a1",))
+            for n in range(2, 7):
+                if self.attempt(1, "run-1", n) == 0:
+                    break
+            else:
+                raise RuntimeError(f"interval 1 never succeeded (attempt 1 exited {rc})")
+        else:
+            raise ValueError(self.kind)
+        return Outcome(self.compare(truth_before_change), self.log)
+
+    def source(self) -> list[tuple[Any, ...]]:
+        return self.sql("SELECT ev, id, version, seq, amount FROM src_orders")
+
+    def compare(self, before_change: list[tuple[Any, ...]] | None) -> set[str]:
+        rows = self.source()
+        if self.task == "first_pinned" and before_change is not None:
+            rows = before_change  # what the pinned snapshot holds: every retry reads it
+        out = self.sql(f"SELECT ev, id, version, seq, amount FROM {SINK[self.task]}")
+        shown: set[str] = set()
+        if self.task == "newest":
+            newest: dict[str, tuple[Any, ...]] = {}
+            for row in rows:
+                if row[1] not in newest or row[2] > newest[row[1]][2]:
+                    newest[row[1]] = row
+            got = {row[1]: row for row in out}
+            for ident, row in newest.items():
+                if ident not in got:
+                    shown.add("loss")
+                elif tuple(got[ident]) != tuple(row):
+                    shown.add("changed")
+            self.log.append(f"expected {sorted(newest.values())}, sink {sorted(out)}")
+            return shown
+        counts = Counter(row[0] for row in out)
+        want = {row[0]: tuple(row) for row in rows}
+        for ev, row in want.items():
+            if ev not in counts:
+                shown.add("loss")
+            elif any(tuple(o) != row for o in out if o[0] == ev):
+                shown.add("changed")
+        if any(c > 1 for c in counts.values()):
+            shown.add("duplicate")
+        self.log.append(f"source {sorted(want.values())}, sink {sorted(out)}")
+        return shown
+
+
+def as_predicted(shown: set[str], predicted: list[str]) -> bool:
+    """Everything the cell shows is among the output's predicted anomalies."""
+    allowed = set(predicted)
+    return all(s in allowed or (s == "changed" and allowed & CHANGED_AS) for s in shown)
+
+
+# The clauses a fault kind exercises: a weak output whose failing clause is among those of its
+# cells must show an anomaly in one of them.
+EXERCISES = {
+    "late_commit_behind_cursor": {"cursor_complete"},
+    "same_cursor_value": {"cursor_complete"},
+    "first_writer_race": {"input_stable"},
+    "older_version_late": {"no_regression"},
+}
+ROWS: list[str] = []

@@ -1,0 +1,295 @@
+"""`flowc audit` on a deployment that really ran: the tasks of tests/audit/orders_week.flow,
+scaffolded and run by the real binary (`target/debug/flowc`, or FLOWC_BIN) for a week of daily
+intervals, against SQLite (and PostgreSQL when FLOWC_TEST_PG names a server), with anomalies made
+the way they happen: an interval the scheduler skipped, an interval of the append task re-run.
+Planted anomalies (an outbox row left unsent, a duplicated key in an upserted table that has no
+key constraint, a pinned file deleted) are written straight into the systems afterwards.
+
+Each test also runs a near miss: the same deployment without the anomaly audits clean (exit 0).
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURE = ROOT / "tests" / "audit" / "orders_week.flow"
+WEEK = [date(2026, 3, 1) + timedelta(days=k) for k in range(7)]
+PG = os.environ.get("FLOWC_TEST_PG")
+
+
+def flowc() -> Path:
+    binary = Path(os.environ.get("FLOWC_BIN") or ROOT / "target" / "debug" / "flowc")
+    if not binary.exists():
+        pytest.fail(f"no flowc binary at {binary}: run `cargo build --bin flowc` (or set FLOWC_BIN)")
+    return binary
+
+
+def stamp(day: date) -> str:
+    return f"{day.isoformat()}T00:00:00Z"
+
+
+class Receiver:
+    """A webhook receiver that accepts every call."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        receiver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                receiver.calls += 1
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+
+    def close(self) -> None:
+        self.server.shutdown()
+
+
+@dataclass
+class Deployment:
+    """The week's deployment: scaffolded code, input files, the sinks' database, the state."""
+
+    tmp: Path
+    db: str
+    receiver: Receiver
+    flow: Path = field(init=False)
+    sink: str = field(init=False)
+    state: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.flow = self.tmp / "orders_week.flow"
+        text = FIXTURE.read_text()
+        if self.db == "postgres":
+            assert PG
+            text = text.replace("sqlite_table", "postgres_table")
+            schema = "audit_" + os.urandom(6).hex()
+            import psycopg
+
+            with psycopg.connect(PG, autocommit=True) as conn:
+                conn.execute(f'CREATE SCHEMA "{schema}"')
+            sep = "&" if "?" in PG else "?"
+            self.sink = f"{PG}{sep}options={quote('-csearch_path=' + schema)}"
+            self.state = self.sink
+        else:
+            self.sink = f"sqlite://{self.tmp}/warehouse.sqlite"
+            self.state = f"sqlite://{self.tmp}/state.sqlite"
+        self.flow.write_text(text)
+        out = subprocess.run([str(flowc()), "scaffold", "--lang", "python", "--out", str(self.tmp / "code"),
+                              str(self.flow)], capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        for day in WEEK:
+            folder = self.tmp / "files" / "in" / stamp(day)
+            folder.mkdir(parents=True)
+            rows = [{"id": f"{day:%m%d}-{j}", "amount": j} for j in (1, 2, 3)]
+            (folder / "part-0.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    def conns(self) -> dict[str, str]:
+        return {"ORDERS": self.sink, "ORDER_LOG": self.sink, "ORDERS_IN": f"file://{self.tmp}/files",
+                "NOTIFY": self.receiver.url}
+
+    def run(self, task: str, day: date, run_id: str) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
+        env.update({
+            "PYTHONPATH": str(self.tmp / "code"),
+            "FLOW_PIPELINE": "orders_week",
+            "FLOW_TASK": task,
+            "FLOW_INTERVAL_START": stamp(day),
+            "FLOW_INTERVAL_END": stamp(day + timedelta(days=1)),
+            "FLOW_RUN_ID": run_id,
+            "FLOW_ATTEMPT": "1",
+        })
+        if self.db == "sqlite":
+            env["FLOWC_STATE"] = self.state
+        env.update({"FLOW_CONN_" + k: v for k, v in self.conns().items()})
+        proc = subprocess.run([sys.executable, "-m", f"orders_week.{task}"], env=env, cwd=self.tmp,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+
+    def week(self, skip: date | None = None, rerun: date | None = None) -> None:
+        for day in WEEK:
+            if day == skip:
+                continue
+            self.run("load", day, f"scheduled__{day}")
+            self.run("log", day, f"scheduled__{day}")
+        if rerun is not None:
+            self.run("log", rerun, f"manual__{rerun}")
+
+    def audit(self, *extra: str, until: str = "2026-03-07",
+              at: str = "2026-03-09T00:00:00Z") -> tuple[int, dict[str, Any], str]:
+        args = [str(flowc()), "audit", "--since", "2026-03-01", "--until", until, "--at", at, "--format", "json"]
+        for name, url in self.conns().items():
+            args += ["--conn", f"{name.lower()}={url}"]
+        if self.db == "sqlite":
+            args += ["--state", self.state]
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
+        env["FLOWC_PYTHON"] = sys.executable
+        proc = subprocess.run([*args, *extra, str(self.flow)], capture_output=True, text=True, env=env,
+                              cwd=self.tmp, timeout=120)
+        try:
+            report = json.loads(proc.stdout) if proc.stdout.strip() else {}
+        except json.JSONDecodeError:
+            report = {}
+        return proc.returncode, report, proc.stderr
+
+    def execute(self, sql: str) -> None:
+        if self.db == "sqlite":
+            conn = sqlite3.connect(self.sink[len("sqlite://"):], isolation_level=None)
+            try:
+                conn.execute(sql)
+            finally:
+                conn.close()
+        else:
+            import psycopg
+
+            with psycopg.connect(self.sink, autocommit=True) as pg:
+                pg.execute(sql)
+
+
+DBS = ["sqlite", pytest.param("postgres", marks=pytest.mark.skipif(not PG, reason="FLOWC_TEST_PG is not set"))]
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    r = Receiver()
+    yield r
+    r.close()
+
+
+def found(report: dict[str, Any]) -> list[tuple[str, str, str | None, str, int]]:
+    return sorted((f["check"], f["task"], f["output"], f["severity"], f["count"]) for f in report["findings"])
+
+
+@pytest.mark.parametrize("db", DBS)
+def test_a_skipped_interval_and_a_rerun_are_found(tmp_path: Path, receiver: Receiver, db: str) -> None:
+    d = Deployment(tmp_path, db, receiver)
+    d.week(skip=WEEK[3], rerun=WEEK[4])
+    code, report, err = d.audit()
+    assert code == 1, err
+    assert report["verdict"] == "broken"
+    assert found(report) == sorted([
+        # the skipped interval: every output of both tasks misses its data
+        ("interval-missing", "load", "notify", "error", 1),
+        ("interval-missing", "load", "orders", "error", 1),
+        ("interval-missing", "log", "order_log", "error", 1),
+        # the re-run: an append committed twice, its three keys held twice; at_least_once allows it
+        ("interval-repeated", "log", "order_log", "note", 1),
+        ("duplicate-key", "log", "order_log", "note", 3),
+        # ... after the newer intervals had committed (an append cannot regress a row: a note)
+        ("late-commit", "log", "order_log", "note", 1),
+    ])
+    missing = next(f for f in report["findings"] if f["check"] == "interval-missing")
+    assert missing["examples"][0]["interval_start"] == "2026-03-04T00:00:00Z"
+    dup = next(f for f in report["findings"] if f["check"] == "duplicate-key")
+    assert dup["examples"][0]["rows"] == 2
+    assert dup["examples"][0]["values"]["id"].startswith("0305-")
+    assert report["summary"]["could_not_run"] == 0
+    # nothing of the connections' credentials or paths of the state leaks into what is not asked for
+    assert "password" not in json.dumps(report)
+
+
+@pytest.mark.parametrize("db", DBS)
+def test_a_clean_week_audits_clean(tmp_path: Path, receiver: Receiver, db: str) -> None:
+    d = Deployment(tmp_path, db, receiver)
+    d.week()
+    code, report, err = d.audit()
+    assert code == 0, err
+    assert report["verdict"] == "within_guarantee"
+    assert report["findings"] == []
+    # intervals that have not ended at the time of the audit are not expected yet
+    code, report, err = d.audit(until="2026-03-12", at="2026-03-08T00:00:00Z")
+    assert code == 0, err
+    assert report["pipelines"][0]["intervals"] == 7
+    # the near miss: one day later, the interval of 03-08 has ended and never ran
+    code, report, err = d.audit(until="2026-03-12", at="2026-03-09T00:00:00Z")
+    assert code == 1, err
+    assert found(report) == [("interval-missing", t, o, "error", 1)
+                             for t, o in (("load", "notify"), ("load", "orders"), ("log", "order_log"))]
+
+
+@pytest.mark.parametrize("db", DBS)
+def test_planted_anomalies_are_found(tmp_path: Path, receiver: Receiver, db: str) -> None:
+    d = Deployment(tmp_path, db, receiver)
+    d.week()
+    # an outbox row its relay never sent (the receiver was down, and no attempt ran since)
+    d.execute("INSERT INTO flowc_outbox (id, pipeline, task, effect, interval_start, idempotency_key, payload, "
+              "sent, seq) VALUES ('planted', 'orders_week', 'load', 'notify', '2026-03-02T00:00:00Z', NULL, "
+              "'{\"x\": 1}', 0, 999)")
+    code, report, err = d.audit()
+    assert code == 1, err
+    assert found(report) == [("outbox-unsent", "load", "notify", "error", 1)]
+    # within the grace period it is not late yet
+    code, report, err = d.audit("--grace", str(7 * 86400))
+    assert code == 0, err
+    assert found(report) == []
+
+
+def test_a_duplicate_in_a_table_without_constraint_breaks_effectively_once(tmp_path: Path,
+                                                                          receiver: Receiver) -> None:
+    d = Deployment(tmp_path, "sqlite", receiver)
+    d.week()
+    # the table recreated without its primary key (a migration gone wrong), one key written twice
+    d.execute("CREATE TABLE orders_copy AS SELECT * FROM orders")
+    d.execute("DROP TABLE orders")
+    d.execute("ALTER TABLE orders_copy RENAME TO orders")
+    d.execute("INSERT INTO orders SELECT * FROM orders WHERE id = '0302-1'")
+    code, report, err = d.audit()
+    assert code == 1, err
+    assert found(report) == [("duplicate-key", "load", "orders", "error", 1)]
+    assert report["findings"][0]["why"] == "`effectively_once` allows no duplicate"
+
+
+def test_a_deleted_pinned_file_is_a_warning(tmp_path: Path, receiver: Receiver) -> None:
+    d = Deployment(tmp_path, "sqlite", receiver)
+    d.week()
+    (tmp_path / "files" / "in" / stamp(WEEK[2]) / "part-0.jsonl").unlink()
+    code, report, err = d.audit()
+    assert code == 0, err
+    assert sorted((f["check"], f["input"], f["severity"]) for f in report["findings"]) == [
+        ("pin-changed", "orders_in", "warning"), ("pin-changed", "orders_in", "warning")]
+
+
+def test_the_audit_writes_nothing(tmp_path: Path, receiver: Receiver) -> None:
+    d = Deployment(tmp_path, "sqlite", receiver)
+    d.week(skip=WEEK[3])
+    files = {p: p.stat().st_mtime_ns for p in tmp_path.glob("*.sqlite")}
+    before = {p: p.read_bytes() for p in files}
+    d.audit()
+    assert {p: p.read_bytes() for p in files} == before
+    assert not (tmp_path / ".flowc").exists()
+
+
+def test_unreachable_and_missing_are_exit_2(tmp_path: Path, receiver: Receiver) -> None:
+    d = Deployment(tmp_path, "sqlite", receiver)
+    d.week()
+    d.execute("DROP TABLE order_log")
+    code, report, err = d.audit()
+    assert code == 2, err
+    assert report["verdict"] == "could_not_run"
+    assert any("order_log" in e["message"] and "does not exist" in e["message"] for e in report["could_not_run"])
+    code, report, _ = d.audit("--conn", "orders=postgresql://auditor:s3cret@127.0.0.1:9/none")
+    assert code == 2
+    text = json.dumps(report)
+    assert "s3cret" not in text and "cannot reach" in text

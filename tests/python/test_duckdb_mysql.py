@@ -1,0 +1,378 @@
+"""The `duckdb_table` and `mysql_table` runtimes (flowc_runtime/sql.py, bulk.py,
+connectors/sql_table.py): every mode their kinds list, rows sharing a key within an interval,
+batches, the state store in the sink's database, a crash midway then a retry, and what each
+system needs (DuckDB's file lock, MySQL's implicit commit at DDL and its
+`ON DUPLICATE KEY UPDATE`).
+
+DuckDB runs in-process (the `duckdb` package); the MySQL cases run when FLOWC_TEST_MYSQL names
+a server (`export FLOWC_TEST_MYSQL=$(scripts/ci-mariadb)`). Each MySQL case prints the server's
+version. `FLOWC_VOLUME_ROWS` sets the rows of the volume cases (default 200000).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "templates" / "python"))
+
+from flowc_runtime import Endpoint, Read, Task, Term, Write, run  # noqa: E402
+from flowc_runtime.bulk import mysql_update, newest_clause, upsert_clause  # noqa: E402
+from flowc_runtime.context import Context  # noqa: E402
+from flowc_runtime.spec import StateStore  # noqa: E402
+from flowc_runtime.sql import Database, mysql_statement  # noqa: E402
+from flowc_runtime.state import locate  # noqa: E402
+
+RUNTIME = Path(__file__).resolve().parents[2] / "templates" / "python"
+MYSQL = pytest.mark.skipif(not os.environ.get("FLOWC_TEST_MYSQL"), reason="FLOWC_TEST_MYSQL is not set")
+DAY1 = ("2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z")
+DAY2 = ("2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z")
+KINDS = ["duckdb_table", pytest.param("mysql_table", marks=MYSQL)]
+
+
+# --- the two databases --------------------------------------------------------------------------
+
+def mysql_base() -> str:
+    return os.environ["FLOWC_TEST_MYSQL"]
+
+
+def mysql_admin() -> Any:
+    from urllib.parse import urlparse
+
+    import pymysql
+
+    parsed = urlparse(mysql_base())
+    return pymysql.connect(host=parsed.hostname, port=parsed.port or 3306, user=parsed.username or "root",
+                           password=parsed.password or "", autocommit=True)
+
+
+@pytest.fixture
+def url(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A fresh database of the case's kind: a DuckDB file, or a MySQL database (dropped after)."""
+    kind = request.node.callspec.params.get("kind", "duckdb_table")
+    if kind == "duckdb_table":
+        yield f"duckdb://{tmp_path}/db.duckdb"
+        return
+    name = "t_" + uuid.uuid4().hex[:12]
+    with mysql_admin() as conn, conn.cursor() as cur:
+        cur.execute(f"CREATE DATABASE `{name}`")
+        cur.execute("SELECT VERSION()")
+        print(f"MySQL server {cur.fetchone()[0]}")  # noqa: T201 - the version the case ran on
+    try:
+        yield mysql_base().rpartition("/")[0] + "/" + name
+    finally:
+        with mysql_admin() as conn, conn.cursor() as cur:
+            cur.execute(f"DROP DATABASE IF EXISTS `{name}`")
+
+
+def select(url: str, sql: str) -> list[tuple[Any, ...]]:
+    db = Database(url)
+    try:
+        if db.dialect == "mysql":
+            sql = sql.replace('"', "`")
+        return [tuple(r) for r in db.query(sql)]
+    finally:
+        db.close()
+
+
+# --- a task ---------------------------------------------------------------------------------------
+
+def files_source() -> Read:
+    return Read(Endpoint("raw", "files", {"path": "in/{interval.start}/"}), immutable=True, pin="listing",
+                identity=("id",))
+
+
+def make_task(writes: tuple[Write, ...], kind: str, sink: str = "out") -> Task:
+    return Task("p", "t", "@daily", "UTC", False, (files_source(),), writes, (),
+                state=StateStore(kind, Endpoint(sink, kind, {"table": "o"})))
+
+
+def env_for(tmp: Path, url: str, interval: tuple[str, str] = DAY1, attempt: int = 1, run_id: str = "run-1",
+            batch: int | None = None, names: tuple[str, ...] = ("out",)) -> dict[str, str]:
+    """No FLOWC_STATE: the task's own state store (the sink's database) decides."""
+    env = {
+        "FLOW_PIPELINE": "p",
+        "FLOW_TASK": "t",
+        "FLOW_INTERVAL_START": interval[0],
+        "FLOW_INTERVAL_END": interval[1],
+        "FLOW_RUN_ID": run_id,
+        "FLOW_ATTEMPT": str(attempt),
+        "FLOW_CONN_RAW": f"file://{tmp}/files",
+    }
+    env.update({f"FLOW_CONN_{n.upper()}": url for n in names})
+    if batch is not None:
+        env["FLOWC_BATCH_ROWS"] = str(batch)
+    return env
+
+
+def seed(tmp: Path, rows: list[dict[str, Any]], interval: tuple[str, str] = DAY1, name: str = "a.jsonl") -> None:
+    folder = tmp / "files" / "in" / interval[0]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def keyed(kind: str, mode: str, newest_by: str | None = None, table: str = "o") -> Write:
+    return Write(Endpoint("out", kind, {"table": table}), mode, key=(Term("input_field", "id"),),  # type: ignore[arg-type]
+                 primary_key=("id",), newest_by=newest_by)
+
+
+def same(ctx: Any) -> dict[str, Any]:
+    return {"out": ctx.inputs["raw"]}
+
+
+# --- the modes ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_upsert_keeps_the_last_row_of_a_key_across_batches(tmp_path: Path, url: str, kind: str) -> None:
+    seed(tmp_path, [{"id": "a", "amount": 1}, {"id": "b", "amount": 2}, {"id": "a", "amount": 3},
+                    {"id": "a", "amount": 4}])
+    task = make_task((keyed(kind, "upsert"),), kind)
+    assert run(task, same, env_for(tmp_path, url, batch=3)) == 0
+    assert select(url, 'SELECT id, amount FROM "o" ORDER BY id') == [("a", 4), ("b", 2)]
+    # not fenced (the kinds have no `fenced` line): the table has no fencing column
+    columns = select(url, "SELECT column_name FROM information_schema.columns WHERE table_name = 'o'")
+    assert ("_flow_interval_end",) not in columns
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_insert_if_absent_keeps_the_first_committed_row(tmp_path: Path, url: str, kind: str) -> None:
+    seed(tmp_path, [{"id": "a", "v": 1}, {"id": "a", "v": 9}])
+    seed(tmp_path, [{"id": "a", "v": 2}, {"id": "b", "v": 20}], interval=DAY2)
+    task = make_task((keyed(kind, "insert_if_absent"),), kind)
+    assert run(task, same, env_for(tmp_path, url, batch=1)) == 0
+    assert run(task, same, env_for(tmp_path, url, interval=DAY2, run_id="r2")) == 0
+    assert run(task, same, env_for(tmp_path, url, interval=DAY2, run_id="r3")) == 0
+    assert select(url, 'SELECT id, v FROM "o" ORDER BY id') == [("a", 1), ("b", 20)]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_newest_by_keeps_the_greater_version_whoever_writes_last(tmp_path: Path, url: str, kind: str) -> None:
+    # within day 2: version 5 then an older 3 of `a` (the 5 stays); `b`'s NULL stored version is replaced
+    seed(tmp_path, [{"id": "a", "version": 1, "v": "old"}, {"id": "b", "version": None, "v": "x"}])
+    seed(tmp_path, [{"id": "a", "version": 5, "v": "new"}, {"id": "a", "version": 3, "v": "older"},
+                    {"id": "b", "version": 2, "v": "y"}], interval=DAY2)
+    task = make_task((keyed(kind, "upsert", newest_by="version"),), kind)
+    assert run(task, same, env_for(tmp_path, url, interval=DAY1)) == 0
+    assert run(task, same, env_for(tmp_path, url, interval=DAY2, run_id="r2", batch=1)) == 0
+    # day 1 re-run after day 2: its older version does not come back
+    assert run(task, same, env_for(tmp_path, url, interval=DAY1, run_id="rerun")) == 0
+    assert select(url, 'SELECT id, version, v FROM "o" ORDER BY id') == [("a", 5, "new"), ("b", 2, "y")]
+    # a tie keeps the stored row; a NULL incoming version keeps it too
+    seed(tmp_path, [{"id": "a", "version": 5, "v": "tie"}, {"id": "b", "version": None, "v": "null"}])
+    assert run(task, same, env_for(tmp_path, url, interval=DAY1, run_id="rerun2")) == 0
+    assert select(url, 'SELECT id, version, v FROM "o" ORDER BY id') == [("a", 5, "new"), ("b", 2, "y")]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_replace_partition_and_append(tmp_path: Path, url: str, kind: str) -> None:
+    """replace partition deletes each partition once, whatever the batches; a retry replaces
+    again (the same rows); a plain append appends again, as declared (FL202)."""
+    rows = [{"id": f"r{i}", "day": "d1" if i < 5 else "d2", "amount": i} for i in range(9)]
+    seed(tmp_path, rows)
+    part = Write(Endpoint("out", kind, {"table": "p"}), "replace_partition", partition=Term("input_field", "day"))
+    app = Write(Endpoint("log", kind, {"table": "a"}), "append")
+    task = make_task((part, app), kind)
+    for attempt in (1, 2):
+        env = env_for(tmp_path, url, attempt=attempt, batch=2, names=("out", "log"))
+        assert run(task, lambda ctx: {"out": ctx.inputs["raw"], "log": ctx.inputs["raw"]}, env) == 0
+    expected = sorted((r["id"], r["day"], r["amount"]) for r in rows)
+    assert sorted(select(url, 'SELECT id, day, amount FROM "p"')) == expected
+    assert sorted(select(url, 'SELECT id, day, amount FROM "a"')) == sorted(expected * 2)
+
+
+def test_duckdb_overwrite_replaces_the_table_and_adds_a_late_column(tmp_path: Path) -> None:
+    url = f"duckdb://{tmp_path}/db.duckdb"
+    rows = [{"id": f"r{i}", "amount": i} for i in range(5)]
+    rows[3]["note"] = "late column"
+    seed(tmp_path, rows)
+    task = make_task((Write(Endpoint("out", "duckdb_table", {"table": "w"}), "overwrite"),), "duckdb_table")
+    for attempt in (1, 2):
+        assert run(task, same, env_for(tmp_path, url, attempt=attempt, batch=2)) == 0
+    assert sorted(select(url, 'SELECT id, amount, note FROM "w"')) == sorted(
+        (r["id"], r["amount"], r.get("note")) for r in rows)
+
+
+@MYSQL
+def test_mysql_refuses_ddl_after_its_first_rows_and_commits_nothing(tmp_path: Path) -> None:
+    """MySQL commits the open transaction at ALTER TABLE: a column that appears only in a later
+    batch cannot be added once rows are written, so the write fails whole (exit 75) instead of
+    committing half (the table it created before its first row stays, empty: DDL is not
+    transactional in MySQL). With every column in the first batch it succeeds."""
+    name = "t_" + uuid.uuid4().hex[:12]
+    with mysql_admin() as conn, conn.cursor() as cur:
+        cur.execute(f"CREATE DATABASE `{name}`")
+    url = mysql_base().rpartition("/")[0] + "/" + name
+    try:
+        rows = [{"id": f"r{i}", "amount": i} for i in range(4)]
+        rows[3]["note"] = "late column"
+        seed(tmp_path, rows)
+        task = make_task((Write(Endpoint("out", "mysql_table", {"table": "w"}), "append"),), "mysql_table")
+        assert run(task, same, env_for(tmp_path, url, batch=2)) == 75
+        assert select(url, "SELECT COUNT(*) FROM w") == [(0,)]
+        rows[0]["note"] = None
+        seed(tmp_path, rows)
+        task = make_task((Write(Endpoint("out", "mysql_table", {"table": "w2"}), "append"),), "mysql_table")
+        assert run(task, same, env_for(tmp_path, url, attempt=2, batch=2)) == 0
+        assert select(url, "SELECT COUNT(*), COUNT(note) FROM w2") == [(4, 1)]
+    finally:
+        with mysql_admin() as conn, conn.cursor() as cur:
+            cur.execute(f"DROP DATABASE IF EXISTS `{name}`")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_state_and_the_outbox_live_in_the_sinks_database(tmp_path: Path, url: str, kind: str) -> None:
+    seed(tmp_path, [{"id": "a", "amount": 1}])
+    assert run(make_task((keyed(kind, "upsert"),), kind), same, env_for(tmp_path, url)) == 0
+    tables = {r[0] for r in select(url, "SELECT table_name FROM information_schema.tables")}
+    assert {"flowc_pins", "flowc_attempts", "flowc_attempt_head", "flowc_outbox"} <= tables
+    assert not (tmp_path / ".flowc").exists()
+    assert select(url, 'SELECT outcome FROM "flowc_attempts"') == [("ok",)]
+
+
+def test_locate_names_the_sinks_own_database() -> None:
+    ctx = Context("p", "t", datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 2, tzinfo=UTC), "r", 1)
+    duck = StateStore("duckdb_table", Endpoint("out", "duckdb_table", {"table": "o", "database": "w/{interval.start}.db"}))
+    assert locate(duck, {}, ctx).url.startswith("duckdb://w/")
+    assert locate(duck, {"FLOW_CONN_OUT": "duckdb:///x.db"}, ctx).url == "duckdb:///x.db"
+    my = StateStore("mysql_table", Endpoint("out", "mysql_table", {"table": "o"}))
+    assert locate(my, {"FLOW_CONN_OUT": "mysql://u@h:1/db"}, ctx).url == "mysql://u@h:1/db"
+    with pytest.raises(Exception, match="FLOW_CONN_OUT"):
+        locate(my, {}, ctx)
+
+
+# --- a crash midway, then the retry ---------------------------------------------------------------
+
+CRASHING_TASK = textwrap.dedent("""
+    import os, signal, sys
+    sys.path.insert(0, {runtime!r})
+    import flowc_runtime.hooks as hooks
+    from flowc_runtime import Endpoint, Read, Task, Term, Write, main
+    from flowc_runtime.spec import StateStore
+
+    staged = {{"n": 0}}
+
+    def step(name):
+        if name == "mid_batch" and os.environ.get("CRASH_AT_BATCH"):
+            staged["n"] += 1
+            if staged["n"] == int(os.environ["CRASH_AT_BATCH"]):
+                os.kill(os.getpid(), signal.SIGKILL)
+
+    hooks.step = step
+    read = Read(Endpoint("raw", "files", {{"path": "in/"}}), immutable=True, pin="listing", identity=("id",))
+    sink = Endpoint("out", {kind!r}, {{"table": "o"}})
+    write = Write(sink, "upsert", key=(Term("input_field", "id"),), primary_key=("id",))
+    task = Task("p", "t", "@daily", "UTC", False, (read,), (write,), (), on_ambiguous="retry",
+                state=StateStore({kind!r}, sink))
+
+    def transform(ctx):
+        return {{"out": ({{"id": r["id"], "amount": r["amount"], "name": r["name"]}} for r in ctx.inputs["raw"])}}
+
+    main(task, transform)
+""")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_rows_crash_midway_then_retry(tmp_path: Path, url: str, kind: str) -> None:
+    """FLOWC_VOLUME_ROWS rows (a key in 10 twice, the later wins) streamed in batches of 10000;
+    attempt 1 is killed after half the batches (nothing is visible), attempt 2 writes them all."""
+    total = int(os.environ.get("FLOWC_VOLUME_ROWS") or "20000")
+    folder = tmp_path / "files" / "in"
+    folder.mkdir(parents=True)
+    expected: dict[str, tuple[str, int, str]] = {}
+    with (folder / "a.jsonl").open("w") as out:
+        for i in range(total):
+            key = f"k{i // 2}" if i % 10 in (0, 1) else f"k{i}"
+            out.write(json.dumps({"id": key, "amount": i, "name": f"n{i % 97}"}) + "\n")
+            expected[key] = (key, i, f"n{i % 97}")
+    script = tmp_path / "volume_task.py"
+    script.write_text(CRASHING_TASK.format(runtime=str(RUNTIME), kind=kind))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
+    env.update(env_for(tmp_path, url))
+    batches = max(1, total // 10_000)
+    first = subprocess.run([sys.executable, str(script)], env={**env, "CRASH_AT_BATCH": str(max(1, batches // 2))},
+                           cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert first.returncode == -signal.SIGKILL, first.stderr
+    assert not select(url, "SELECT table_name FROM information_schema.tables WHERE table_name = 'o'") or \
+        select(url, 'SELECT COUNT(*) FROM "o"') == [(0,)]
+    started = time.monotonic()
+    retry = subprocess.run([sys.executable, str(script)], env={**env, "FLOW_ATTEMPT": "2"}, cwd=tmp_path,
+                           capture_output=True, text=True, check=False)
+    seconds = time.monotonic() - started
+    assert retry.returncode == 0, retry.stderr
+    print(f"{kind}: {total} rows written in {seconds:.1f}s")  # noqa: T201 - the figure docs/scaffold.md quotes
+    got = select(url, 'SELECT id, amount, name FROM "o"')
+    assert sorted(got) == sorted(expected.values())
+
+
+# --- what each system needs -------------------------------------------------------------------------
+
+HOLDER = textwrap.dedent("""
+    import sys, time
+    import duckdb
+    conn = duckdb.connect(sys.argv[1])
+    conn.execute("CREATE TABLE IF NOT EXISTS held (x INTEGER)")
+    print("holding", flush=True)
+    time.sleep(float(sys.argv[2]))
+    conn.close()
+""")
+
+
+def test_a_duckdb_file_held_by_another_process_is_waited_for(tmp_path: Path) -> None:
+    """Only one process can open a DuckDB file: the runtime waits while another holds it (and
+    holds it itself only for a statement or a transaction), instead of failing the attempt."""
+    db = tmp_path / "db.duckdb"
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(db), "2"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+        seed(tmp_path, [{"id": "a", "amount": 1}])
+        started = time.monotonic()
+        assert run(make_task((keyed("duckdb_table", "upsert"),), "duckdb_table"), same,
+                   env_for(tmp_path, f"duckdb://{db}")) == 0
+        assert time.monotonic() - started >= 1.0  # it waited for the holder
+    finally:
+        holder.wait(timeout=30)
+    # and between its statements the task left the file closed: another process opens it now
+    import duckdb
+
+    duckdb.connect(str(db)).close()
+
+
+def test_mysql_statements_are_spelled_for_mysql() -> None:
+    assert mysql_statement("INSERT INTO `flowc_pins` (`pipeline`, `task`) VALUES (%s, %s) ON CONFLICT DO NOTHING") == (
+        "INSERT INTO `flowc_pins` (`pipeline`, `task`) VALUES (%s, %s) ON DUPLICATE KEY UPDATE `pipeline` = `pipeline`")
+    created = mysql_statement("CREATE TABLE IF NOT EXISTS flowc_x (pipeline TEXT NOT NULL, value TEXT NOT NULL, "
+                              "PRIMARY KEY (pipeline))")
+    assert "pipeline VARCHAR(191) NOT NULL" in created and "value TEXT NOT NULL" in created
+    assert "id VARCHAR(191) PRIMARY KEY" in mysql_statement("CREATE TABLE t (id TEXT PRIMARY KEY, body TEXT)")
+
+
+class _Quoting:
+    dialect = "mysql"
+
+    @staticmethod
+    def quote(name: str) -> str:
+        return f"`{name}`"
+
+
+def test_mysql_newest_by_assigns_the_version_last() -> None:
+    """MySQL assigns ON DUPLICATE KEY UPDATE's columns left to right, each seeing the ones before:
+    the version the condition reads must change last, or the later columns would compare
+    against the new version and keep their old values."""
+    db: Any = _Quoting()
+    clause = newest_clause(db, "o", ["id", "version", "v"], ["id"], "version")
+    assert clause.index("`v` = IF(") < clause.index("`version` = IF(")
+    assert "VALUES(`version`) IS NOT NULL AND (`version` IS NULL OR `version` < VALUES(`version`))" in clause
+    assert upsert_clause(db, "o", ["id", "v"], ["id"], None) == " ON DUPLICATE KEY UPDATE `v` = VALUES(`v`)"
+    assert mysql_update(db, ["id"], [], None, True) == " ON DUPLICATE KEY UPDATE `id` = `id`"

@@ -1,0 +1,495 @@
+"""The streaming data path of the generated runtime (flowc_runtime/batches.py, bulk.py): inputs
+and outputs batch by batch, the record and the batch API, bulk writes inside the one
+transaction, keys shared within an interval, a crash after some batches, the progress line.
+
+Run with `.venv/bin/python -m pytest tests/python/test_streaming.py`; the PostgreSQL cases run
+when FLOWC_TEST_PG names a server. `FLOWC_VOLUME_ROWS` sets the rows of the volume test
+(default 1000000).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "templates" / "python"))
+
+from flowc_runtime import Endpoint, Read, Task, Term, Write, run  # noqa: E402
+from flowc_runtime.batches import Output, Progress, Records, batch_rows  # noqa: E402
+from flowc_runtime.context import Context, FlowError  # noqa: E402
+
+RUNTIME = Path(__file__).resolve().parents[2] / "templates" / "python"
+PG = pytest.mark.skipif(not os.environ.get("FLOWC_TEST_PG"), reason="FLOWC_TEST_PG is not set")
+DAY1 = ("2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z")
+
+
+def files_source() -> Read:
+    return Read(Endpoint("raw", "files", {"path": "in/{interval.start}/"}), immutable=True, pin="listing",
+                identity=("id",))
+
+
+def make_task(writes: tuple[Write, ...], reads: tuple[Read, ...] | None = None) -> Task:
+    return Task("p", "t", "@daily", "UTC", False, reads if reads is not None else (files_source(),), writes, ())
+
+
+def env_for(tmp: Path, attempt: int = 1, **conns: str) -> dict[str, str]:
+    env = {
+        "FLOW_PIPELINE": "p",
+        "FLOW_TASK": "t",
+        "FLOW_INTERVAL_START": DAY1[0],
+        "FLOW_INTERVAL_END": DAY1[1],
+        "FLOW_RUN_ID": "run-1",
+        "FLOW_ATTEMPT": str(attempt),
+        "FLOWC_STATE": f"sqlite://{tmp}/state.sqlite",
+        "FLOW_CONN_RAW": f"file://{tmp}/files",
+    }
+    env.update({f"FLOW_CONN_{k.upper()}": v for k, v in conns.items()})
+    return env
+
+
+def seed(tmp: Path, name: str, rows: list[dict[str, Any]]) -> None:
+    folder = tmp / "files" / "in" / DAY1[0]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def rows_of(tmp: Path, table: str) -> list[tuple[Any, ...]]:
+    """The table's rows, without the upsert's fencing column, sorted."""
+    rows = sqlite_rows(tmp, f'SELECT * FROM "{table}"', names=True)
+    names = rows[0]
+    return sorted((tuple(v for n, v in zip(names, row, strict=True) if n != "_flow_interval_end")
+                   for row in rows[1:]), key=repr)
+
+
+def pg_schema() -> tuple[str, str, str]:
+    import psycopg
+
+    base = os.environ["FLOWC_TEST_PG"]
+    schema = "t_" + uuid.uuid4().hex[:10]
+    with psycopg.connect(base, autocommit=True) as c:
+        c.execute(f'CREATE SCHEMA "{schema}"')
+    return base, schema, f"{base}{'&' if '?' in base else '?'}options=-csearch_path%3D{schema}"
+
+
+def pg_drop(base: str, schema: str) -> None:
+    import psycopg
+
+    with psycopg.connect(base, autocommit=True) as c:
+        c.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def upsert(kind: str = "sqlite_table", table: str = "o") -> Write:
+    return Write(Endpoint("out", kind, {"table": table}), "upsert", key=(Term("input_field", "id"),),
+                 primary_key=("id",))
+
+
+def sqlite_rows(tmp: Path, sql: str, names: bool = False) -> list[tuple[Any, ...]]:
+    """The rows `sql` selects in db.sqlite (`names`: the column names first)."""
+    conn = sqlite3.connect(tmp / "db.sqlite")
+    try:
+        cursor = conn.execute(sql)
+        head = [tuple(d[0] for d in cursor.description)] if names else []
+        return head + list(cursor.fetchall())
+    finally:
+        conn.close()
+
+
+# --- inputs -------------------------------------------------------------------------------------
+
+
+def test_an_input_is_read_in_batches_of_flowc_batch_rows(tmp_path: Path) -> None:
+    seed(tmp_path, "a.jsonl", [{"id": f"r{i}", "amount": i} for i in range(10)])
+    seen: dict[str, Any] = {}
+
+    def transform(ctx: Context) -> dict[str, Any]:
+        raw = ctx.inputs["raw"]
+        assert isinstance(raw, Records)
+        seen["sizes"] = [b.num_rows for b in raw.batches()]
+        seen["records"] = [r["id"] for r in raw]  # iterated again: read again
+        seen["len"] = len(raw)
+        return {"out": raw}
+
+    env = env_for(tmp_path, out=f"sqlite://{tmp_path}/db.sqlite")
+    env["FLOWC_BATCH_ROWS"] = "3"
+    assert run(make_task((upsert(),)), transform, env) == 0
+    assert seen == {"sizes": [3, 3, 3, 1], "records": [f"r{i}" for i in range(10)], "len": 10}
+    assert len(rows_of(tmp_path, "o")) == 10
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_parquet_and_csv_inputs_are_arrow_batches(tmp_path: Path, fmt: str) -> None:
+    import pyarrow.csv as pa_csv
+    import pyarrow.parquet as pq
+
+    folder = tmp_path / "files" / "in" / "2026-01-01T00:00:00Z"
+    folder.mkdir(parents=True)
+    table = pa.table({"id": [f"r{i}" for i in range(7)], "amount": list(range(7))})
+    if fmt == "parquet":
+        pq.write_table(table, folder / "a.parquet")
+    else:
+        pa_csv.write_csv(table, folder / "a.csv")
+    seen: list[int] = []
+
+    def transform(ctx: Context) -> dict[str, Any]:
+        def out() -> Iterator[Any]:
+            for batch in ctx.inputs["raw"].batches():  # type: ignore[attr-defined]
+                seen.append(batch.num_rows)
+                yield batch
+        return {"out": out()}
+
+    env = env_for(tmp_path, out=f"sqlite://{tmp_path}/db.sqlite")
+    env["FLOWC_BATCH_ROWS"] = "2"
+    assert run(make_task((upsert(),)), transform, env) == 0
+    assert seen == [2, 2, 2, 1]
+    assert rows_of(tmp_path, "o") == sorted([(f"r{i}", i) for i in range(7)], key=repr)
+
+
+def test_a_bad_batch_size_is_an_error() -> None:
+    assert batch_rows({}) == 10_000
+    assert batch_rows({"FLOWC_BATCH_ROWS": "5"}) == 5
+    for bad in ("0", "-1", "many"):
+        with pytest.raises(FlowError, match="FLOWC_BATCH_ROWS"):
+            batch_rows({"FLOWC_BATCH_ROWS": bad})
+
+
+def test_an_sql_input_is_read_in_batches(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "src.sqlite")
+    conn.execute("CREATE TABLE s (id TEXT, amount INTEGER)")
+    conn.executemany("INSERT INTO s VALUES (?, ?)", [(f"r{i}", i) for i in range(5)])
+    conn.commit()
+    conn.close()
+    read = Read(Endpoint("raw", "sqlite_table", {"table": "s"}), immutable=False, pin=None, identity=("id",))
+    seen: list[int] = []
+
+    def transform(ctx: Context) -> dict[str, Any]:
+        seen.extend(b.num_rows for b in ctx.inputs["raw"].batches())  # type: ignore[attr-defined]
+        return {"out": ctx.inputs["raw"]}
+
+    env = env_for(tmp_path, out=f"sqlite://{tmp_path}/db.sqlite", raw=f"sqlite://{tmp_path}/src.sqlite")
+    env["FLOWC_BATCH_ROWS"] = "2"
+    assert run(make_task((upsert(),), reads=(read,)), transform, env) == 0
+    assert seen == [2, 2, 1]
+    assert len(rows_of(tmp_path, "o")) == 5
+
+
+# --- outputs ------------------------------------------------------------------------------------
+
+
+def test_a_generator_output_is_written_while_it_is_produced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first batch is staged when the transform has produced little more than one batch:
+    the output is never gathered in memory."""
+    import flowc_runtime.hooks as hooks
+
+    produced = {"n": 0}
+    at_first_batch: list[int] = []
+
+    def step(name: str) -> None:
+        if name == "mid_batch" and not at_first_batch:
+            at_first_batch.append(produced["n"])
+
+    monkeypatch.setattr(hooks, "step", step)
+
+    def transform(ctx: Context) -> dict[str, Any]:
+        def out() -> Iterator[dict[str, Any]]:
+            for i in range(5000):
+                produced["n"] += 1
+                yield {"id": f"r{i}", "amount": i}
+        return {"out": out()}
+
+    env = env_for(tmp_path, out=f"sqlite://{tmp_path}/db.sqlite")
+    env["FLOWC_BATCH_ROWS"] = "100"
+    assert run(make_task((upsert(),), reads=()), transform, env) == 0
+    assert at_first_batch and at_first_batch[0] <= 101
+    assert sqlite_rows(tmp_path, "SELECT COUNT(*) FROM o") == [(5000,)]
+
+
+def test_batch_api_outputs_pyarrow_tables_and_batches(tmp_path: Path) -> None:
+    seed(tmp_path, "a.jsonl", [{"id": "a", "amount": 1}, {"id": "b", "amount": 2}])
+
+    def transform(ctx: Context) -> dict[str, Any]:
+        table = ctx.inputs["raw"].table()  # type: ignore[attr-defined]
+        doubled = table.set_column(1, "amount", pa.array([2 * v for v in table["amount"].to_pylist()]))
+        return {"out": doubled, "led": (b for b in doubled.to_batches())}
+
+    led = Write(Endpoint("led", "sqlite_table", {"table": "l"}), "append_ledger", key=(Term("input_field", "id"),))
+    conn = f"sqlite://{tmp_path}/db.sqlite"
+    assert run(make_task((upsert(), led)), transform, env_for(tmp_path, out=conn, led=conn)) == 0
+    assert rows_of(tmp_path, "o") == [("a", 2), ("b", 4)]
+    assert rows_of(tmp_path, "l") == [("a", 2), ("b", 4)]
+
+
+def test_an_output_that_is_no_iterable_of_records_is_an_error(tmp_path: Path) -> None:
+    seed(tmp_path, "a.jsonl", [{"id": "a", "amount": 1}])
+    env = env_for(tmp_path, out=f"sqlite://{tmp_path}/db.sqlite")
+    # a deterministic error of the transform (MODEL-v0.3 C0): exit 65, never retried
+    assert run(make_task((upsert(),)), lambda ctx: {"out": [1, 2]}, env) == 65
+    assert run(make_task((upsert(),)), lambda ctx: {"out": {"id": "a"}}, env) == 65
+    assert not (tmp_path / "db.sqlite").exists() or sqlite_rows(
+        tmp_path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'o'") == [(0,)]
+
+
+def test_a_transform_failing_on_a_later_output_commits_nothing(tmp_path: Path) -> None:
+    """With two writes, the second output is read to its end before the first commit."""
+    seed(tmp_path, "a.jsonl", [{"id": "a", "amount": 1}, {"id": "b", "amount": 2}])
+
+    def transform(ctx: Context) -> dict[str, Any]:
+        def bad() -> Iterator[dict[str, Any]]:
+            yield {"id": "a", "amount": 1}
+            raise ValueError("bad record")
+        return {"out": ctx.inputs["raw"], "facts": bad()}
+
+    facts = Write(Endpoint("facts", "sqlite_table", {"table": "f"}), "append")
+    conn = f"sqlite://{tmp_path}/db.sqlite"
+    assert run(make_task((upsert(), facts)), transform, env_for(tmp_path, out=conn, facts=conn)) == 75
+    assert sqlite_rows(tmp_path, "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('o', 'f')") == [(0,)]
+
+
+def test_an_internal_retry_replays_a_generator_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import flowc_runtime.hooks as hooks
+
+    failed: list[bool] = []
+
+    def fail_once() -> None:
+        if not failed:
+            failed.append(True)
+            raise RuntimeError("transient")
+
+    monkeypatch.setattr(hooks, "before_transaction_commit", fail_once)
+    calls = {"n": 0}
+
+    def transform(ctx: Context) -> dict[str, Any]:
+        calls["n"] += 1
+        return {"out": ({"id": f"r{i}", "amount": i} for i in range(25))}
+
+    env = env_for(tmp_path, out=f"sqlite://{tmp_path}/db.sqlite")
+    env["FLOWC_BATCH_ROWS"] = "4"
+    task = Task("p", "t", "@daily", "UTC", False, (), (upsert(),), (), internal_retries=1)
+    assert run(task, transform, env) == 0
+    assert failed and calls["n"] == 1
+    assert sqlite_rows(tmp_path, "SELECT COUNT(*) FROM o") == [(25,)]
+
+
+def test_a_spilled_output_whose_transform_failed_fails_again() -> None:
+    def broken() -> Iterator[dict[str, Any]]:
+        yield {"id": "a"}
+        raise ValueError("boom")
+
+    output = Output("out", broken(), 1, {}, spill=True)
+    with pytest.raises(ValueError, match="boom"):
+        list(output.batches())
+    with pytest.raises(FlowError, match="failed while producing"):
+        list(output.batches())
+    output.close()
+
+
+# --- keys shared within one interval ------------------------------------------------------------
+
+
+def shared_keys(kind: str, url: str, tmp: Path) -> None:
+    rows = [{"id": "a", "amount": 1}, {"id": "b", "amount": 2}, {"id": "a", "amount": 3}, {"id": "a", "amount": 4}]
+    seed(tmp, "a.jsonl", rows)
+    led = Write(Endpoint("led", kind, {"table": "l"}), "append_ledger", key=(Term("input_field", "id"),))
+    env = env_for(tmp, out=url, led=url)
+    env["FLOWC_BATCH_ROWS"] = "3"  # the duplicates of `a` fall in two batches
+    if kind == "postgres_table":
+        env["FLOWC_STATE"] = url
+    assert run(make_task((upsert(kind), led)), lambda ctx: {"out": ctx.inputs["raw"], "led": ctx.inputs["raw"]},
+               env) == 0
+
+
+def test_sqlite_upsert_keeps_the_last_and_ledger_the_first_of_a_shared_key(tmp_path: Path) -> None:
+    shared_keys("sqlite_table", f"sqlite://{tmp_path}/db.sqlite", tmp_path)
+    assert rows_of(tmp_path, "o") == [("a", 4), ("b", 2)]
+    assert rows_of(tmp_path, "l") == [("a", 1), ("b", 2)]
+
+
+@PG
+def test_postgres_upsert_keeps_the_last_and_ledger_the_first_of_a_shared_key(tmp_path: Path) -> None:
+    import psycopg
+
+    base, schema, url = pg_schema()
+    try:
+        shared_keys("postgres_table", url, tmp_path)
+        with psycopg.connect(url, autocommit=True) as c:
+            assert c.execute("SELECT id, amount FROM o ORDER BY id").fetchall() == [("a", 4), ("b", 2)]
+            assert c.execute("SELECT id, amount FROM l ORDER BY id").fetchall() == [("a", 1), ("b", 2)]
+    finally:
+        pg_drop(base, schema)
+
+
+@pytest.mark.parametrize("kind", ["sqlite_table", pytest.param("postgres_table", marks=PG)])
+def test_bulk_modes_match_row_by_row_semantics(tmp_path: Path, kind: str) -> None:
+    """replace partition deletes each partition once (not per batch); overwrite empties the
+    table once; a column that appears in a later batch is added to a table the write created."""
+    rows = [{"id": f"r{i}", "day": "d1" if i < 5 else "d2", "amount": i} for i in range(9)]
+    rows[7]["note"] = "late column"
+    seed(tmp_path, "a.jsonl", rows)
+    if kind == "postgres_table":
+        base, schema, url = pg_schema()
+    else:
+        url = f"sqlite://{tmp_path}/db.sqlite"
+    part = Write(Endpoint("out", kind, {"table": "p"}), "replace_partition", partition=Term("input_field", "day"))
+    over = Write(Endpoint("facts", kind, {"table": "w"}), "overwrite")
+    task = make_task((part, over))
+    try:
+        for attempt in (1, 2):
+            env = env_for(tmp_path, attempt=attempt, out=url, facts=url)
+            env["FLOWC_BATCH_ROWS"] = "2"
+            env["FLOWC_STATE"] = url if kind == "postgres_table" else env["FLOWC_STATE"]
+            assert run(task, lambda ctx: {"out": ctx.inputs["raw"], "facts": ctx.inputs["raw"]}, env) == 0
+        expected = sorted((r["id"], r["day"], r["amount"], r.get("note")) for r in rows)
+        for table in ("p", "w"):
+            sql = f"SELECT id, day, amount, note FROM {table} ORDER BY id"
+            if kind == "postgres_table":
+                import psycopg
+
+                with psycopg.connect(url, autocommit=True) as c:
+                    got = c.execute(sql).fetchall()
+            else:
+                got = sqlite_rows(tmp_path, sql)
+            assert sorted(got) == expected, table
+    finally:
+        if kind == "postgres_table":
+            pg_drop(base, schema)
+
+
+# --- files --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "json", "csv", "parquet"])
+def test_a_files_sink_is_written_batch_by_batch_with_the_same_content(tmp_path: Path, fmt: str) -> None:
+    from flowc_runtime import formats
+
+    rows = [{"id": f"r{i}", "amount": i} for i in range(7)]
+    streamed = b"".join(formats.encode_batches([rows[:3], rows[3:6], rows[6:]], fmt))
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        assert pq.read_table(pa.BufferReader(streamed)).to_pylist() == rows
+    else:
+        assert streamed == formats.encode(rows, fmt)
+    assert b"".join(formats.encode_batches([], fmt)) == formats.encode([], fmt)
+
+
+# --- the progress line --------------------------------------------------------------------------
+
+
+def test_the_progress_line_comes_every_few_seconds_not_every_batch() -> None:
+    now = {"t": 0.0}
+    lines: list[str] = []
+    progress = Progress(5.0, lines.append, clock=lambda: now["t"])
+    for _ in range(100):  # 100 batches within 4 seconds: no line
+        now["t"] += 0.04
+        progress.rows_read(10)
+        progress.batch_written(10)
+    assert lines == []
+    now["t"] = 5.5
+    progress.batch_written(10)
+    progress.batch_written(10)  # at the same instant: still one line
+    assert len(lines) == 1
+    assert lines[0].startswith("progress: 1000 row(s) read, 1010 row(s) written, 101 batch(es) in 5.5 s")
+
+
+def test_the_progress_line_reaches_the_task_log(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    seed(tmp_path, "a.jsonl", [{"id": f"r{i}", "amount": i} for i in range(5)])
+    env = env_for(tmp_path, out=f"sqlite://{tmp_path}/db.sqlite")
+    env["FLOWC_BATCH_ROWS"] = "2"
+    env["FLOWC_PROGRESS_SECONDS"] = "0"
+    assert run(make_task((upsert(),)), lambda ctx: {"out": ctx.inputs["raw"]}, env) == 0
+    err = capfd.readouterr().err
+    assert "flowc: progress: 5 row(s) read, 4 row(s) written, 2 batch(es)" in err
+    del env["FLOWC_PROGRESS_SECONDS"]
+    assert run(make_task((upsert(),)), lambda ctx: {"out": ctx.inputs["raw"]}, env) == 0
+    assert "progress:" not in capfd.readouterr().err
+
+
+# --- correctness at volume: a crash after some batches, then a retry ----------------------------
+
+CRASHING_TASK = textwrap.dedent("""
+    import os, signal, sys
+    sys.path.insert(0, {runtime!r})
+    import flowc_runtime.hooks as hooks
+    from flowc_runtime import Endpoint, Read, Task, Term, Write, main
+
+    staged = {{"n": 0}}
+
+    def step(name):
+        if name == "mid_batch" and os.environ.get("CRASH_AT_BATCH"):
+            staged["n"] += 1
+            if staged["n"] == int(os.environ["CRASH_AT_BATCH"]):
+                os.kill(os.getpid(), signal.SIGKILL)
+
+    hooks.step = step
+    read = Read(Endpoint("raw", "files", {{"path": "in/"}}), immutable=True, pin="listing", identity=("id",))
+    write = Write(Endpoint("out", {kind!r}, {{"table": "o"}}), "upsert", key=(Term("input_field", "id"),),
+                  primary_key=("id",))
+    # the crash comes inside the commit phase: `retry` lets attempt 2 go on
+    task = Task("p", "t", "@daily", "UTC", False, (read,), (write,), (), on_ambiguous="retry")
+
+    def transform(ctx):
+        return {{"out": ({{"id": r["id"], "amount": r["amount"], "name": r["name"]}} for r in ctx.inputs["raw"])}}
+
+    main(task, transform)
+""")
+
+
+def volume(tmp: Path, kind: str, url: str) -> list[tuple[Any, ...]]:
+    """Load FLOWC_VOLUME_ROWS rows (a key in 10 appearing twice, the later one wins), crash
+    after half the batches, retry; return the input's expected final rows."""
+    total = int(os.environ.get("FLOWC_VOLUME_ROWS") or "1000000")
+    folder = tmp / "files" / "in"
+    folder.mkdir(parents=True)
+    expected: dict[str, tuple[str, int, str]] = {}
+    with (folder / "a.jsonl").open("w") as out:
+        for i in range(total):
+            key = f"k{i // 2}" if i % 10 in (0, 1) else f"k{i}"
+            name = f"n{i % 97}"
+            out.write(json.dumps({"id": key, "amount": i, "name": name}) + "\n")
+            expected[key] = (key, i, name)
+    script = tmp / "volume_task.py"
+    script.write_text(CRASHING_TASK.format(runtime=str(RUNTIME), kind=kind))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
+    env.update(env_for(tmp, out=url))
+    env["FLOW_CONN_RAW"] = f"file://{tmp}/files"
+    if kind == "postgres_table":
+        env["FLOWC_STATE"] = url
+    batches = max(1, total // 10_000)
+    first = subprocess.run([sys.executable, str(script)], env={**env, "CRASH_AT_BATCH": str(max(1, batches // 2))},
+                           cwd=tmp, capture_output=True, text=True, check=False)
+    assert first.returncode == -signal.SIGKILL, first.stderr
+    retry = subprocess.run([sys.executable, str(script)], env={**env, "FLOW_ATTEMPT": "2"}, cwd=tmp,
+                           capture_output=True, text=True, check=False)
+    assert retry.returncode == 0, retry.stderr
+    return sorted(expected.values())
+
+
+def test_a_million_rows_crash_midway_then_retry_sqlite(tmp_path: Path) -> None:
+    url = f"sqlite://{tmp_path}/db.sqlite"
+    expected = volume(tmp_path, "sqlite_table", url)
+    assert sqlite_rows(tmp_path, "SELECT id, amount, name FROM o ORDER BY id") == expected
+
+
+@PG
+def test_a_million_rows_crash_midway_then_retry_postgres(tmp_path: Path) -> None:
+    import psycopg
+
+    base, schema, url = pg_schema()
+    try:
+        expected = volume(tmp_path, "postgres_table", url)
+        with psycopg.connect(url, autocommit=True) as c:
+            got = c.execute("SELECT id, amount, name FROM o ORDER BY id COLLATE \"C\"").fetchall()
+        assert got == expected
+    finally:
+        pg_drop(base, schema)
