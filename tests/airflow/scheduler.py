@@ -127,6 +127,9 @@ class Airflow:
             "AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL": "5",
             # The tasks' world: the scaffold and the stall hook on PYTHONPATH, their connections.
             "PYTHONPATH": os.pathsep.join([str(HERE / "inject"), str(work / "py")]),
+            # The scaffold's folder is the commands' working folder (the operator's default, the
+            # DAG folder, holds a module named like each pipeline, which would shadow its package).
+            "FLOWC_WORKDIR": str(work / "py"),
             "FLOWC_E2E_DIR": str(work / "attempts"),
             "FLOW_CONN_SCHED_IN": f"file://{work / 'files'}",
             "FLOWC_STATE": self.sink,
