@@ -362,6 +362,10 @@ def main(work: Path, pg: str) -> int:
             path = work / f"{name}.log"
             if path.exists():
                 log(f"--- tail of {name}.log\n" + "\n".join(path.read_text(errors="replace").splitlines()[-25:]))
+        # The tasks' own logs say why an attempt failed (the servers' logs only that it did).
+        for path in sorted((af.home / "logs").rglob("*.log"))[-4:]:
+            log(f"--- tail of task log {path.relative_to(af.home)}\n"
+                + "\n".join(path.read_text(errors="replace").splitlines()[-15:]))
         results.append(False)
     finally:
         af.stop()
