@@ -218,8 +218,8 @@ fn rules() -> Vec<(String, Vec<(&'static str, String)>)> {
 fn settings(root: &std::path::Path) -> Vec<String> {
     let mut words = std::collections::BTreeSet::new();
     for (file, list) in [
-        ("compiler/src/analyze/resolve.rs", "const SETTINGS: "),
-        ("compiler/src/analyze/resolve.rs", "const TASK_SETTINGS: "),
+        ("compiler/src/analyze/resolve/mod.rs", "const SETTINGS: "),
+        ("compiler/src/analyze/resolve/mod.rs", "const TASK_SETTINGS: "),
         ("compiler/src/analyze/pod.rs", "const POD_SETTINGS: "),
     ] {
         let text = std::fs::read_to_string(root.join(file)).expect("source");
