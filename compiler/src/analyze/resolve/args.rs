@@ -5,6 +5,7 @@ use super::{loc, not_a_value, Names, Resolver};
 use crate::analyze::literal::{self, NumberKind};
 use crate::analyze::pod::{Executor, PodDef};
 use crate::analyze::problem::Problem;
+use crate::analyze::settings::Id;
 use crate::source::FileId;
 use crate::suggest::closest;
 use crate::syntax::ast::{self, Value};
@@ -207,31 +208,32 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         Some(out)
     }
 
-    /// One pod setting (`POD_SETTINGS`) of a pipeline or task.
+    /// One pod setting (`Place::Pod` in the catalog) of a pipeline or task.
     pub(super) fn pod_setting(
         &mut self,
         f: FileId,
         s: &ast::Setting,
+        id: Id,
         pod: &mut PodDef,
         executor: &mut Option<Executor>,
     ) {
         use crate::analyze::pod;
-        match s.name.name.as_str() {
-            "namespace" => {
+        match id {
+            Id::Namespace => {
                 if let Some(v) = self.string_arg_raw(f, s) {
                     if self.pod_value(f, "namespace", &v, pod::dns_label) {
                         pod.namespace = Some(v.value);
                     }
                 }
             }
-            "service_account" => {
+            Id::ServiceAccount => {
                 if let Some(v) = self.string_arg_raw(f, s) {
                     if self.pod_value(f, "service_account", &v, pod::dns_subdomain) {
                         pod.service_account = Some(v.value);
                     }
                 }
             }
-            "image_pull_policy" => {
+            Id::ImagePullPolicy => {
                 if let Some(v) = self.string_arg_raw(f, s) {
                     let known = |p: &str| {
                         if pod::PULL_POLICIES.contains(&p) {
@@ -245,7 +247,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                     }
                 }
             }
-            "resources" => {
+            Id::Resources => {
                 let Some(entries) = self.map_arg(f, s, "{ cpu \"500m\" memory \"1Gi\" }") else {
                     return;
                 };
@@ -270,8 +272,8 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                     }
                 }
             }
-            "labels" | "annotations" => {
-                let labels = s.name.name == "labels";
+            Id::Labels | Id::Annotations => {
+                let labels = id == Id::Labels;
                 let Some(entries) = self.map_arg(f, s, "{ team \"billing\" }") else {
                     return;
                 };
@@ -292,12 +294,14 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                     pod.annotations = out;
                 }
             }
-            _ => {
+            Id::AirflowExecutor => {
                 let words = Executor::ALL.map(|(w, _)| w);
                 if let Some(w) = self.word_arg(f, s, &words) {
                     *executor = Executor::ALL.iter().find(|(n, _)| *n == w).map(|(_, e)| *e);
                 }
             }
+            // The caller passes only pod settings.
+            _ => {}
         }
     }
 

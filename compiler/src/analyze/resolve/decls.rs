@@ -2,10 +2,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{commit_not_offered, first_of_each, loc, role_props, scope_for, Resolver, Seen, Unit};
+use super::{commit_not_offered, first_of_each, loc, scope_for, Resolver, Seen, Unit};
 use crate::analyze::literal::{self};
 use crate::analyze::model::{DeclDef, Loc, ParamDef, Role};
 use crate::analyze::problem::{Namespace, Problem};
+use crate::analyze::settings::{self, Id, Place};
 use crate::source::FileId;
 use crate::suggest::closest;
 use crate::syntax::ast::{self, Value};
@@ -121,23 +122,13 @@ impl Resolver<'_> {
         let mut seen = Seen::default();
         for p in &d.props {
             let name = p.name.name.as_str();
-            let analysis = matches!(
-                name,
-                "immutable"
-                    | "mutable"
-                    | "pin"
-                    | "identity"
-                    | "cursor"
-                    | "fields"
-                    | "commit"
-                    | "coordinator"
-                    | "ready"
-                    | "secret"
-            );
+            // A property of the analysis (of some role), or else a parameter of the kind.
+            let prop = settings::property(name);
+            let analysis = prop.is_some();
             let param = kind.params.iter().find(|q| q.name == name);
             if !analysis && param.is_none() {
                 let mut names: Vec<&str> = kind.params.iter().map(|q| q.name.as_str()).collect();
-                names.extend(role_props(d.role));
+                names.extend(settings::names(Place::of(d.role)));
                 self.problem(Problem::UnknownProperty {
                     name: name.to_string(),
                     role: d.role,
@@ -155,24 +146,24 @@ impl Resolver<'_> {
             if !seen.first_named(self.diags, f, key, p) {
                 continue;
             }
-            if analysis && !role_props(d.role).contains(&name) {
+            if prop.is_some_and(|s| !s.at(Place::of(d.role))) {
                 self.problem(Problem::NotARoleProperty {
                     name: name.to_string(),
                     role: d.role,
-                    props: role_props(d.role),
+                    props: settings::names(Place::of(d.role)),
                     at: loc(f, p.name.span),
                 });
                 continue;
             }
             let at = loc(f, p.span);
-            match name {
-                "immutable" | "mutable" => {
+            match prop.map(|s| s.id) {
+                Some(Id::Immutable | Id::Mutable) => {
                     if self.no_value(f, p) {
                         def.immutable = name == "immutable";
                         def.mutability_loc = Some(at);
                     }
                 }
-                "pin" => {
+                Some(Id::Pin) => {
                     let mut words: Vec<&str> = Pin::ALL.iter().map(|(w, _)| *w).collect();
                     words.push("none");
                     if let Some(w) = self.word_arg(f, p, &words) {
@@ -180,7 +171,7 @@ impl Resolver<'_> {
                         def.pin_loc = Some(at);
                     }
                 }
-                "identity" => {
+                Some(Id::Identity) => {
                     // `identity (F, ...) global` (flowc 0.3): unique across
                     // every interval, so a key holding it never recurs.
                     let global =
@@ -202,7 +193,7 @@ impl Resolver<'_> {
                         def.identity_loc = Some(at);
                     }
                 }
-                "cursor" => match p.args.as_slice() {
+                Some(Id::Cursor) => match p.args.as_slice() {
                     [Value::Ident(c)] => def.cursor = Some((c.name.clone(), false, at)),
                     [Value::Ident(c), Value::Ident(u)] if u.name == "unique" => {
                         def.cursor = Some((c.name.clone(), true, at));
@@ -232,12 +223,12 @@ impl Resolver<'_> {
                         );
                     }
                 },
-                "fields" => {
+                Some(Id::Fields) => {
                     if let Some(fields) = self.list_of_names(f, p) {
                         def.fields = Some(fields);
                     }
                 }
-                "commit" => {
+                Some(Id::Commit) => {
                     let words: Vec<&str> = CommitMode::ALL.iter().map(|(w, _)| *w).collect();
                     if let Some(w) = self.word_arg(f, p, &words) {
                         if kind.offsets {
@@ -263,13 +254,15 @@ impl Resolver<'_> {
                         }
                     }
                 }
-                "coordinator" => {
+                Some(Id::Coordinator) => {
                     if let Some(s) = self.string_arg(f, p) {
                         def.cluster = s;
                     }
                 }
-                "ready" => def.ready = self.ready(f, p, &kind, &d.name.name).map(|r| (r, at)),
-                "secret" => {
+                Some(Id::Ready) => {
+                    def.ready = self.ready(f, p, &kind, &d.name.name).map(|r| (r, at));
+                }
+                Some(Id::Secret) => {
                     if let Some(s) = self.string_arg_raw(f, p) {
                         if self.pod_value(f, "secret", &s, crate::analyze::pod::dns_subdomain) {
                             def.secret = Some((s.value, at));

@@ -2,9 +2,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{first_of_each, loc, Resolver, Seen, Unit, CAPS};
+use super::{first_of_each, loc, Resolver, Seen, Unit};
 use crate::analyze::model::{KindDef, Loc, ParamDef, Role, WRITE_CAPS};
 use crate::analyze::problem::{Namespace, Problem};
+use crate::analyze::settings::{self, Id, Place, Shape};
 use crate::source::FileId;
 use crate::span::Span;
 use crate::suggest::closest;
@@ -115,65 +116,52 @@ impl Resolver<'_> {
         let mut seen = Seen::default();
         for line in &k.lines {
             let name = line.name.name.as_str();
-            if !CAPS.contains(&name) {
-                let mut all: Vec<&str> = CAPS.to_vec();
+            let Some(cap) = settings::find(Place::Kind, name) else {
+                let caps = settings::names(Place::Kind);
+                let mut all: Vec<&str> = caps.to_vec();
                 all.push("param");
                 self.problem(Problem::UnknownCapability {
                     name: name.to_string(),
                     kind: k.name.name.clone(),
                     near: closest(name, all.iter().copied()).map(str::to_string),
-                    caps: &CAPS,
+                    caps,
                     at: loc(f, line.name.span),
                 });
                 continue;
-            }
+            };
             if !seen.first(self.diags, f, line) {
                 continue;
             }
-            match name {
-                "transactional"
-                | "versioned"
-                | "offsets"
-                | "fenced"
-                | "atomic"
-                | "state"
-                | "conditional_upsert"
-                | "serialized_replace"
-                | "lossy"
-                | "idempotent_producer"
-                | "unenforced_key"
-                | "eventual_upsert"
-                | "deduplicates_inserts" => {
-                    if let Some(v) = line.args.first() {
-                        self.problem(Problem::TakesNoValue {
-                            name: name.to_string(),
-                            found: v.describe(),
-                            at: loc(f, v.span()),
-                        });
-                    }
-                    match name {
-                        "transactional" => def.transactional = true,
-                        "versioned" => def.versioned = true,
-                        "fenced" => def.fenced = true,
-                        "atomic" => def.atomic = true,
-                        "state" => def.state = true,
-                        "conditional_upsert" => def.conditional_upsert = true,
-                        "serialized_replace" => def.serialized_replace = true,
-                        "lossy" => def.lossy = true,
-                        "idempotent_producer" => def.idempotent_producer = true,
-                        "unenforced_key" => def.unenforced_key = true,
-                        "eventual_upsert" => def.eventual_upsert = true,
-                        "deduplicates_inserts" => def.deduplicates_inserts = true,
-                        _ => def.offsets = true,
-                    }
+            if cap.shape == Shape::Flag {
+                if let Some(v) = line.args.first() {
+                    self.problem(Problem::TakesNoValue {
+                        name: name.to_string(),
+                        found: v.describe(),
+                        at: loc(f, v.span()),
+                    });
                 }
-                "coordinator" => def.coordinator = self.string_arg(f, line),
-                "idempotency" => {
+            }
+            match cap.id {
+                Id::Transactional => def.transactional = true,
+                Id::Versioned => def.versioned = true,
+                Id::Fenced => def.fenced = true,
+                Id::Atomic => def.atomic = true,
+                Id::KindState => def.state = true,
+                Id::Offsets => def.offsets = true,
+                Id::ConditionalUpsert => def.conditional_upsert = true,
+                Id::SerializedReplace => def.serialized_replace = true,
+                Id::Lossy => def.lossy = true,
+                Id::IdempotentProducer => def.idempotent_producer = true,
+                Id::UnenforcedKey => def.unenforced_key = true,
+                Id::EventualUpsert => def.eventual_upsert = true,
+                Id::DeduplicatesInserts => def.deduplicates_inserts = true,
+                Id::KindCoordinator => def.coordinator = self.string_arg(f, line),
+                Id::Idempotency => {
                     if let Some(w) = self.word_arg(f, line, &["none", "key"]) {
                         def.idempotency_key = w == "key";
                     }
                 }
-                "roles" => {
+                Id::Roles => {
                     for w in self.word_list(f, line, &["source", "sink", "effect"]) {
                         def.roles.insert(match w.as_str() {
                             "source" => Role::Source,
@@ -182,7 +170,7 @@ impl Resolver<'_> {
                         });
                     }
                 }
-                "pins" => {
+                Id::Pins => {
                     let words: Vec<&str> = Pin::ALL.iter().map(|(w, _)| *w).collect();
                     for w in self.word_list(f, line, &words) {
                         if let Some((_, p)) = Pin::ALL.iter().find(|(n, _)| *n == w) {
@@ -190,12 +178,12 @@ impl Resolver<'_> {
                         }
                     }
                 }
-                "writes" => {
+                Id::Writes => {
                     for w in self.word_list(f, line, &WRITE_CAPS) {
                         def.writes.insert(w);
                     }
                 }
-                _ => {
+                Id::Commits => {
                     let words: Vec<&str> = CommitMode::ALL.iter().map(|(w, _)| *w).collect();
                     for w in self.word_list(f, line, &words) {
                         if let Some((_, m)) = CommitMode::ALL.iter().find(|(n, _)| *n == w) {
@@ -204,6 +192,8 @@ impl Resolver<'_> {
                         }
                     }
                 }
+                // `find` gives only a kind's lines.
+                _ => {}
             }
         }
         let mut param_seen: BTreeMap<&str, Span> = BTreeMap::new();

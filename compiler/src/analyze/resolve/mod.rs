@@ -3,10 +3,18 @@
 //! file's semantic errors all show in one run. It reports [`Problem`]s: typed
 //! ones, which the driver words through their rule's file, and, for the rules
 //! whose words have not moved there yet, findings built here.
+//!
+//! The setting words come from the catalog (`analyze/settings.rs`): each
+//! block's reader looks a word up there and matches on its [`Id`]. One file
+//! per sort of block: `kinds`, `decls` (sources, sinks, effects),
+//! `pipeline` (with `state` and `ready`), `task` (with its statements), and
+//! `args`, the typed readers of a setting's value.
+//!
+//! [`Id`]: super::settings::Id
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::model::{DeclDef, KindDef, Loc, Program, Ready, Role};
+use super::model::{DeclDef, KindDef, Loc, Program, Ready};
 use super::problem::{Clause, Namespace, Problem};
 use crate::source::FileId;
 use crate::span::Span;
@@ -174,89 +182,6 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
 
     fn names(&self) -> &Names {
         self.names.borrow()
-    }
-}
-
-/// Capability lines of a kind.
-const CAPS: [&str; 19] = [
-    "roles",
-    "pins",
-    "writes",
-    "transactional",
-    "atomic",
-    "versioned",
-    "fenced",
-    "state",
-    "offsets",
-    "commits",
-    "coordinator",
-    "idempotency",
-    "conditional_upsert",
-    "serialized_replace",
-    "lossy",
-    "idempotent_producer",
-    "unenforced_key",
-    "eventual_upsert",
-    "deduplicates_inserts",
-];
-
-/// Settings of a pipeline.
-const SETTINGS: [&str; 19] = [
-    "schedule",
-    "start",
-    "timezone",
-    "catchup",
-    "retries",
-    "retry_delay",
-    "timeout",
-    "image",
-    "require",
-    "state",
-    "namespace",
-    "service_account",
-    "resources",
-    "labels",
-    "annotations",
-    "image_pull_policy",
-    "airflow_executor",
-    "argo_ttl",
-    "argo_pod_gc",
-];
-
-/// Settings of a task (besides its statements).
-const TASK_SETTINGS: [&str; 14] = [
-    "retries",
-    "internal_retries",
-    "retry_delay",
-    "timeout",
-    "nondeterministic",
-    "on_ambiguous",
-    "require",
-    "namespace",
-    "service_account",
-    "resources",
-    "labels",
-    "annotations",
-    "image_pull_policy",
-    "airflow_executor",
-];
-
-pub fn role_props(role: Role) -> &'static [&'static str] {
-    match role {
-        Role::Source => &[
-            "immutable",
-            "mutable",
-            "pin",
-            "identity",
-            "cursor",
-            "fields",
-            "commit",
-            "coordinator",
-            "ready",
-            "secret",
-        ],
-        Role::Sink => &["fields", "coordinator", "secret"],
-        Role::Effect => &["secret"],
     }
 }
 

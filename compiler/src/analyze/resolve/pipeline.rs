@@ -3,13 +3,12 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::{
-    loc, ready_not_listed, ready_wrong_value, Names, Resolver, Seen, Unit, SETTINGS, TASK_SETTINGS,
-};
+use super::{loc, ready_not_listed, ready_wrong_value, Names, Resolver, Seen, Unit};
 use crate::analyze::literal::{self};
 use crate::analyze::model::{AllowDef, KindDef, Loc, ParamDef, PipelineDef, Ready, Role, TaskDef};
-use crate::analyze::pod::{PodDef, POD_SETTINGS};
+use crate::analyze::pod::PodDef;
 use crate::analyze::problem::{Namespace, Problem};
+use crate::analyze::settings::{self, Id, Place};
 use crate::diagnostic::Code;
 use crate::source::FileId;
 use crate::span::Span;
@@ -107,22 +106,23 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         let mut seen = Seen::default();
         for s in &p.settings {
             let name = s.name.name.as_str();
-            if !SETTINGS.contains(&name) {
+            let Some(setting) = settings::find(Place::Pipeline, name) else {
+                let known = settings::names(Place::Pipeline);
                 self.problem(Problem::UnknownPipelineSetting {
                     name: name.to_string(),
-                    near: closest(name, SETTINGS).map(str::to_string),
-                    settings: &SETTINGS,
-                    task_setting: TASK_SETTINGS.contains(&name),
+                    near: closest(name, known.iter().copied()).map(str::to_string),
+                    settings: known,
+                    task_setting: settings::find(Place::Task, name).is_some(),
                     at: loc(f, s.name.span),
                 });
                 continue;
-            }
+            };
             if !seen.first(self.diags, f, s) {
                 continue;
             }
             let at = loc(f, s.span);
-            match name {
-                "schedule" => match s.args.as_slice() {
+            match setting.id {
+                Id::Schedule => match s.args.as_slice() {
                     [Value::Ident(i)] if i.name == "none" => {}
                     _ => {
                         if let Some(text) = self.string_arg(f, s) {
@@ -142,12 +142,12 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                         }
                     }
                 },
-                "start" => {
+                Id::Start => {
                     if let Some(d) = self.date_arg(f, s) {
                         def.start = Some(d);
                     }
                 }
-                "timezone" => {
+                Id::Timezone => {
                     if let Some(tz) = self.string_arg(f, s) {
                         match literal::check_timezone(&tz) {
                             Ok(()) => def.timezone = tz,
@@ -158,33 +158,35 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                         }
                     }
                 }
-                "catchup" => {
+                Id::Catchup => {
                     if let Some(b) = self.bool_arg(f, s) {
                         def.catchup = b;
                         def.catchup_loc = Some(at);
                     }
                 }
-                "retries" => def.retries = self.int_arg(f, s).map(|n| (n, at)),
-                "retry_delay" => def.retry_delay = self.duration_arg(f, s),
+                Id::Retries => def.retries = self.int_arg(f, s).map(|n| (n, at)),
+                Id::RetryDelay => def.retry_delay = self.duration_arg(f, s),
                 // A timeout written with a bad value still counts as a lease
                 // written (FL002 says what is wrong; no FL503 on top); the
                 // file has an error, so the value reaches no output.
-                "timeout" => {
+                Id::Timeout => {
                     def.timeout = Some((self.lease_arg(f, s).unwrap_or(u64::MAX), at));
                 }
-                "image" => {
+                Id::Image => {
                     def.image = self.string_arg_raw(f, s).map(|st| {
                         self.check_image(f, &st);
                         st.value
                     });
                 }
-                "state" => def.state = self.state_setting(f, s).map(|i| (i, at)),
-                "argo_ttl" => def.argo_ttl = self.duration_arg(f, s),
-                "argo_pod_gc" => def.argo_pod_gc = self.pod_gc_arg(f, s),
-                n if POD_SETTINGS.contains(&n) => {
-                    self.pod_setting(f, s, &mut def.pod, &mut def.executor);
+                Id::State => def.state = self.state_setting(f, s).map(|i| (i, at)),
+                Id::ArgoTtl => def.argo_ttl = self.duration_arg(f, s),
+                Id::ArgoPodGc => def.argo_pod_gc = self.pod_gc_arg(f, s),
+                Id::Require => def.require = self.guarantee_arg(f, s).map(|g| (g, at)),
+                _ if setting.at(Place::Pod) => {
+                    self.pod_setting(f, s, setting.id, &mut def.pod, &mut def.executor);
                 }
-                _ => def.require = self.guarantee_arg(f, s).map(|g| (g, at)),
+                // `find` gives only the pipeline's settings.
+                _ => {}
             }
         }
         def.params = self.pipeline_params(f, p, def.schedule_loc);

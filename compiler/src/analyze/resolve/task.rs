@@ -2,15 +2,14 @@
 
 use std::collections::BTreeMap;
 
-use super::{
-    commit_not_offered, dup_statement, first_clause, loc, Names, Resolver, Seen, TASK_SETTINGS,
-};
+use super::{commit_not_offered, dup_statement, first_clause, loc, Names, Resolver, Seen};
 use crate::analyze::literal::{self};
 use crate::analyze::model::{
     EmitDef, KeyDef, KeyPartDef, Lookback, ReadDef, Role, RunDef, TaskDef, ViaDef, WriteDef,
 };
-use crate::analyze::pod::{PodDef, POD_SETTINGS};
+use crate::analyze::pod::PodDef;
 use crate::analyze::problem::{Clause, Problem};
+use crate::analyze::settings::{self, Id, Place};
 use crate::source::FileId;
 use crate::span::Span;
 use crate::suggest::closest;
@@ -145,8 +144,8 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
         seen: &mut Seen,
     ) {
         let name = s.name.name.as_str();
-        if !TASK_SETTINGS.contains(&name) {
-            let mut words: Vec<&str> = TASK_SETTINGS.to_vec();
+        let Some(setting) = settings::find(Place::Task, name) else {
+            let mut words: Vec<&str> = settings::names(Place::Task).to_vec();
             words.extend([
                 "after", "read", "key", "write", "emit", "run", "env", "allow",
             ]);
@@ -157,23 +156,19 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 at: loc(f, s.name.span),
             });
             return;
-        }
+        };
         if !seen.first(self.diags, f, s) {
             return;
         }
         let at = loc(f, s.span);
-        match name {
-            "retries" => def.retries = self.int_arg(f, s).map(|n| (n, at)),
-            "internal_retries" => def.internal_retries = self.int_arg(f, s).map(|n| (n, at)),
-            "retry_delay" => def.retry_delay = self.duration_arg(f, s),
+        match setting.id {
+            Id::Retries => def.retries = self.int_arg(f, s).map(|n| (n, at)),
+            Id::InternalRetries => def.internal_retries = self.int_arg(f, s).map(|n| (n, at)),
+            Id::RetryDelay => def.retry_delay = self.duration_arg(f, s),
             // As for the pipeline's: a bad value still counts as written.
-            "timeout" => def.timeout = Some((self.lease_arg(f, s).unwrap_or(u64::MAX), at)),
-            "nondeterministic" => {
-                if self.no_value(f, s) {
-                    def.nondeterministic = Some(at);
-                }
-            }
-            "on_ambiguous" => {
+            Id::Timeout => def.timeout = Some((self.lease_arg(f, s).unwrap_or(u64::MAX), at)),
+            Id::Nondeterministic if self.no_value(f, s) => def.nondeterministic = Some(at),
+            Id::OnAmbiguous => {
                 let words = OnAmbiguous::ALL.map(|(w, _)| w);
                 if let Some(o) = self
                     .word_arg(f, s, &words)
@@ -182,10 +177,12 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                     def.on_ambiguous = Some((o, at));
                 }
             }
-            n if POD_SETTINGS.contains(&n) => {
-                self.pod_setting(f, s, &mut def.pod, &mut def.executor);
+            Id::Require => def.require = self.guarantee_arg(f, s).map(|g| (g, at)),
+            _ if setting.at(Place::Pod) => {
+                self.pod_setting(f, s, setting.id, &mut def.pod, &mut def.executor);
             }
-            _ => def.require = self.guarantee_arg(f, s).map(|g| (g, at)),
+            // `find` gives only the task's settings.
+            _ => {}
         }
     }
 
