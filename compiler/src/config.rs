@@ -3,7 +3,10 @@
 //!
 //! Pure: a configuration file comes in as text (from `flowc.toml`, or the
 //! `[tool.flowc]` table of a `pyproject.toml`); finding and reading it is
-//! `io::read`'s. Every problem is a message naming the file and the key.
+//! `io::read`'s. The file is read by serde into [`FileConfig`]
+//! (`deny_unknown_fields`); every problem is one [`ConfigError`], whose
+//! message names the file and the key (and the closest key, for an unknown
+//! one). `--config KEY=VALUE` lines ([`parse_override`]) replace keys of it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -78,9 +81,10 @@ fn first_lower(s: &str) -> String {
 
 /// One configuration file, as written: the keys of `flowc.toml` (or of
 /// `[tool.flowc]`), read by serde. A key it does not have is refused.
-#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[derive(Debug, Clone, Default, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case", default)]
 pub struct FileConfig {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub select: Option<Vec<String>>,
     pub extend_select: Vec<String>,
     pub ignore: Vec<String>,
@@ -89,7 +93,50 @@ pub struct FileConfig {
     /// Glob -> the codes it turns off.
     pub per_file_ignores: BTreeMap<String, Vec<String>>,
     pub exclude: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
+}
+
+impl FileConfig {
+    /// This configuration with the keys of `over` (checked by
+    /// [`parse_override`]) in place of its own.
+    #[must_use]
+    pub fn overlaid(&self, over: &toml::Table) -> FileConfig {
+        use serde::Deserialize as _;
+        if over.is_empty() {
+            return self.clone();
+        }
+        let mut table = match toml::Value::try_from(self) {
+            Ok(toml::Value::Table(t)) => t,
+            _ => toml::Table::new(),
+        };
+        table.extend(over.iter().map(|(k, v)| (k.clone(), v.clone())));
+        FileConfig::deserialize(toml::Value::Table(table)).unwrap_or_else(|_| self.clone())
+    }
+}
+
+/// One `--config KEY=VALUE` of the command line (ruff's form: a line of
+/// TOML, `select = ["FL2"]`), checked as a configuration file's keys are:
+/// a known key, a value of its shape, codes and globs that exist, a target
+/// among `targets`. Its errors name `--config`.
+pub fn parse_override(arg: &str, targets: &[&str]) -> Result<toml::Table, ConfigError> {
+    const SHOWN: &str = "--config";
+    let table: toml::Table = toml::from_str(arg).map_err(|e| ConfigError::Toml {
+        file: format!("{SHOWN} {arg}"),
+        detail: toml_error(arg, &e),
+    })?;
+    let config = typed(&table, SHOWN, "", targets)?;
+    settle(
+        &config,
+        None,
+        Origin::Defaults { isolated: false },
+        PathBuf::new(),
+    )
+    .map_err(|detail| ConfigError::Value {
+        file: SHOWN.to_owned(),
+        detail,
+    })?;
+    Ok(table)
 }
 
 /// What is wrong with a configuration, with the file it is in (as shown)
@@ -179,6 +226,9 @@ pub struct Overrides {
     pub extend_select: Vec<String>,
     pub ignore: Vec<String>,
     pub target: Option<String>,
+    /// `--config KEY=VALUE` lines, in place of the file's keys (beneath
+    /// the options above).
+    pub config: toml::Table,
 }
 
 /// Where the settings came from.
@@ -245,7 +295,7 @@ pub fn read(
     } else {
         (doc, "")
     };
-    let config = typed(table, shown, prefix, targets)?;
+    let config = typed(&table, shown, prefix, targets)?;
     // Every code and glob is checked now, so a mistake is reported with
     // its file even when the command line overrides the key.
     settle(
@@ -267,7 +317,7 @@ pub fn read(
 /// A `target` not among `targets` (when given) is refused too, in the
 /// table's order with the rest.
 fn typed(
-    table: toml::Table,
+    table: &toml::Table,
     shown: &str,
     prefix: &str,
     targets: &[&str],
@@ -288,7 +338,7 @@ fn typed(
         },
         Err(e) => e,
     };
-    for (key, value) in &table {
+    for (key, value) in table {
         let at = format!("{prefix}{key}");
         if let Some(e) = value
             .as_str()
@@ -461,6 +511,13 @@ pub fn settle(
 ) -> Result<Settings, String> {
     let none = Overrides::default();
     let cli = cli.unwrap_or(&none);
+    let overlaid;
+    let file = if cli.config.is_empty() {
+        file
+    } else {
+        overlaid = file.overlaid(&cli.config);
+        &overlaid
+    };
     let mut enabled: BTreeSet<Code> = match &file.select {
         Some(s) => codes_of_all(s, "select")?,
         None => Code::ALL.iter().copied().collect(),
