@@ -3,7 +3,10 @@
 //!
 //! Pure: a configuration file comes in as text (from `flowc.toml`, or the
 //! `[tool.flowc]` table of a `pyproject.toml`); finding and reading it is
-//! `io::read`'s. Every problem is a message naming the file and the key.
+//! `io::read`'s. The file is read by serde into [`FileConfig`]
+//! (`deny_unknown_fields`); every problem is one [`ConfigError`], whose
+//! message names the file and the key (and the closest key, for an unknown
+//! one). `--config KEY=VALUE` lines ([`parse_override`]) replace keys of it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -76,16 +79,142 @@ fn first_lower(s: &str) -> String {
     })
 }
 
-/// One configuration file, as written.
-#[derive(Debug, Clone, Default)]
+/// One configuration file, as written: the keys of `flowc.toml` (or of
+/// `[tool.flowc]`), read by serde. A key it does not have is refused.
+#[derive(Debug, Clone, Default, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case", default)]
 pub struct FileConfig {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub select: Option<Vec<String>>,
     pub extend_select: Vec<String>,
     pub ignore: Vec<String>,
-    pub severity: Vec<(String, String)>,
-    pub per_file_ignores: Vec<(String, Vec<String>)>,
+    /// Code (or selector) -> `"error"` or `"warning"`.
+    pub severity: BTreeMap<String, String>,
+    /// Glob -> the codes it turns off.
+    pub per_file_ignores: BTreeMap<String, Vec<String>>,
     pub exclude: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
+}
+
+impl FileConfig {
+    /// This configuration with the keys of `over` (checked by
+    /// [`parse_override`]) in place of its own.
+    #[must_use]
+    pub fn overlaid(&self, over: &toml::Table) -> FileConfig {
+        use serde::Deserialize as _;
+        if over.is_empty() {
+            return self.clone();
+        }
+        let mut table = match toml::Value::try_from(self) {
+            Ok(toml::Value::Table(t)) => t,
+            _ => toml::Table::new(),
+        };
+        table.extend(over.iter().map(|(k, v)| (k.clone(), v.clone())));
+        FileConfig::deserialize(toml::Value::Table(table)).unwrap_or_else(|_| self.clone())
+    }
+}
+
+/// One `--config KEY=VALUE` of the command line (ruff's form: a line of
+/// TOML, `select = ["FL2"]`), checked as a configuration file's keys are:
+/// a known key, a value of its shape, codes and globs that exist, a target
+/// among `targets`. Its errors name `--config`.
+pub fn parse_override(arg: &str, targets: &[&str]) -> Result<toml::Table, ConfigError> {
+    const SHOWN: &str = "--config";
+    let table: toml::Table = toml::from_str(arg).map_err(|e| ConfigError::Toml {
+        file: format!("{SHOWN} {arg}"),
+        detail: toml_error(arg, &e),
+    })?;
+    let config = typed(&table, SHOWN, "", targets)?;
+    settle(
+        &config,
+        None,
+        Origin::Defaults { isolated: false },
+        PathBuf::new(),
+    )
+    .map_err(|detail| ConfigError::Value {
+        file: SHOWN.to_owned(),
+        detail,
+    })?;
+    Ok(table)
+}
+
+/// What is wrong with a configuration, with the file it is in (as shown)
+/// and the key (with its `tool.flowc.` prefix in a `pyproject.toml`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigError {
+    /// The file is not TOML: where and why.
+    Toml { file: String, detail: String },
+    /// `tool.flowc` of a `pyproject.toml` is not a table.
+    NotATable { file: String },
+    /// A key the configuration does not have, with the closest one.
+    UnknownKey {
+        file: String,
+        key: String,
+        near: Option<&'static str>,
+    },
+    /// A value of the wrong shape; `entry` names the line of a table.
+    Shape {
+        file: String,
+        key: String,
+        entry: Option<String>,
+        expected: &'static str,
+    },
+    /// `target` names no target.
+    NoTarget {
+        file: String,
+        key: String,
+        target: String,
+        targets: Vec<String>,
+    },
+    /// A value of the right shape that means nothing (an unknown rule, a
+    /// bad glob, a severity that is neither): the message of [`settle`].
+    Value { file: String, detail: String },
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConfigError::Toml { file, detail } => write!(f, "`{file}` is not valid TOML: {detail}"),
+            ConfigError::NotATable { file } => write!(f, "`{file}`: `tool.flowc` must be a table"),
+            ConfigError::UnknownKey { file, key, near } => write!(
+                f,
+                "`{file}`: `{key}`: unknown key{}",
+                crate::suggest::mean(*near)
+            ),
+            ConfigError::Shape {
+                file,
+                key,
+                entry: None,
+                expected,
+            } => write!(f, "`{file}`: `{key}` must be {expected}"),
+            ConfigError::Shape {
+                file,
+                key,
+                entry: Some(entry),
+                expected,
+            } => write!(f, "`{file}`: `{key}`: `{entry}` must be {expected}"),
+            ConfigError::NoTarget {
+                file,
+                key,
+                target,
+                targets,
+            } => write!(
+                f,
+                "`{file}`: `{key}`: no target `{target}` (one of {})",
+                quoted(targets.iter().map(String::as_str))
+            ),
+            ConfigError::Value { file, detail } => write!(f, "`{file}`: {detail}"),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl From<ConfigError> for String {
+    fn from(e: ConfigError) -> String {
+        e.to_string()
+    }
 }
 
 /// What the command line adds: it beats the file (`--select` starts the
@@ -97,6 +226,9 @@ pub struct Overrides {
     pub extend_select: Vec<String>,
     pub ignore: Vec<String>,
     pub target: Option<String>,
+    /// `--config KEY=VALUE` lines, in place of the file's keys (beneath
+    /// the options above).
+    pub config: toml::Table,
 }
 
 /// Where the settings came from.
@@ -125,15 +257,28 @@ pub struct Settings {
 /// Parse a configuration file's text. `pyproject` reads the
 /// `[tool.flowc]` table and returns `None` when there is none; `targets`
 /// are the names `target` may take (any, when empty: only `flowc check`
-/// reads the target, and it passes them).
+/// reads the target, and it passes them). The error as the message
+/// printed; [`read`] gives it typed.
 pub fn parse(
     text: &str,
     shown: &str,
     pyproject: bool,
     targets: &[&str],
 ) -> Result<Option<FileConfig>, String> {
-    let doc: toml::Table = toml::from_str(text)
-        .map_err(|e| format!("`{shown}` is not valid TOML: {}", toml_error(text, &e)))?;
+    read(text, shown, pyproject, targets).map_err(String::from)
+}
+
+/// [`parse`], with the error typed.
+pub fn read(
+    text: &str,
+    shown: &str,
+    pyproject: bool,
+    targets: &[&str],
+) -> Result<Option<FileConfig>, ConfigError> {
+    let doc: toml::Table = toml::from_str(text).map_err(|e| ConfigError::Toml {
+        file: shown.to_owned(),
+        detail: toml_error(text, &e),
+    })?;
     let (table, prefix) = if pyproject {
         let Some(tool) = doc.get("tool") else {
             return Ok(None);
@@ -142,65 +287,15 @@ pub fn parse(
             return Ok(None);
         };
         let Some(t) = flowc.as_table() else {
-            return Err(format!("`{shown}`: `tool.flowc` must be a table"));
+            return Err(ConfigError::NotATable {
+                file: shown.to_owned(),
+            });
         };
         (t.clone(), "tool.flowc.")
     } else {
         (doc, "")
     };
-    let at = |key: &str| format!("`{shown}`: `{prefix}{key}`");
-    let mut config = FileConfig::default();
-    for (key, value) in &table {
-        match key.as_str() {
-            "select" => config.select = Some(strings(value, &at(key))?),
-            "extend-select" => config.extend_select = strings(value, &at(key))?,
-            "ignore" => config.ignore = strings(value, &at(key))?,
-            "exclude" => config.exclude = strings(value, &at(key))?,
-            "severity" => {
-                let t = value.as_table().ok_or_else(|| {
-                    format!("{} must be a table of `CODE = \"error\"` lines", at(key))
-                })?;
-                for (code, level) in t {
-                    let level = level.as_str().ok_or_else(|| {
-                        format!("{}: `{code}` must be \"error\" or \"warning\"", at(key))
-                    })?;
-                    config.severity.push((code.clone(), level.to_owned()));
-                }
-            }
-            "per-file-ignores" => {
-                let t = value.as_table().ok_or_else(|| {
-                    format!(
-                        "{} must be a table of `\"GLOB\" = [\"CODE\", ...]` lines",
-                        at(key)
-                    )
-                })?;
-                for (glob, codes) in t {
-                    let codes = strings(codes, &format!("{}: `{glob}`", at(key)))?;
-                    config.per_file_ignores.push((glob.clone(), codes));
-                }
-            }
-            "target" => {
-                let t = value
-                    .as_str()
-                    .ok_or_else(|| format!("{} must be a string", at(key)))?;
-                if !targets.is_empty() && !targets.contains(&t) {
-                    return Err(format!(
-                        "{}: no target `{t}` (one of {})",
-                        at(key),
-                        quoted(targets.iter().copied())
-                    ));
-                }
-                config.target = Some(t.to_owned());
-            }
-            other => {
-                return Err(format!(
-                    "{}: unknown key{}",
-                    at(other),
-                    crate::suggest::did_you_mean(other, KEYS)
-                ));
-            }
-        }
-    }
+    let config = typed(&table, shown, prefix, targets)?;
     // Every code and glob is checked now, so a mistake is reported with
     // its file even when the command line overrides the key.
     settle(
@@ -209,8 +304,94 @@ pub fn parse(
         Origin::Defaults { isolated: false },
         PathBuf::new(),
     )
-    .map_err(|e| format!("`{shown}`: {}", e.replacen('`', &format!("`{prefix}"), 1)))?;
+    .map_err(|e| ConfigError::Value {
+        file: shown.to_owned(),
+        detail: e.replacen('`', &format!("`{prefix}"), 1),
+    })?;
     Ok(Some(config))
+}
+
+/// The table as a [`FileConfig`]. Serde reads it; when it refuses, the
+/// first key in the table's order whose value serde refuses on its own
+/// is the one reported, with the shape its field takes.
+/// A `target` not among `targets` (when given) is refused too, in the
+/// table's order with the rest.
+fn typed(
+    table: &toml::Table,
+    shown: &str,
+    prefix: &str,
+    targets: &[&str],
+) -> Result<FileConfig, ConfigError> {
+    use serde::Deserialize as _;
+    let no_target = |t: &str| {
+        (!targets.is_empty() && !targets.contains(&t)).then(|| ConfigError::NoTarget {
+            file: shown.to_owned(),
+            key: format!("{prefix}target"),
+            target: t.to_owned(),
+            targets: targets.iter().map(|t| (*t).to_owned()).collect(),
+        })
+    };
+    let refused = match FileConfig::deserialize(toml::Value::Table(table.clone())) {
+        Ok(config) => match config.target.as_deref().and_then(no_target) {
+            Some(e) => return Err(e),
+            None => return Ok(config),
+        },
+        Err(e) => e,
+    };
+    for (key, value) in table {
+        let at = format!("{prefix}{key}");
+        if let Some(e) = value
+            .as_str()
+            .filter(|_| key == "target")
+            .and_then(no_target)
+        {
+            return Err(e);
+        }
+        let alone: toml::Table = [(key.clone(), value.clone())].into_iter().collect();
+        if FileConfig::deserialize(toml::Value::Table(alone)).is_ok() {
+            continue;
+        }
+        let shape = |entry: Option<&String>, expected| ConfigError::Shape {
+            file: shown.to_owned(),
+            key: at.clone(),
+            entry: entry.cloned(),
+            expected,
+        };
+        return Err(match key.as_str() {
+            "select" | "extend-select" | "ignore" | "exclude" => shape(None, "a list of strings"),
+            "target" => shape(None, "a string"),
+            "severity" => match value.as_table() {
+                None => shape(None, "a table of `CODE = \"error\"` lines"),
+                Some(t) => shape(
+                    t.iter().find(|(_, v)| !v.is_str()).map(|(k, _)| k),
+                    "\"error\" or \"warning\"",
+                ),
+            },
+            "per-file-ignores" => match value.as_table() {
+                None => shape(None, "a table of `\"GLOB\" = [\"CODE\", ...]` lines"),
+                Some(t) => shape(
+                    t.iter()
+                        .find(|(_, v)| {
+                            !v.as_array()
+                                .is_some_and(|a| a.iter().all(toml::Value::is_str))
+                        })
+                        .map(|(k, _)| k),
+                    "a list of strings",
+                ),
+            },
+            _ => ConfigError::UnknownKey {
+                file: shown.to_owned(),
+                key: at,
+                near: crate::suggest::closest(key, KEYS),
+            },
+        });
+    }
+    // Refused as a whole but each key alone is fine: cannot happen with
+    // independent keys; say what serde said rather than nothing.
+    Err(ConfigError::Value {
+        file: shown.to_owned(),
+        detail: refused.to_string(),
+    })
 }
 
 /// The characters of the offending line shown on each side of a TOML
@@ -277,19 +458,6 @@ fn quoted<'a>(items: impl Iterator<Item = &'a str>) -> String {
         .join(", ")
 }
 
-fn strings(value: &toml::Value, at: &str) -> Result<Vec<String>, String> {
-    let list = value
-        .as_array()
-        .ok_or_else(|| format!("{at} must be a list of strings"))?;
-    list.iter()
-        .map(|v| {
-            v.as_str()
-                .map(str::to_owned)
-                .ok_or_else(|| format!("{at} must be a list of strings"))
-        })
-        .collect()
-}
-
 /// The codes a selector names: a code (`FL202`, any case), a rule name
 /// (`unpinned-mutable-input`), a prefix of codes (`FL2`, `FL20`), or `ALL`.
 pub fn codes_of(selector: &str) -> Result<Vec<Code>, String> {
@@ -343,6 +511,13 @@ pub fn settle(
 ) -> Result<Settings, String> {
     let none = Overrides::default();
     let cli = cli.unwrap_or(&none);
+    let overlaid;
+    let file = if cli.config.is_empty() {
+        file
+    } else {
+        overlaid = file.overlaid(&cli.config);
+        &overlaid
+    };
     let mut enabled: BTreeSet<Code> = match &file.select {
         Some(s) => codes_of_all(s, "select")?,
         None => Code::ALL.iter().copied().collect(),
@@ -636,5 +811,39 @@ mod tests {
         assert!(s.enabled.contains(&Code::FL202));
         assert!(!s.enabled.contains(&Code::FL101));
         assert!(s.enabled.contains(&Code::FL001), "parse errors stay on");
+    }
+
+    #[test]
+    fn the_keys_are_the_fields_of_the_serde_struct() {
+        use serde::Deserialize as _;
+        let sample = |key: &str| -> toml::Value {
+            match key {
+                "severity" | "per-file-ignores" => toml::Value::Table(toml::Table::new()),
+                "target" => toml::Value::String("argo".into()),
+                _ => toml::Value::Array(Vec::new()),
+            }
+        };
+        for key in KEYS {
+            let t: toml::Table = [(key.to_owned(), sample(key))].into_iter().collect();
+            assert!(
+                FileConfig::deserialize(toml::Value::Table(t)).is_ok(),
+                "{key}"
+            );
+        }
+        let t: toml::Table = [("selekt".to_owned(), sample("select"))]
+            .into_iter()
+            .collect();
+        assert!(FileConfig::deserialize(toml::Value::Table(t)).is_err());
+        let e = read("zzz = 1\ntarget = \"nomad\"", "f", false, &TARGETS).unwrap_err();
+        assert!(matches!(e, ConfigError::NoTarget { .. }), "{e}");
+        let e = read("selekt = []", "f", false, &TARGETS).unwrap_err();
+        assert_eq!(
+            e,
+            ConfigError::UnknownKey {
+                file: "f".into(),
+                key: "selekt".into(),
+                near: Some("select"),
+            }
+        );
     }
 }

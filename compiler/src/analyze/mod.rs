@@ -11,6 +11,7 @@ pub mod pod;
 pub mod problem;
 pub mod resolve;
 pub mod scope;
+pub mod settings;
 pub mod state;
 
 pub use guarantee::{Analysis, OutputReport, PipelineReport, TaskReport};

@@ -72,17 +72,6 @@ impl Executor {
     }
 }
 
-/// The settings of this module, on a pipeline and on a task.
-pub const POD_SETTINGS: [&str; 7] = [
-    "namespace",
-    "service_account",
-    "resources",
-    "labels",
-    "annotations",
-    "image_pull_policy",
-    "airflow_executor",
-];
-
 /// Kubernetes' image pull policies.
 pub const PULL_POLICIES: [&str; 3] = ["Always", "IfNotPresent", "Never"];
 

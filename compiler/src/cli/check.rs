@@ -44,9 +44,9 @@ pub(super) struct CheckArgs {
     /// Do not report these rules (FL001, FL005, FL702 and FL706 are always reported)
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub(super) ignore: Vec<String>,
-    /// Use exactly this configuration file (flowc.toml, or a pyproject.toml with [tool.flowc]) for every file
-    #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
-    pub(super) config: Option<PathBuf>,
+    /// Use exactly this configuration file (flowc.toml, or a pyproject.toml with [tool.flowc]) for every file; or, given `KEY = VALUE` (a line of TOML, such as `select = ["FL2"]`; repeatable), use that value of the key instead of the configuration's
+    #[arg(long, value_name = "PATH|KEY=VALUE")]
+    pub(super) config: Vec<String>,
     /// Read no configuration file: the defaults and the command line only
     #[arg(long)]
     pub(super) isolated: bool,
@@ -129,8 +129,15 @@ fn checked(args: &CheckArgs) -> Result<ExitCode, String> {
             "`--statistics` prints text: use it with `--output-format human` or `concise`".into(),
         );
     }
-    let choice = match (&args.config, args.isolated) {
-        (Some(path), _) => ConfigChoice::File(path.clone()),
+    let (file, lines) = config_args(&args.config)?;
+    let choice = match (file, args.isolated) {
+        (Some(_), true) => {
+            return Err(
+                "`--config PATH` and `--isolated` cannot be used together: one names the configuration file, the other reads none"
+                    .into(),
+            )
+        }
+        (Some(path), false) => ConfigChoice::File(path),
         (None, true) => ConfigChoice::Isolated,
         (None, false) => ConfigChoice::Discover,
     };
@@ -139,6 +146,7 @@ fn checked(args: &CheckArgs) -> Result<ExitCode, String> {
         extend_select: args.extend_select.clone(),
         ignore: args.ignore.clone(),
         target: args.target.clone(),
+        config: lines,
     };
     let configs = Arc::new(Configs::new(choice, overrides, &target_list())?);
     let paths = match super::fix::run(&paths, &args.fixes, &configs) {
@@ -306,4 +314,24 @@ fn statistics(diags: &[Diagnostic], summary: Summary, quiet: bool) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The `--config` arguments: at most one file, and the `KEY = VALUE` lines
+/// (an argument with `=` that names no file), merged in order (a later
+/// line of a key wins).
+fn config_args(args: &[String]) -> Result<(Option<PathBuf>, toml::Table), String> {
+    let mut file: Option<PathBuf> = None;
+    let mut lines = toml::Table::new();
+    let targets = target_list();
+    for a in args {
+        if a.contains('=') && !std::path::Path::new(a).is_file() {
+            lines.extend(crate::config::parse_override(a, &targets)?);
+        } else if let Some(first) = file.replace(PathBuf::from(a)) {
+            return Err(format!(
+                "`--config` names one configuration file, not `{}` and `{a}` (a key is given as `KEY = VALUE`)",
+                first.display()
+            ));
+        }
+    }
+    Ok((file, lines))
 }

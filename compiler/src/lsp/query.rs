@@ -9,6 +9,7 @@
 use lsp_types as lt;
 
 use super::position::Lines;
+use super::words::Place;
 use super::Snapshot;
 use crate::analyze::model::{DeclDef, KindDef, Loc, Role};
 use crate::format::{Kind as Tok, Lexer, Token};
@@ -143,7 +144,9 @@ pub enum Block {
     Pipeline(String),
     /// `task NAME {`
     Task(String),
-    /// Any other (`kind NAME {`, a setting's braces).
+    /// `kind NAME {`
+    Kind(String),
+    /// Any other (a setting's braces).
     Other,
 }
 
@@ -285,6 +288,23 @@ impl Query {
         }
     }
 
+    /// Which words may start the statement at the cursor, from the
+    /// innermost block: a declaration's properties, a pipeline's, task's
+    /// or kind's settings and statements; `None` elsewhere, and after the
+    /// statement's first word.
+    pub fn line_start(&self) -> Option<Place> {
+        if !self.done.is_empty() {
+            return None;
+        }
+        match self.blocks.last()? {
+            Block::Decl { role, .. } => Some(Place::Decl(*role)),
+            Block::Pipeline(_) => Some(Place::Pipeline),
+            Block::Task(_) => Some(Place::Task),
+            Block::Kind(_) => Some(Place::Kind),
+            Block::Other => None,
+        }
+    }
+
     pub fn pipeline(&self) -> Option<&str> {
         self.blocks.iter().rev().find_map(|b| match b {
             Block::Pipeline(n) => Some(n.as_str()),
@@ -331,6 +351,7 @@ fn block_of(src: &str, header: &[Token]) -> Block {
         },
         ["pipeline", name, ..] => Block::Pipeline((*name).to_string()),
         ["task", name, ..] => Block::Task((*name).to_string()),
+        ["kind", name, ..] => Block::Kind((*name).to_string()),
         _ => Block::Other,
     }
 }

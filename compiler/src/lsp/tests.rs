@@ -149,3 +149,49 @@ fn completion_and_hover_read_the_words_of_one_source() {
     let end = Lines::new(&text3).position(text3.len());
     assert!(completion(&snap, URI, &text3, end).is_empty());
 }
+
+#[test]
+fn pipeline_and_task_settings_come_from_the_catalog() {
+    let text = "pipeline p {\n  schedule \"0 6 * * *\"\n  start 2024-01-01\n  \n  task t {\n    retries 2\n    \n    run command [\"true\"]\n  }\n}\n";
+    let snap = snapshot(text);
+    let lines = Lines::new(text);
+    let labels = |at: usize| -> Vec<String> {
+        completion(&snap, URI, text, lines.position(at))
+            .into_iter()
+            .map(|i| i.label)
+            .collect()
+    };
+    // A blank line of the pipeline: its settings, no task's own.
+    let got = labels(text.find("  \n").expect("blank") + 2);
+    assert!(got.contains(&"catchup".to_string()), "{got:?}");
+    assert!(!got.contains(&"internal_retries".to_string()), "{got:?}");
+    // A blank line of the task: the task's settings and statements.
+    let got = labels(text.find("    \n").expect("blank") + 4);
+    for w in ["internal_retries", "namespace", "read", "run"] {
+        assert!(got.contains(&w.to_string()), "{w}: {got:?}");
+    }
+    assert!(!got.contains(&"schedule".to_string()), "{got:?}");
+    // Hover on a setting: the catalog's summary.
+    let h = hover(
+        &snap,
+        URI,
+        lines.position(text.find("retries").expect("retries") + 1),
+    )
+    .expect("a hover");
+    let lt::HoverContents::Markup(m) = h.contents else {
+        panic!("markdown")
+    };
+    let summary = crate::analyze::settings::ALL
+        .iter()
+        .find(|s| s.name == "retries")
+        .expect("retries")
+        .summary;
+    assert!(
+        m.value.contains("task setting") && m.value.contains(summary),
+        "{}",
+        m.value
+    );
+    // A value is no setting: no hover of one.
+    let at = lines.position(text.find("2024").expect("date") + 1);
+    assert!(hover(&snap, URI, at).is_none_or(|h| !format!("{h:?}").contains("setting")));
+}

@@ -400,3 +400,107 @@ fn the_documented_configurations_are_accepted() {
         assert!(out.contains("FL807"), "{out}");
     }
 }
+
+/// `--config KEY=VALUE` (ruff's form): a line of TOML whose key replaces the
+/// configuration file's, repeated, checked as the file's keys are.
+#[test]
+fn config_key_value_lines_override_the_file() {
+    let dir = project(&[
+        (
+            "flowc.toml",
+            "ignore = [\"FL202\", \"FL900\"]\ntarget = \"airflow\"\n",
+        ),
+        ("p.flow", APPEND),
+    ]);
+    // The file alone: FL202 ignored.
+    let Run { code, stdout, .. } = flowc_in(dir.path()).args(["check", "p.flow"]).run();
+    assert_eq!(code, Some(0), "{stdout}");
+    // `ignore = ["FL900"]` replaces the file's list: FL202 reports; the
+    // file's `target` stays unless a second line replaces it.
+    let Run {
+        code,
+        stdout: out,
+        stderr: err,
+    } = flowc_in(dir.path())
+        .args(["check", "--config", "ignore = [\"FL900\"]", "p.flow"])
+        .run();
+    assert_eq!(code, Some(0), "a warning: {out}{err}");
+    assert!(out.contains("FL202"), "{out}");
+    let Run { stdout: out, .. } = flowc_in(dir.path())
+        .args([
+            "check",
+            "--show-settings",
+            "--config",
+            "ignore = []",
+            "--config",
+            "target = \"argo\"",
+        ])
+        .run();
+    assert!(
+        out.contains("target: argo")
+            && out.contains("disabled: none")
+            && out.contains("flowc.toml"),
+        "{out}"
+    );
+    // With a file named by `--config` too, and with `--isolated`.
+    let Run { stdout: out, .. } = flowc_in(dir.path())
+        .args([
+            "check",
+            "--show-settings",
+            "--config",
+            "flowc.toml",
+            "--config",
+            "target = \"argo\"",
+        ])
+        .run();
+    assert!(
+        out.contains("target: argo") && out.contains("disabled: FL202 FL900"),
+        "{out}"
+    );
+    let Run { stdout: out, .. } = flowc_in(dir.path())
+        .args([
+            "check",
+            "--show-settings",
+            "--isolated",
+            "--config",
+            "target = \"argo\"",
+        ])
+        .run();
+    assert!(
+        out.contains("--isolated") && out.contains("target: argo"),
+        "{out}"
+    );
+    // Mistakes name `--config`, the key and the closest key, and exit 2.
+    let cases: [(&str, &[&str]); 5] = [
+        (
+            "selct = [\"FL2\"]",
+            &["`--config`", "`selct`", "did you mean `select`"],
+        ),
+        ("target = \"nomad\"", &["`--config`", "no target `nomad`"]),
+        ("select = [\"FL999\"]", &["`--config`", "FL999"]),
+        (
+            "select = \"FL2\"",
+            &["`--config`", "`select` must be a list of strings"],
+        ),
+        ("select = [", &["`--config select = [`", "not valid TOML"]),
+    ];
+    for (line, words) in cases {
+        let Run {
+            code, stderr: err, ..
+        } = flowc_in(dir.path())
+            .args(["check", "--config", line, "p.flow"])
+            .run();
+        assert_eq!(code, Some(2), "{line}: {err}");
+        for w in words {
+            assert!(err.contains(w), "{line}: `{w}` not in {err}");
+        }
+    }
+    // Two files are refused.
+    let Run {
+        code, stderr: err, ..
+    } = flowc_in(dir.path())
+        .args(["check", "--config", "flowc.toml", "--config", "flowc.toml"])
+        .run();
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("one configuration file"), "{err}");
+}

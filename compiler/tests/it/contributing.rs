@@ -213,24 +213,12 @@ fn rules() -> Vec<(String, Vec<(&'static str, String)>)> {
     out
 }
 
-/// The words of the setting lists (`SETTINGS`, `TASK_SETTINGS`, `POD_SETTINGS`),
-/// read from the resolver's source.
-fn settings(root: &std::path::Path) -> Vec<String> {
-    let mut words = std::collections::BTreeSet::new();
-    for (file, list) in [
-        ("compiler/src/analyze/resolve.rs", "const SETTINGS: "),
-        ("compiler/src/analyze/resolve.rs", "const TASK_SETTINGS: "),
-        ("compiler/src/analyze/pod.rs", "const POD_SETTINGS: "),
-    ] {
-        let text = std::fs::read_to_string(root.join(file)).expect("source");
-        let at = text
-            .find(list)
-            .unwrap_or_else(|| panic!("{list} in {file}"));
-        let body = &text[at..];
-        let body = &body[body.find("= [").expect("a list")..body.find("];").expect("its end")];
-        words.extend(body.split('"').skip(1).step_by(2).map(str::to_owned));
-    }
-    words.into_iter().collect()
+/// The words of the settings catalog (`compiler/src/analyze/settings.rs`).
+fn settings() -> Vec<String> {
+    flowc::analyze::settings::words()
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
 }
 
 #[test]
@@ -255,7 +243,7 @@ fn every_checklist_holds_for_everything_that_exists() {
             let kinds = caps["data"].as_object().expect("data").keys();
             kinds.map(|k| one("kind", k)).collect()
         } else if title.starts_with("a setting") {
-            settings(&root).iter().map(|s| one("setting", s)).collect()
+            settings().iter().map(|s| one("setting", s)).collect()
         } else {
             panic!("a checklist this test does not know: {title}")
         }

@@ -11,7 +11,7 @@
 //! odds of 1 in 2^(RUNS-1), and every example and command is another chance.
 //!
 //! What the sources do today (checked by reading them, as this test cannot):
-//! `HashMap`/`HashSet` appear only in `analyze/resolve.rs` (per-file scopes)
+//! `HashMap`/`HashSet` appear only in `analyze/resolve/` (per-file scopes)
 //! and `codegen/airflow.rs` (seen file names, task variables by name), all
 //! used for lookups and never iterated; every order that reaches output comes
 //! from a `Vec`, a `BTreeMap`/`BTreeSet` or petgraph's index order.

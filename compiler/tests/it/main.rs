@@ -58,5 +58,6 @@ mod rules;
 mod scaffold;
 mod scaffold_spark;
 mod schedule_words;
+mod settings;
 mod versions;
 mod walkthrough;

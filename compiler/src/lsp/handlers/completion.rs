@@ -7,7 +7,7 @@ use lsp_types as lt;
 use super::super::position::Lines;
 use super::super::query::{decl_named, kind_of_decl, Piece, Query};
 use super::super::server::{Failure, Server};
-use super::super::words::{words, Place};
+use super::super::words::{words, Place, Word};
 use super::super::Snapshot;
 use crate::analyze::model::{DeclDef, Role};
 use crate::diagnostic::Code;
@@ -23,6 +23,23 @@ fn item(label: &str, kind: lt::CompletionItemKind, detail: Option<String>) -> lt
         detail,
         ..lt::CompletionItem::default()
     }
+}
+
+/// A word of the language: its kind of word as the detail, and the
+/// catalog's summary and value shape as the documentation.
+fn word_item(w: &Word, kind: lt::CompletionItemKind) -> lt::CompletionItem {
+    let mut it = item(w.name, kind, w.detail.map(str::to_string));
+    if let Some(summary) = w.summary {
+        let usage = w
+            .usage
+            .map(|u| format!("\n\nValue: {u}"))
+            .unwrap_or_default();
+        it.documentation = Some(lt::Documentation::MarkupContent(lt::MarkupContent {
+            kind: lt::MarkupKind::Markdown,
+            value: format!("{summary}{usage}"),
+        }));
+    }
+    it
 }
 
 /// A declared source, sink or effect as a completion: its name, with its role and kind.
@@ -187,8 +204,8 @@ pub fn completion(
             // properties and its kind's parameters.
             if let Some((role, name, kind)) = q.decl() {
                 let mut out: Vec<lt::CompletionItem> = words(Place::Decl(role))
-                    .into_iter()
-                    .map(|w| item(w.name, K::PROPERTY, w.detail.map(str::to_string)))
+                    .iter()
+                    .map(|w| word_item(w, K::PROPERTY))
                     .collect();
                 let kind = program.kinds.iter().find(|k| k.name == kind).or_else(|| {
                     decl_named(snap, file, name)
@@ -209,6 +226,21 @@ pub fn completion(
                     }));
                 }
                 return out;
+            }
+            // The first word of a line in a pipeline, a task or a kind:
+            // its settings (from the catalog) and statements.
+            if let Some(place @ (Place::Pipeline | Place::Task | Place::Kind)) = q.line_start() {
+                return words(place)
+                    .iter()
+                    .map(|w| {
+                        let kind = if w.summary.is_some() {
+                            K::PROPERTY
+                        } else {
+                            K::KEYWORD
+                        };
+                        word_item(w, kind)
+                    })
+                    .collect();
             }
         }
         _ => {}

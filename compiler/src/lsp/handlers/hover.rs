@@ -6,7 +6,9 @@ use std::fmt::Write as _;
 use lsp_types as lt;
 
 use super::super::position::Lines;
-use super::super::query::{decl_around, entity_at, file_and_offset, within, word_at, Entity};
+use super::super::query::{
+    decl_around, entity_at, file_and_offset, within, word_at, Entity, Query,
+};
 use super::super::server::{Failure, Server};
 use super::super::words::{self, Place};
 use super::super::Snapshot;
@@ -183,13 +185,19 @@ pub fn hover(snap: &Snapshot, uri: &str, pos: lt::Position) -> Option<lt::Hover>
         let program = &snap.outcome.program;
         let Some(entity) = entity_at(snap, file, at) else {
             // A property of the declaration around the cursor.
-            let d = decl_around(snap, file, at)?;
-            let word = words::word(Place::Decl(d.role), w)?;
-            let what = word.detail.unwrap_or("property");
-            return Some(markdown(
-                format!("**`{}`**: {what} of `{}`", word.name, d.name),
-                lines.range(sp),
-            ));
+            if let Some(d) = decl_around(snap, file, at) {
+                let word = words::word(Place::Decl(d.role), w)?;
+                return Some(markdown(
+                    words::markdown(&word, Some(&d.name)),
+                    lines.range(sp),
+                ));
+            }
+            // A setting of a pipeline, task or kind: the first word of its
+            // line there.
+            let q = Query::at(text, sp.start);
+            let place = q.line_start()?;
+            let word = words::word(place, w)?;
+            return Some(markdown(words::markdown(&word, None), lines.range(sp)));
         };
         match entity {
             Entity::Decl(i) => (decl_markdown(snap, &program.decls[i]), sp),
