@@ -196,7 +196,8 @@ pub struct Omitted {
 }
 
 impl Omitted {
-    fn add(&mut self, d: &Diagnostic) {
+    /// Count `d` as left out.
+    pub fn add(&mut self, d: &Diagnostic) {
         self.findings += 1;
         match (d.suppressed.is_none(), d.severity) {
             (true, Severity::Error) => self.errors += 1,

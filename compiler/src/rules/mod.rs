@@ -473,6 +473,18 @@ pub fn run(
     broken: &BTreeSet<FileId>,
     diags: &mut Vec<Diagnostic>,
 ) {
+    run_into(program, analysis, broken, &mut |found| diags.extend(found));
+}
+
+/// Run every analysis rule, handing each rule's findings to `sink` in rule
+/// order as soon as they are known: only a few rules' findings (as many as
+/// there are threads) are held at once.
+pub fn run_into(
+    program: &Program,
+    analysis: &Analysis,
+    broken: &BTreeSet<FileId>,
+    sink: &mut dyn FnMut(Vec<Diagnostic>),
+) {
     let ctx = Ctx {
         program,
         analysis,
@@ -481,22 +493,33 @@ pub fn run(
     let tasks: usize = program.pipelines.iter().map(|p| p.tasks.len()).sum();
     let cores = crate::par::cores();
     let threads = if tasks < PARALLEL_MIN_TASKS { 1 } else { cores };
-    run_on(threads, &ctx, diags);
+    run_batched(threads, &ctx, sink);
 }
 
 /// [`run`] on a given number of threads (public for the test that compares
 /// one thread with several).
 #[doc(hidden)]
 pub fn run_on(threads: usize, ctx: &Ctx<'_>, diags: &mut Vec<Diagnostic>) {
+    run_batched(threads, ctx, &mut |found| diags.extend(found));
+}
+
+fn run_batched(threads: usize, ctx: &Ctx<'_>, sink: &mut dyn FnMut(Vec<Diagnostic>)) {
     let checks: Vec<Check> = all().iter().filter_map(|r| r.check).collect();
     // Rules are independent: each runs into its own list, and the lists are
-    // kept in rule order, exactly as one thread would push them.
-    let found = crate::par::map_each(&checks, threads, |check| {
-        let mut d = Vec::new();
-        check(ctx, &mut d);
-        d
-    });
-    diags.extend(found.into_iter().flatten());
+    // handed on in rule order, exactly as one thread would push them. A
+    // batch has a few rules per thread, so that a slow rule does not leave
+    // the other threads idle for long.
+    let batch = if threads < 2 { 1 } else { threads * 4 };
+    for batch in checks.chunks(batch) {
+        let found = crate::par::map_each(batch, threads, |check| {
+            let mut d = Vec::new();
+            check(ctx, &mut d);
+            d
+        });
+        for d in found {
+            sink(d);
+        }
+    }
 }
 
 /// Below this many tasks the rules run on one core: a thread costs more
