@@ -291,6 +291,11 @@ pub fn check_with(inputs: Vec<Input>, loader: &dyn Loader, policy: &dyn Policy) 
     let mut collector = Collector::new(&sources, policy, &program);
     mark_broken(&mut broken, &diags);
     collector.absorb(diags);
+    // A declaration whose settings do not fit its kind: one finding for
+    // them, and none for what follows from them (`rules::cascade`).
+    let doubtful = crate::rules::cascade::Doubtful::find(&problems, &program);
+    let folded = doubtful.fold(&mut problems);
+    collector.absorb(folded);
     let mut problems = problems.into_iter().peekable();
     while problems.peek().is_some() {
         let batch: Vec<Diagnostic> = problems
@@ -306,7 +311,8 @@ pub fn check_with(inputs: Vec<Input>, loader: &dyn Loader, policy: &dyn Policy) 
     drop(units);
     std::thread::spawn(move || drop(loaded));
     let analysis = guarantee::analyze(&program, &broken, &mut []);
-    crate::rules::run_into(&program, &analysis, &broken, &mut |found| {
+    crate::rules::run_into(&program, &analysis, &broken, &mut |mut found| {
+        found.retain(|d| !doubtful.follows(d));
         collector.absorb(found);
     });
     let (diags, omitted, omitted_rules) = collector.finish(&broken);

@@ -95,6 +95,7 @@ macro_rules! declare_rules {
     };
 }
 
+pub mod cascade;
 pub mod suppress;
 
 /// FL001's words for what the parser found (`syntax::problem`), for the
