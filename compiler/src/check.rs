@@ -397,14 +397,8 @@ impl<'a> Collector<'a> {
         let Some(list) = self.kept.get_mut(&file) else {
             return;
         };
-        list.sort_by(|(i, a), (j, b)| {
-            a.span
-                .start
-                .cmp(&b.span.start)
-                .then(a.code.cmp(&b.code))
-                .then(a.message.cmp(&b.message))
-                .then(i.cmp(j))
-        });
+        let sources = self.sources;
+        list.sort_by(|(i, a), (j, b)| diagnostic::order(sources, a, b).then(i.cmp(j)));
         if list.len() > diagnostic::MAX_FINDINGS_PER_FILE {
             let omitted = self.omitted.entry(file).or_default();
             for (_, d) in list.drain(diagnostic::MAX_FINDINGS_PER_FILE..) {
@@ -435,15 +429,7 @@ impl<'a> Collector<'a> {
         }
         let mut all: Vec<(usize, Diagnostic)> = self.kept.into_values().flatten().collect();
         let sources = self.sources;
-        all.sort_by(|(i, a), (j, b)| {
-            sources
-                .path(a.file)
-                .cmp(sources.path(b.file))
-                .then(a.span.start.cmp(&b.span.start))
-                .then(a.code.cmp(&b.code))
-                .then(a.message.cmp(&b.message))
-                .then(i.cmp(j))
-        });
+        all.sort_by(|(i, a), (j, b)| diagnostic::order(sources, a, b).then(i.cmp(j)));
         (
             all.into_iter().map(|(_, d)| d).collect(),
             self.omitted,

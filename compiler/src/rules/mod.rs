@@ -413,7 +413,7 @@ crate::diagnostic::code::catalog!(declare_rules);
 use std::collections::BTreeSet;
 
 use crate::analyze::guarantee::{TaskFacts, TaskReport};
-use crate::analyze::model::{PipelineDef, Program, TaskDef};
+use crate::analyze::model::{DeclDef, KindDef, PipelineDef, Program, TaskDef, WriteDef};
 use crate::analyze::problem::Problem;
 use crate::analyze::{Analysis, PipelineReport};
 use crate::diagnostic::{Code, Diagnostic};
@@ -464,6 +464,59 @@ impl<'a> Ctx<'a> {
                 });
             }
         }
+    }
+}
+
+/// A finding on a write into a sink whose kind has a line that makes the
+/// write's mode unsafe (FL209, FL210, FL211): what the rule checks and says.
+pub struct KindLineWrite {
+    pub code: Code,
+    /// The modes it is about.
+    pub modes: &'static [crate::vocab::Mode],
+    /// The kind's line (`unenforced_key`) and whether a kind has it.
+    pub line: &'static str,
+    pub has: fn(&KindDef) -> bool,
+    /// The message, from the write, the sink, the task and the kind.
+    pub message: fn(&WriteDef, &DeclDef, &TaskDef, &KindDef) -> String,
+    pub help: &'static str,
+}
+
+impl Ctx<'_> {
+    /// Each write of a mode of `rule.modes` that its sink's kind supports
+    /// (FL205 covers the others) into a kind that has `rule.line`: a
+    /// finding at the write's mode, labelled at the kind.
+    pub fn kind_line_writes(&self, rule: &KindLineWrite, out: &mut Vec<Diagnostic>) {
+        self.each_task(|t| {
+            for w in t
+                .task
+                .writes
+                .iter()
+                .filter(|w| rule.modes.contains(&w.mode))
+            {
+                if !t.facts.mode_supported(w) {
+                    continue;
+                }
+                let sink = t.facts.decl(w.decl);
+                let kind = self.program.kind_of(sink);
+                if !(rule.has)(kind) {
+                    continue;
+                }
+                out.push(
+                    Diagnostic::new(
+                        rule.code,
+                        w.mode_loc.file,
+                        w.mode_loc.span,
+                        (rule.message)(w, sink, t.task, kind),
+                    )
+                    .label(
+                        kind.loc.file,
+                        kind.loc.span,
+                        format!("kind `{}` has the line `{}`", kind.name, rule.line),
+                    )
+                    .help(rule.help),
+                );
+            }
+        });
     }
 }
 
