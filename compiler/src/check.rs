@@ -329,6 +329,9 @@ pub fn check_with(inputs: Vec<Input>, loader: &dyn Loader, policy: &dyn Policy) 
     }
 }
 
+/// Findings per rule and severity.
+type RuleCounts = BTreeMap<(Code, diagnostic::Severity), usize>;
+
 /// How many findings of the resolver are turned into diagnostics at a time.
 const COLLECT_BATCH: usize = 4096;
 
@@ -350,7 +353,7 @@ struct Collector<'a> {
     /// trims.
     kept: BTreeMap<FileId, Vec<(usize, Diagnostic)>>,
     omitted: BTreeMap<FileId, diagnostic::Omitted>,
-    omitted_rules: BTreeMap<(Code, diagnostic::Severity), usize>,
+    omitted_rules: RuleCounts,
     arrived: usize,
 }
 
@@ -418,7 +421,7 @@ impl<'a> Collector<'a> {
     ) -> (
         Vec<Diagnostic>,
         BTreeMap<FileId, diagnostic::Omitted>,
-        BTreeMap<(Code, diagnostic::Severity), usize>,
+        RuleCounts,
     ) {
         let unused = std::mem::replace(&mut self.marks, crate::rules::suppress::Marks::empty())
             .unused(broken);
