@@ -80,6 +80,9 @@ pub struct Outcome {
     /// Per file, the findings left out of `diagnostics` past
     /// [`diagnostic::MAX_FINDINGS_PER_FILE`]; they still count.
     pub omitted: BTreeMap<FileId, diagnostic::Omitted>,
+    /// The unsuppressed findings left out of `diagnostics`, per rule and
+    /// severity (for `check --statistics`).
+    pub omitted_rules: BTreeMap<(Code, diagnostic::Severity), usize>,
     /// Per root read from the disk, its path as a generated file's header
     /// names it (relative to its project root: `io::read::header_path`,
     /// filled by `io::read::check_files`); [`Outcome::header_path`].
@@ -270,30 +273,49 @@ pub fn check_with(inputs: Vec<Input>, loader: &dyn Loader, policy: &dyn Policy) 
         .collect();
     let mut problems = Vec::new();
     let program = resolve::resolve(&units, &mut problems);
-    diags.extend(problems.into_iter().map(crate::rules::finding));
 
     let mut broken: BTreeSet<FileId> = loaded
         .iter()
         .filter(|l| l.ast.is_none())
         .map(|l| l.file)
         .collect();
-    for d in &diags {
-        if matches!(d.code, Code::FL001 | Code::FL702 | Code::FL005) {
-            broken.insert(d.file);
+    let mark_broken = |broken: &mut BTreeSet<FileId>, diags: &[Diagnostic]| {
+        for d in diags {
+            if matches!(d.code, Code::FL001 | Code::FL702 | Code::FL005) {
+                broken.insert(d.file);
+            }
         }
+    };
+    // From here on findings go to the collector a batch at a time, which
+    // keeps only what can be listed and counts the rest.
+    let mut collector = Collector::new(&sources, policy, &program);
+    mark_broken(&mut broken, &diags);
+    collector.absorb(diags);
+    // A declaration whose settings do not fit its kind: one finding for
+    // them, and none for what follows from them (`rules::cascade`).
+    let doubtful = crate::rules::cascade::Doubtful::find(&problems, &program);
+    let folded = doubtful.fold(&mut problems);
+    collector.absorb(folded);
+    let mut problems = problems.into_iter().peekable();
+    while problems.peek().is_some() {
+        let batch: Vec<Diagnostic> = problems
+            .by_ref()
+            .take(COLLECT_BATCH)
+            .map(crate::rules::finding)
+            .collect();
+        mark_broken(&mut broken, &batch);
+        collector.absorb(batch);
     }
     // The syntax trees are not needed any more: free them now, before the
     // analysis allocates its own, on the other core.
     drop(units);
     std::thread::spawn(move || drop(loaded));
-    let analysis = guarantee::analyze(&program, &broken, &mut diags);
-    crate::rules::run(&program, &analysis, &broken, &mut diags);
-    crate::rules::suppress::suppress(&program, &broken, &mut diags);
-    settle(policy, &sources, &mut diags);
-    diags.retain(|d| !sources.path(d.file).starts_with("<stdlib>") || d.is_error());
-    diagnostic::sort(&mut diags, &sources);
-    dedup(&mut diags);
-    let omitted = diagnostic::cap_per_file(&mut diags, diagnostic::MAX_FINDINGS_PER_FILE);
+    let analysis = guarantee::analyze(&program, &broken, &mut []);
+    crate::rules::run_into(&program, &analysis, &broken, &mut |mut found| {
+        found.retain(|d| !doubtful.follows(d));
+        collector.absorb(found);
+    });
+    let (diags, omitted, omitted_rules) = collector.finish(&broken);
     Outcome {
         sources,
         diagnostics: diags,
@@ -302,8 +324,130 @@ pub fn check_with(inputs: Vec<Input>, loader: &dyn Loader, policy: &dyn Policy) 
         roots,
         broken,
         omitted,
+        omitted_rules,
         header_paths: BTreeMap::new(),
     }
+}
+
+/// Findings per rule and severity.
+type RuleCounts = BTreeMap<(Code, diagnostic::Severity), usize>;
+
+/// How many findings of the resolver are turned into diagnostics at a time.
+const COLLECT_BATCH: usize = 4096;
+
+/// The findings of a run as they come, kept as few as the output needs:
+/// each is marked by the `allow`s, settled by the policy and told from a
+/// repeat at once, and of each file only the first
+/// [`diagnostic::MAX_FINDINGS_PER_FILE`] (in the sorted order) are kept;
+/// the others are counted in [`diagnostic::Omitted`]. The result is the
+/// same as collecting every finding, sorting and cutting at the end, with
+/// memory bounded by the cap instead of by the number of findings.
+struct Collector<'a> {
+    sources: &'a SourceMap,
+    policy: &'a dyn Policy,
+    marks: crate::rules::suppress::Marks<'a>,
+    /// Every finding seen, by file, span, code and a hash of its message:
+    /// a repeat is dropped (and not counted) even when the first was left out.
+    seen: BTreeSet<(FileId, Span, Code, u64)>,
+    /// Per file, (order of arrival, finding): at most twice the cap between
+    /// trims.
+    kept: BTreeMap<FileId, Vec<(usize, Diagnostic)>>,
+    omitted: BTreeMap<FileId, diagnostic::Omitted>,
+    omitted_rules: RuleCounts,
+    arrived: usize,
+}
+
+impl<'a> Collector<'a> {
+    fn new(sources: &'a SourceMap, policy: &'a dyn Policy, program: &'a Program) -> Self {
+        Collector {
+            sources,
+            policy,
+            marks: crate::rules::suppress::Marks::new(program),
+            seen: BTreeSet::new(),
+            kept: BTreeMap::new(),
+            omitted: BTreeMap::new(),
+            omitted_rules: BTreeMap::new(),
+            arrived: 0,
+        }
+    }
+
+    fn absorb(&mut self, mut diags: Vec<Diagnostic>) {
+        self.marks.mark(&mut diags);
+        settle(self.policy, self.sources, &mut diags);
+        for d in diags {
+            if self.sources.path(d.file).starts_with("<stdlib>") && !d.is_error() {
+                continue;
+            }
+            if !self
+                .seen
+                .insert((d.file, d.span, d.code, message_hash(&d.message)))
+            {
+                continue;
+            }
+            self.arrived += 1;
+            let file = d.file;
+            let list = self.kept.entry(file).or_default();
+            list.push((self.arrived, d));
+            if list.len() >= 2 * diagnostic::MAX_FINDINGS_PER_FILE {
+                self.trim(file);
+            }
+        }
+    }
+
+    /// Keep the first [`diagnostic::MAX_FINDINGS_PER_FILE`] of `file`'s
+    /// findings in the sorted order; count the others.
+    fn trim(&mut self, file: FileId) {
+        let Some(list) = self.kept.get_mut(&file) else {
+            return;
+        };
+        let sources = self.sources;
+        list.sort_by(|(i, a), (j, b)| diagnostic::order(sources, a, b).then(i.cmp(j)));
+        if list.len() > diagnostic::MAX_FINDINGS_PER_FILE {
+            let omitted = self.omitted.entry(file).or_default();
+            for (_, d) in list.drain(diagnostic::MAX_FINDINGS_PER_FILE..) {
+                omitted.add(&d);
+                if d.suppressed.is_none() {
+                    *self.omitted_rules.entry((d.code, d.severity)).or_default() += 1;
+                }
+            }
+        }
+    }
+
+    /// The listed findings, sorted, and what was left out of each file;
+    /// with FL705 for the allows that covered nothing.
+    fn finish(
+        mut self,
+        broken: &BTreeSet<FileId>,
+    ) -> (
+        Vec<Diagnostic>,
+        BTreeMap<FileId, diagnostic::Omitted>,
+        RuleCounts,
+    ) {
+        let unused = std::mem::replace(&mut self.marks, crate::rules::suppress::Marks::empty())
+            .unused(broken);
+        self.absorb(unused);
+        let files: Vec<FileId> = self.kept.keys().copied().collect();
+        for file in files {
+            self.trim(file);
+        }
+        let mut all: Vec<(usize, Diagnostic)> = self.kept.into_values().flatten().collect();
+        let sources = self.sources;
+        all.sort_by(|(i, a), (j, b)| diagnostic::order(sources, a, b).then(i.cmp(j)));
+        (
+            all.into_iter().map(|(_, d)| d).collect(),
+            self.omitted,
+            self.omitted_rules,
+        )
+    }
+}
+
+/// A fixed hash of a message (the same in every run), to tell repeats apart
+/// without keeping every message.
+fn message_hash(message: &str) -> u64 {
+    use std::hash::{Hash as _, Hasher as _};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    message.hash(&mut h);
+    h.finish()
 }
 
 /// A file read and parsed, before it has its place (and [`FileId`]) in
@@ -556,19 +700,6 @@ fn report_use_cycles(loaded: &[Loaded], sources: &SourceMap, diags: &mut Vec<Dia
             }
         }
     }
-}
-
-fn dedup(diags: &mut Vec<Diagnostic>) {
-    // Borrowed keys: a file with a million findings does not copy a million
-    // messages to find the repeats.
-    let mut seen = BTreeSet::new();
-    let keep: Vec<bool> = diags
-        .iter()
-        .map(|d| seen.insert((d.file, d.span, d.code, d.message.as_str())))
-        .collect();
-    drop(seen);
-    let mut keep = keep.into_iter();
-    diags.retain(|_| keep.next().unwrap_or(true));
 }
 
 /// `bytes` as text with each byte of every invalid UTF-8 sequence replaced

@@ -184,7 +184,7 @@ fn checked(args: &CheckArgs) -> Result<ExitCode, String> {
     let s = &outcome.sources;
     let d = &outcome.diagnostics;
     let text = if args.statistics {
-        statistics(d, summary, args.quiet)
+        statistics(d, &outcome.omitted_rules, summary, args.quiet)
     } else {
         match args.format {
             CheckFormat::Human => {
@@ -292,9 +292,15 @@ fn concise(
 }
 
 /// One line per rule with findings: the count, the code, the severity and
-/// the rule's name, most frequent first; then the summary line unless `quiet`.
-fn statistics(diags: &[Diagnostic], summary: Summary, quiet: bool) -> String {
-    let mut counts: BTreeMap<(diagnostic::Code, diagnostic::Severity), usize> = BTreeMap::new();
+/// the rule's name, most frequent first (those left out of the list
+/// included); then the summary line unless `quiet`.
+fn statistics(
+    diags: &[Diagnostic],
+    omitted: &BTreeMap<(diagnostic::Code, diagnostic::Severity), usize>,
+    summary: Summary,
+    quiet: bool,
+) -> String {
+    let mut counts = omitted.clone();
     for d in diags.iter().filter(|d| d.suppressed.is_none()) {
         *counts.entry((d.code, d.severity)).or_default() += 1;
     }

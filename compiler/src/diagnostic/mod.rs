@@ -170,14 +170,21 @@ impl Diagnostic {
 
 /// Sort findings as the JSON contract says: by file path, then offset, then code.
 pub fn sort(diags: &mut [Diagnostic], sources: &crate::source::SourceMap) {
-    diags.sort_by(|a, b| {
-        sources
-            .path(a.file)
-            .cmp(sources.path(b.file))
-            .then(a.span.start.cmp(&b.span.start))
-            .then(a.code.cmp(&b.code))
-            .then(a.message.cmp(&b.message))
-    });
+    diags.sort_by(|a, b| order(sources, a, b));
+}
+
+/// The order of [`sort`].
+pub fn order(
+    sources: &crate::source::SourceMap,
+    a: &Diagnostic,
+    b: &Diagnostic,
+) -> std::cmp::Ordering {
+    sources
+        .path(a.file)
+        .cmp(sources.path(b.file))
+        .then(a.span.start.cmp(&b.span.start))
+        .then(a.code.cmp(&b.code))
+        .then(a.message.cmp(&b.message))
 }
 
 /// The most findings listed for one file: past it, findings are counted
@@ -196,7 +203,8 @@ pub struct Omitted {
 }
 
 impl Omitted {
-    fn add(&mut self, d: &Diagnostic) {
+    /// Count `d` as left out.
+    pub fn add(&mut self, d: &Diagnostic) {
         self.findings += 1;
         match (d.suppressed.is_none(), d.severity) {
             (true, Severity::Error) => self.errors += 1,

@@ -95,6 +95,7 @@ macro_rules! declare_rules {
     };
 }
 
+pub mod cascade;
 pub mod suppress;
 
 /// FL001's words for what the parser found (`syntax::problem`), for the
@@ -412,7 +413,7 @@ crate::diagnostic::code::catalog!(declare_rules);
 use std::collections::BTreeSet;
 
 use crate::analyze::guarantee::{TaskFacts, TaskReport};
-use crate::analyze::model::{PipelineDef, Program, TaskDef};
+use crate::analyze::model::{DeclDef, KindDef, PipelineDef, Program, TaskDef, WriteDef};
 use crate::analyze::problem::Problem;
 use crate::analyze::{Analysis, PipelineReport};
 use crate::diagnostic::{Code, Diagnostic};
@@ -466,12 +467,77 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// A finding on a write into a sink whose kind has a line that makes the
+/// write's mode unsafe (FL209, FL210, FL211): what the rule checks and says.
+pub struct KindLineWrite {
+    pub code: Code,
+    /// The modes it is about.
+    pub modes: &'static [crate::vocab::Mode],
+    /// The kind's line (`unenforced_key`) and whether a kind has it.
+    pub line: &'static str,
+    pub has: fn(&KindDef) -> bool,
+    /// The message, from the write, the sink, the task and the kind.
+    pub message: fn(&WriteDef, &DeclDef, &TaskDef, &KindDef) -> String,
+    pub help: &'static str,
+}
+
+impl Ctx<'_> {
+    /// Each write of a mode of `rule.modes` that its sink's kind supports
+    /// (FL205 covers the others) into a kind that has `rule.line`: a
+    /// finding at the write's mode, labelled at the kind.
+    pub fn kind_line_writes(&self, rule: &KindLineWrite, out: &mut Vec<Diagnostic>) {
+        self.each_task(|t| {
+            for w in t
+                .task
+                .writes
+                .iter()
+                .filter(|w| rule.modes.contains(&w.mode))
+            {
+                if !t.facts.mode_supported(w) {
+                    continue;
+                }
+                let sink = t.facts.decl(w.decl);
+                let kind = self.program.kind_of(sink);
+                if !(rule.has)(kind) {
+                    continue;
+                }
+                out.push(
+                    Diagnostic::new(
+                        rule.code,
+                        w.mode_loc.file,
+                        w.mode_loc.span,
+                        (rule.message)(w, sink, t.task, kind),
+                    )
+                    .label(
+                        kind.loc.file,
+                        kind.loc.span,
+                        format!("kind `{}` has the line `{}`", kind.name, rule.line),
+                    )
+                    .help(rule.help),
+                );
+            }
+        });
+    }
+}
+
 /// Run every analysis rule.
 pub fn run(
     program: &Program,
     analysis: &Analysis,
     broken: &BTreeSet<FileId>,
     diags: &mut Vec<Diagnostic>,
+) {
+    run_into(program, analysis, broken, &mut |found| diags.extend(found));
+}
+
+/// Run every analysis rule, handing each rule's findings to `sink` in rule
+/// order as soon as they are known: only a few rules' findings (as many as
+/// there are threads) are held at once.
+pub fn run_into(
+    program: &Program,
+    analysis: &Analysis,
+    broken: &BTreeSet<FileId>,
+    sink: &mut dyn FnMut(Vec<Diagnostic>),
 ) {
     let ctx = Ctx {
         program,
@@ -481,22 +547,33 @@ pub fn run(
     let tasks: usize = program.pipelines.iter().map(|p| p.tasks.len()).sum();
     let cores = crate::par::cores();
     let threads = if tasks < PARALLEL_MIN_TASKS { 1 } else { cores };
-    run_on(threads, &ctx, diags);
+    run_batched(threads, &ctx, sink);
 }
 
 /// [`run`] on a given number of threads (public for the test that compares
 /// one thread with several).
 #[doc(hidden)]
 pub fn run_on(threads: usize, ctx: &Ctx<'_>, diags: &mut Vec<Diagnostic>) {
+    run_batched(threads, ctx, &mut |found| diags.extend(found));
+}
+
+fn run_batched(threads: usize, ctx: &Ctx<'_>, sink: &mut dyn FnMut(Vec<Diagnostic>)) {
     let checks: Vec<Check> = all().iter().filter_map(|r| r.check).collect();
     // Rules are independent: each runs into its own list, and the lists are
-    // kept in rule order, exactly as one thread would push them.
-    let found = crate::par::map_each(&checks, threads, |check| {
-        let mut d = Vec::new();
-        check(ctx, &mut d);
-        d
-    });
-    diags.extend(found.into_iter().flatten());
+    // handed on in rule order, exactly as one thread would push them. A
+    // batch has a few rules per thread, so that a slow rule does not leave
+    // the other threads idle for long.
+    let batch = if threads < 2 { 1 } else { threads * 4 };
+    for batch in checks.chunks(batch) {
+        let found = crate::par::map_each(batch, threads, |check| {
+            let mut d = Vec::new();
+            check(ctx, &mut d);
+            d
+        });
+        for d in found {
+            sink(d);
+        }
+    }
 }
 
 /// Below this many tasks the rules run on one core: a thread costs more

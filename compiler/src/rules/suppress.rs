@@ -52,12 +52,44 @@ fn mark(allows: &mut [(&AllowDef, bool)], diags: &mut [Diagnostic]) {
 /// allow's finding may yet come once the file's other errors are fixed.
 /// An allow of a code only `build` finds is never FL705 here.
 pub fn suppress(program: &Program, broken: &BTreeSet<FileId>, diags: &mut Vec<Diagnostic>) {
-    let mut allows = allows_of(program);
-    mark(&mut allows, diags);
-    for (a, used) in allows {
-        if !used && !broken.contains(&a.loc.file) && !BUILD_CODES.contains(&a.code) {
-            diags.push(super::fl705_unused_allow::finding(a));
+    let mut marks = Marks::new(program);
+    marks.mark(diags);
+    diags.extend(marks.unused(broken));
+}
+
+/// The allows of a run and which of them covered a finding so far: findings
+/// can be marked a batch at a time (`check` does, to keep only what it lists),
+/// and the unused allows told once all are marked.
+pub struct Marks<'p> {
+    allows: Vec<(&'p AllowDef, bool)>,
+}
+
+impl<'p> Marks<'p> {
+    pub fn new(program: &'p Program) -> Self {
+        Marks {
+            allows: allows_of(program),
         }
+    }
+
+    /// No allows at all.
+    pub fn empty() -> Self {
+        Marks { allows: Vec::new() }
+    }
+
+    /// Mark the findings of `diags` that an allow covers.
+    pub fn mark(&mut self, diags: &mut [Diagnostic]) {
+        mark(&mut self.allows, diags);
+    }
+
+    /// FL705 for each allow that covered nothing (see [`suppress`]).
+    pub fn unused(self, broken: &BTreeSet<FileId>) -> Vec<Diagnostic> {
+        self.allows
+            .into_iter()
+            .filter(|(a, used)| {
+                !used && !broken.contains(&a.loc.file) && !BUILD_CODES.contains(&a.code)
+            })
+            .map(|(a, _)| super::fl705_unused_allow::finding(a))
+            .collect()
     }
 }
 

@@ -410,3 +410,101 @@ fn the_site_highlighting_is_current() {
     std::fs::write(&stale, current.replace("exactly_once ", "")).unwrap();
     assert_eq!(check(Some(&stale)).status.code(), Some(1));
 }
+
+/// The lines of `text` that install `flowc` by its bare name from a package
+/// index (issue 27 item 21): `pip install flowc` not followed by a path or
+/// URL, or a requirement `"flowc"` / `"flowc==..."` without `@ URL`.
+fn bare_name_installs(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for line in text.lines() {
+        let mut rest = line;
+        while let Some(at) = rest.find("pip install flowc") {
+            let after = &rest[at + "pip install flowc".len()..];
+            if !after.starts_with(['-', '_', '.', '/']) && !after.starts_with(char::is_alphanumeric)
+            {
+                // "never `pip install flowc` by bare name" warns, not installs.
+                let lower = line.to_lowercase();
+                if !(lower.contains("never") || lower.contains("bare name")) {
+                    found.push(line.to_owned());
+                }
+            }
+            rest = after;
+        }
+        let t = line.trim().trim_end_matches(',');
+        if t.starts_with("\"flowc") && t.ends_with('"') && !t.contains('@') {
+            let spec = t.trim_matches('"').trim_start_matches("flowc").trim();
+            if spec.is_empty() || spec.starts_with(['=', '<', '>', '~', '!']) {
+                found.push(line.to_owned());
+            }
+        }
+        let requirement = line.contains("dependencies") || line.contains("requires");
+        if requirement && (line.contains("[\"flowc==") || line.contains("[\"flowc\"]")) {
+            found.push(line.to_owned());
+        }
+    }
+    found
+}
+
+#[test]
+fn no_install_by_bare_name() {
+    let root = repo_root();
+    let mut files: Vec<std::path::PathBuf> = [
+        "README.md",
+        ".pre-commit-hooks.yaml",
+        "packaging/pre-commit-mirror/pyproject.toml",
+        "packaging/pre-commit-mirror/.pre-commit-hooks.yaml",
+        "packaging/wheel/pyproject.toml",
+    ]
+    .iter()
+    .map(|p| root.join(p))
+    .collect();
+    for dir in ["docs", "templates/init"] {
+        for entry in walkdir_files(&root.join(dir)) {
+            files.push(entry);
+        }
+    }
+    let mut bad = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap_or_default();
+        for line in bare_name_installs(&text) {
+            bad.push(format!("{}: {line}", f.display()));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "flowc installed by bare name:\n{}",
+        bad.join("\n")
+    );
+    // The check itself: what the mirror and the hooks file said before.
+    assert_eq!(
+        bare_name_installs("dependencies = [\"flowc==0.2.0\"]").len(),
+        1
+    );
+    assert_eq!(
+        bare_name_installs("# PATH (`cargo install`, or `pip install flowc`) and").len(),
+        1
+    );
+    assert!(bare_name_installs("pip install ./dist/flowc-*.whl").is_empty());
+    assert!(bare_name_installs("  \"flowc @ https://example.invalid/flowc.whl\",").is_empty());
+}
+
+/// Every file under `dir`, recursively, in a stable order.
+fn walkdir_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}

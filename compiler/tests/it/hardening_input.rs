@@ -334,6 +334,58 @@ fn duplicate_settings(n: usize) -> String {
     format!("sink s: files {{\n{}}}\n", "  path \"x\"\n".repeat(n + 1))
 }
 
+/// Findings past the cap are counted as they come, not kept (issue 27,
+/// item 13): the totals stay exact, `--statistics` counts every finding of
+/// each rule (it counted only the listed ones), and the listed ones are the
+/// first in the file even when a rule finds them after the resolver found
+/// hundreds further down.
+#[test]
+fn findings_past_the_cap_keep_exact_counts_per_rule() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fixture = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/rules/FL207/trigger.flow"),
+    )
+    .expect("FL207 fixture");
+    // FL207 and FL704 (found by rules, after the resolver) come first in
+    // the file; 999 FL007 (found by the resolver) after them.
+    let text = format!("{fixture}\n{}", duplicate_settings(999));
+    write(&dir.path().join("mix.flow"), &text);
+    let run = |args: &[&str]| {
+        let mut c = flowc_in(dir.path());
+        c.timeout(LIMIT);
+        c.arg("check").args(args).arg("mix.flow");
+        c.run()
+    };
+    let stats = run(&["--statistics"]);
+    assert_eq!(stats.code, Some(1), "{}", stats.all());
+    assert_eq!(
+        stats.stdout,
+        "  999  FL007  error    duplicate-setting\n\
+         \x20   1  FL207  warning  concurrent-writers\n\
+         \x20   1  FL704  warning  unused-declaration\n\
+         999 errors, 2 warnings in 1 file\n\
+         801 more findings not shown: at most 200 are listed per file\n"
+    );
+    let (_, v) = check_json(dir.path(), "mix.flow");
+    let listed = diagnostics(&v);
+    assert_eq!(listed.len(), 200);
+    let codes: Vec<&str> = listed[..3]
+        .iter()
+        .map(|d| d["code"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(codes, ["FL207", "FL704", "FL007"], "{v}");
+    assert_eq!(v["summary"]["errors"], 999, "{}", v["summary"]);
+    assert_eq!(v["summary"]["warnings"], 2, "{}", v["summary"]);
+    assert_eq!(v["summary"]["omitted"], 801, "{}", v["summary"]);
+    // Ignoring the rule that has the most findings leaves no omission.
+    let ignored = run(&["--statistics", "--ignore", "FL007"]);
+    assert!(
+        ignored.stdout.ends_with("0 errors, 2 warnings in 1 file\n"),
+        "{}",
+        ignored.all()
+    );
+}
+
 #[test]
 fn findings_past_the_cap_are_counted_in_every_format() {
     let dir = tempfile::tempdir().expect("temp dir");
