@@ -312,11 +312,11 @@ def test_outbox_rows_without_their_idempotency_key(tmp_path: Path, receiver: Rec
         {"id": "unkeyed", "interval_start": "2026-03-03T00:00:00Z", "idempotency_key": None}]
 
 
-def newest_by(d: Deployment) -> None:
-    """The fixture with `orders` upserted `newest by amount` (a version column; every kind here
-    has `conditional_upsert`), scaffolded again."""
-    text = d.flow.read_text().replace("write  orders upsert", "write  orders upsert newest by amount")
-    d.flow.write_text(text)
+def rewrite(d: Deployment, old: str, new: str) -> None:
+    """The deployment's `.flow` file with `old` replaced by `new`, scaffolded again."""
+    text = d.flow.read_text()
+    assert old in text
+    d.flow.write_text(text.replace(old, new))
     out = subprocess.run([str(flowc()), "scaffold", "--lang", "python", "--out", str(d.tmp / "code"),
                           str(d.flow)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
@@ -332,7 +332,8 @@ def drop_primary_key(d: Deployment, table: str) -> None:
 @pytest.mark.parametrize("db", DBS)
 def test_a_row_older_than_its_newer_version_is_a_regression(tmp_path: Path, receiver: Receiver, db: str) -> None:
     d = Deployment(tmp_path, db, receiver)
-    newest_by(d)
+    # `orders` upserted `newest by amount`: a version column (every kind here has `conditional_upsert`)
+    rewrite(d, "write  orders upsert", "write  orders upsert newest by amount")
     d.week()
     code, report, err = d.audit()
     assert code == 0, err
@@ -389,8 +390,7 @@ def test_an_unfenced_upsert_leaves_no_trace_of_a_regression(tmp_path: Path, rece
 @pytest.mark.parametrize("db", DBS[:2])
 def test_an_append_ledger_out_of_step_with_its_table(tmp_path: Path, receiver: Receiver, db: str) -> None:
     d = Deployment(tmp_path, db, receiver)
-    text = d.flow.read_text().replace("write  order_log append", "write  order_log append ledger")
-    d.flow.write_text(text)
+    rewrite(d, "write  order_log append", "write  order_log append ledger")
     d.week(rerun=WEEK[4])
     # the near miss: the re-run appended nothing again (the ledger held its keys)
     code, report, err = d.audit()
