@@ -9,8 +9,9 @@ tasks' connections in its environment (`FLOW_CONN_<NAME>`, `FLOWC_STATE`). This 
 with what it observed, as JSON on standard output; flowc decides which observation breaks which
 output's guarantee, renders it and chooses the exit code.
 
-Every connection is read-only: SQLite files are opened `mode=ro` (a missing file is an error,
-never created), PostgreSQL sessions run with `default_transaction_read_only`. Every query is
+Every connection is read-only: SQLite files are opened `mode=ro` and DuckDB files `read_only` (a
+missing file is an error, never created), PostgreSQL sessions run with
+`default_transaction_read_only`, MySQL/MariaDB sessions with `TRANSACTION READ ONLY`. Every query is
 bounded: counts are computed by the database (`GROUP BY ... HAVING count(*) > 1`), and only
 `examples` rows of each finding are fetched (`LIMIT`), so a table of any size is audited in
 bounded memory.
@@ -25,6 +26,12 @@ What it observes (each an entry of `observations`, `check` naming it):
   first one did (a late re-run, a zombie): a write that is not fenced may have regressed rows;
 * `duplicate-key`: a key held by more than one row of a sink table (the write's key columns,
   per partition for `replace partition`); `identical-rows` where a write has no key columns;
+* `regressed-row`: for `newest by` and fenced upserts, a row whose version or interval fence
+  (`_flow_interval_end`) is older than another row of its key, which should have replaced it;
+* `ledger-mismatch`: an `append ledger` table holding another number of rows than its ledger
+  (`flowc_ledger`) holds keys;
+* `outbox-unkeyed`: outbox rows of an effect with an idempotency key that carry none (or another
+  than their id);
 * `outbox-unsent`: outbox rows (`flowc_outbox`) still unsent after their interval's end plus the
   grace period; `outbox-repeated`: one message (its payload) held by more than one outbox row;
 * `pin-gone`: a pinned snapshot (a staging table) that no longer exists; `pin-changed`: a file of
