@@ -178,14 +178,14 @@ class Deployment:
         elif self.db == "duckdb":
             import duckdb
 
-            conn = duckdb.connect(self.sink[len("duckdb://"):])
+            duck = duckdb.connect(self.sink[len("duckdb://"):])
             try:
-                conn.execute(sql)
+                duck.execute(sql)
             finally:
-                conn.close()
+                duck.close()
         elif self.db == "mysql":
-            with mysql_admin(self.sink) as conn, conn.cursor() as cur:
-                cur.execute(sql.replace('"', "`") if sql.startswith("ALTER") else sql)
+            with mysql_admin(self.sink) as my, my.cursor() as cur:
+                cur.execute(sql)
         else:
             import psycopg
 

@@ -255,7 +255,7 @@ def sql_url(decl: Json, env: dict[str, str]) -> str:
         return url
     database = (decl.get("params") or {}).get("database")
     if decl["kind"] in ("sqlite_table", "duckdb_table") and isinstance(database, str) and "{" not in database:
-        return decl["kind"].split("_")[0] + "://" + database
+        return str(decl["kind"]).split("_")[0] + "://" + database
     raise CannotAudit(f"`{name}` has no connection: set FLOW_CONN_{name.upper()} or pass --conn {name}=URL")
 
 
