@@ -938,7 +938,9 @@ def audit_keyed(write: Decl) -> bool:
     stable = [k for k in keys if k["term"] not in VOLATILE_TERMS]
     if len(stable) < len(keys):
         # run-scoped terms left out: compared within an interval only where a column names it
-        spans = write["mode"] == "upsert" or any(k["term"] in INTERVAL_TERM_KINDS for k in keys)
+        # (an upsert's fence column names it, on the kinds that are `fenced`: not DuckDB, MySQL)
+        fenced = write["mode"] == "upsert" and write["sink"]["kind"] in ("sqlite_table", "postgres_table")
+        spans = fenced or any(k["term"] in INTERVAL_TERM_KINDS for k in keys)
         if not spans:
             return False
     if any(k.get("column") or k["term"] in ("input_field", "output_field") for k in stable):
