@@ -1,6 +1,7 @@
 """`flowc audit` on a deployment that really ran: the tasks of tests/audit/orders_week.flow,
 scaffolded and run by the real binary (`target/debug/flowc`, or FLOWC_BIN) for a week of daily
-intervals, against SQLite (and PostgreSQL when FLOWC_TEST_PG names a server), with anomalies made
+intervals, against SQLite and DuckDB (and PostgreSQL when FLOWC_TEST_PG names a server, MySQL or
+MariaDB when FLOWC_TEST_MYSQL does: `scripts/ci-mariadb`), with anomalies made
 the way they happen: an interval the scheduler skipped, an interval of the append task re-run.
 Planted anomalies (an outbox row left unsent, a duplicated key in an upserted table that has no
 key constraint, a pinned file deleted) are written straight into the systems afterwards.
@@ -30,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "audit" / "orders_week.flow"
 WEEK = [date(2026, 3, 1) + timedelta(days=k) for k in range(7)]
 PG = os.environ.get("FLOWC_TEST_PG")
+MYSQL = os.environ.get("FLOWC_TEST_MYSQL")
 
 
 def flowc() -> Path:
@@ -92,6 +94,18 @@ class Deployment:
                 conn.execute(f'CREATE SCHEMA "{schema}"')
             sep = "&" if "?" in PG else "?"
             self.sink = f"{PG}{sep}options={quote('-csearch_path=' + schema)}"
+            self.state = self.sink
+        elif self.db == "duckdb":
+            text = text.replace("sqlite_table", "duckdb_table")
+            self.sink = f"duckdb://{self.tmp}/warehouse.duckdb"
+            self.state = self.sink
+        elif self.db == "mysql":
+            assert MYSQL
+            text = text.replace("sqlite_table", "mysql_table")
+            name = "audit_" + os.urandom(6).hex()
+            with mysql_admin() as conn, conn.cursor() as cur:
+                cur.execute(f"CREATE DATABASE `{name}`")
+            self.sink = MYSQL.rpartition("/")[0] + "/" + name
             self.state = self.sink
         else:
             self.sink = f"sqlite://{self.tmp}/warehouse.sqlite"
@@ -161,6 +175,17 @@ class Deployment:
                 conn.execute(sql)
             finally:
                 conn.close()
+        elif self.db == "duckdb":
+            import duckdb
+
+            duck = duckdb.connect(self.sink[len("duckdb://"):])
+            try:
+                duck.execute(sql)
+            finally:
+                duck.close()
+        elif self.db == "mysql":
+            with mysql_admin(self.sink) as my, my.cursor() as cur:
+                cur.execute(sql)
         else:
             import psycopg
 
@@ -168,7 +193,21 @@ class Deployment:
                 pg.execute(sql)
 
 
-DBS = ["sqlite", pytest.param("postgres", marks=pytest.mark.skipif(not PG, reason="FLOWC_TEST_PG is not set"))]
+def mysql_admin(url: str | None = None) -> Any:
+    """A connection to the MySQL server of FLOWC_TEST_MYSQL (to the database of `url`)."""
+    from urllib.parse import urlparse
+
+    import pymysql
+
+    parsed = urlparse(url or MYSQL or "")
+    return pymysql.connect(host=parsed.hostname, port=parsed.port or 3306, user=parsed.username or "root",
+                           password=parsed.password or "", database=parsed.path.lstrip("/") or None,
+                           autocommit=True)
+
+
+ON_PG = pytest.mark.skipif(not PG, reason="FLOWC_TEST_PG is not set")
+ON_MYSQL = pytest.mark.skipif(not MYSQL, reason="FLOWC_TEST_MYSQL is not set")
+DBS = ["sqlite", pytest.param("postgres", marks=ON_PG), "duckdb", pytest.param("mysql", marks=ON_MYSQL)]
 
 
 @pytest.fixture
@@ -189,10 +228,13 @@ def test_a_skipped_interval_and_a_rerun_are_found(tmp_path: Path, receiver: Rece
     code, report, err = d.audit()
     assert code == 1, err
     assert report["verdict"] == "broken"
+    # an upsert into a kind without `fenced` (DuckDB, MySQL) can regress: `at_most_once`, whose
+    # guarantee allows a lost interval
+    fenced = "error" if db in ("sqlite", "postgres") else "note"
     assert found(report) == sorted([
         # the skipped interval: every output of both tasks misses its data
         ("interval-missing", "load", "notify", "error", 1),
-        ("interval-missing", "load", "orders", "error", 1),
+        ("interval-missing", "load", "orders", fenced, 1),
         ("interval-missing", "log", "order_log", "error", 1),
         # the re-run: an append committed twice, its three keys held twice; at_least_once allows it
         ("interval-repeated", "log", "order_log", "note", 1),
@@ -225,7 +267,8 @@ def test_a_clean_week_audits_clean(tmp_path: Path, receiver: Receiver, db: str) 
     # the near miss: one day later, the interval of 03-08 has ended and never ran
     code, report, err = d.audit(until="2026-03-12", at="2026-03-09T00:00:00Z")
     assert code == 1, err
-    assert found(report) == [("interval-missing", t, o, "error", 1)
+    fenced = "error" if db in ("sqlite", "postgres") else "note"
+    assert found(report) == [("interval-missing", t, o, fenced if o == "orders" else "error", 1)
                              for t, o in (("load", "notify"), ("load", "orders"), ("log", "order_log"))]
 
 
@@ -235,7 +278,7 @@ def test_planted_anomalies_are_found(tmp_path: Path, receiver: Receiver, db: str
     d.week()
     # an outbox row its relay never sent (the receiver was down, and no attempt ran since)
     d.execute("INSERT INTO flowc_outbox (id, pipeline, task, effect, interval_start, idempotency_key, payload, "
-              "sent, seq) VALUES ('planted', 'orders_week', 'load', 'notify', '2026-03-02T00:00:00Z', NULL, "
+              "sent, seq) VALUES ('planted', 'orders_week', 'load', 'notify', '2026-03-02T00:00:00Z', 'planted', "
               "'{\"x\": 1}', 0, 999)")
     code, report, err = d.audit()
     assert code == 1, err
@@ -244,6 +287,129 @@ def test_planted_anomalies_are_found(tmp_path: Path, receiver: Receiver, db: str
     code, report, err = d.audit("--grace", str(7 * 86400))
     assert code == 0, err
     assert found(report) == []
+
+
+@pytest.mark.parametrize("db", DBS)
+def test_outbox_rows_without_their_idempotency_key(tmp_path: Path, receiver: Receiver, db: str) -> None:
+    d = Deployment(tmp_path, db, receiver)
+    d.week()
+    # the near miss: a sent row keyed like the runtime keys it (its id) is consistent
+    d.execute("INSERT INTO flowc_outbox (id, pipeline, task, effect, interval_start, idempotency_key, payload, "
+              "sent, seq) VALUES ('keyed', 'orders_week', 'load', 'notify', '2026-03-02T00:00:00Z', 'keyed', "
+              "'{\"x\": 2}', 1, 998)")
+    code, report, err = d.audit()
+    assert code == 0, err
+    assert found(report) == []
+    # a row written without the key the webhook deduplicates on (around flowc): a resend of it
+    # is a second message at the receiver
+    d.execute("INSERT INTO flowc_outbox (id, pipeline, task, effect, interval_start, idempotency_key, payload, "
+              "sent, seq) VALUES ('unkeyed', 'orders_week', 'load', 'notify', '2026-03-03T00:00:00Z', NULL, "
+              "'{\"x\": 3}', 1, 999)")
+    code, report, err = d.audit()
+    assert code == 0, err
+    assert found(report) == [("outbox-unkeyed", "load", "notify", "warning", 1)]
+    assert report["findings"][0]["examples"] == [
+        {"id": "unkeyed", "interval_start": "2026-03-03T00:00:00Z", "idempotency_key": None}]
+
+
+def rewrite(d: Deployment, old: str, new: str) -> None:
+    """The deployment's `.flow` file with `old` replaced by `new`, scaffolded again."""
+    text = d.flow.read_text()
+    assert old in text
+    d.flow.write_text(text.replace(old, new))
+    out = subprocess.run([str(flowc()), "scaffold", "--lang", "python", "--out", str(d.tmp / "code"),
+                          str(d.flow)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+
+
+def drop_primary_key(d: Deployment, table: str) -> None:
+    """The table recreated without its primary key (a migration gone wrong)."""
+    d.execute(f"CREATE TABLE {table}_copy AS SELECT * FROM {table}")
+    d.execute(f"DROP TABLE {table}")
+    d.execute(f"ALTER TABLE {table}_copy RENAME TO {table}")
+
+
+@pytest.mark.parametrize("db", DBS)
+def test_a_row_older_than_its_newer_version_is_a_regression(tmp_path: Path, receiver: Receiver, db: str) -> None:
+    d = Deployment(tmp_path, db, receiver)
+    # `orders` upserted `newest by amount`: a version column (every kind here has `conditional_upsert`)
+    rewrite(d, "write  orders upsert", "write  orders upsert newest by amount")
+    d.week()
+    code, report, err = d.audit()
+    assert code == 0, err
+    assert found(report) == []
+    drop_primary_key(d, "orders")
+    # the near miss: the same version twice is a duplicate, not a regression
+    d.execute("INSERT INTO orders (id, amount) VALUES ('0302-1', 1)")
+    code, report, err = d.audit()
+    assert code == 1, err
+    assert found(report) == [("duplicate-key", "load", "orders", "error", 1)]
+    # an older version of 0302-2 (amount 2) that the newer one should have replaced
+    d.execute("INSERT INTO orders (id, amount) VALUES ('0302-2', 0)")
+    code, report, err = d.audit()
+    assert code == 1, err
+    assert found(report) == [("duplicate-key", "load", "orders", "error", 2),
+                             ("regressed-row", "load", "orders", "error", 1)]
+    regressed = next(f for f in report["findings"] if f["check"] == "regressed-row")
+    assert regressed["examples"] == [{"values": {"id": "0302-2"}, "amount": 0, "newer": 2}]
+    assert "version `amount`" in regressed["message"]
+    assert regressed["why"] == "`effectively_once` keeps the newest write of every key"
+
+
+@pytest.mark.parametrize("db", DBS[:2])
+def test_a_row_older_than_its_interval_fence_is_a_regression(tmp_path: Path, receiver: Receiver, db: str) -> None:
+    d = Deployment(tmp_path, db, receiver)
+    d.week()
+    drop_primary_key(d, "orders")
+    # the near miss: a copy of 0302-1 written by the same interval (same fence)
+    d.execute("INSERT INTO orders SELECT * FROM orders WHERE id = '0302-1'")
+    code, report, err = d.audit()
+    assert code == 1, err
+    assert found(report) == [("duplicate-key", "load", "orders", "error", 1)]
+    # 0303-1 as an older interval (03-01, ending 03-02) wrote it: the fence of 03-03 should have won
+    d.execute("INSERT INTO orders (id, amount, _flow_interval_end) VALUES ('0303-1', 7, '2026-03-02T00:00:00Z')")
+    code, report, err = d.audit()
+    assert code == 1, err
+    assert found(report) == [("duplicate-key", "load", "orders", "error", 2),
+                             ("regressed-row", "load", "orders", "error", 1)]
+    regressed = next(f for f in report["findings"] if f["check"] == "regressed-row")
+    assert regressed["examples"] == [{"values": {"id": "0303-1"}, "_flow_interval_end": "2026-03-02T00:00:00Z",
+                                      "newer": "2026-03-04T00:00:00Z"}]
+
+
+@pytest.mark.parametrize("db", ["duckdb", pytest.param("mysql", marks=ON_MYSQL)])
+def test_an_unfenced_upsert_leaves_no_trace_of_a_regression(tmp_path: Path, receiver: Receiver, db: str) -> None:
+    d = Deployment(tmp_path, db, receiver)
+    d.week()
+    code, report, err = d.audit()
+    assert code == 0, err
+    assert any(u["output"] == "orders" and u["what"].startswith("regressions in `orders`")
+               for u in report["not_observable"])
+
+
+@pytest.mark.parametrize("db", DBS[:2])
+def test_an_append_ledger_out_of_step_with_its_table(tmp_path: Path, receiver: Receiver, db: str) -> None:
+    d = Deployment(tmp_path, db, receiver)
+    rewrite(d, "write  order_log append", "write  order_log append ledger")
+    d.week(rerun=WEEK[4])
+    # the near miss: the re-run appended nothing again (the ledger held its keys)
+    code, report, err = d.audit()
+    assert code == 0, err
+    assert found(report) == [("interval-repeated", "log", "order_log", "note", 1),
+                             ("late-commit", "log", "order_log", "note", 1)]
+    # a row appended around flowc: the ledger does not know its key, a re-run would append it again
+    d.execute("INSERT INTO order_log (id, amount) VALUES ('9999-1', 5)")
+    code, report, err = d.audit()
+    assert code == 0, err
+    mismatch = [f for f in report["findings"] if f["check"] == "ledger-mismatch"]
+    assert [(f["severity"], f["count"]) for f in mismatch] == [("warning", 1)]
+    assert "outside the ledger" in mismatch[0]["message"]
+    # ... and two appended rows deleted: the ledger holds keys with no row
+    d.execute("DELETE FROM order_log WHERE id IN ('9999-1', '0301-1', '0301-2')")
+    code, report, err = d.audit()
+    mismatch = [f for f in report["findings"] if f["check"] == "ledger-mismatch"]
+    assert [(f["severity"], f["count"]) for f in mismatch] == [("warning", 2)]
+    assert "does not restore" in mismatch[0]["message"]
 
 
 def test_a_duplicate_in_a_table_without_constraint_breaks_effectively_once(tmp_path: Path,

@@ -23,8 +23,11 @@ pub enum Check {
     LateCommit,
     DuplicateKey,
     IdenticalRows,
+    RegressedRow,
+    LedgerMismatch,
     OutboxUnsent,
     OutboxRepeated,
+    OutboxUnkeyed,
     PinGone,
     PinChanged,
     CursorLagging,
@@ -32,14 +35,17 @@ pub enum Check {
 
 impl Check {
     /// Every check, in the order findings are listed.
-    pub const ALL: [Check; 10] = [
+    pub const ALL: [Check; 13] = [
         Check::IntervalMissing,
         Check::IntervalRepeated,
         Check::LateCommit,
         Check::DuplicateKey,
         Check::IdenticalRows,
+        Check::RegressedRow,
+        Check::LedgerMismatch,
         Check::OutboxUnsent,
         Check::OutboxRepeated,
+        Check::OutboxUnkeyed,
         Check::PinGone,
         Check::PinChanged,
         Check::CursorLagging,
@@ -52,6 +58,9 @@ impl Check {
             Check::LateCommit => "late-commit",
             Check::DuplicateKey => "duplicate-key",
             Check::IdenticalRows => "identical-rows",
+            Check::RegressedRow => "regressed-row",
+            Check::LedgerMismatch => "ledger-mismatch",
+            Check::OutboxUnkeyed => "outbox-unkeyed",
             Check::OutboxUnsent => "outbox-unsent",
             Check::OutboxRepeated => "outbox-repeated",
             Check::PinGone => "pin-gone",
@@ -72,6 +81,15 @@ impl Check {
             }
             Check::DuplicateKey => "a key is held by more than one row of a sink table",
             Check::IdenticalRows => "a sink table without key columns holds identical rows",
+            Check::RegressedRow => {
+                "a row's version or interval fence is older than another row of its key that should have replaced it"
+            }
+            Check::LedgerMismatch => {
+                "an append ledger holds another number of keys than its table holds rows"
+            }
+            Check::OutboxUnkeyed => {
+                "outbox rows of an effect with an idempotency key carry none (or another than their id)"
+            }
             Check::OutboxUnsent => {
                 "outbox rows are still unsent after their interval's end plus the grace period"
             }

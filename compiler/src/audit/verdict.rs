@@ -212,6 +212,26 @@ fn severity(check: Check, o: &Output<'_>, no_regression: Option<bool>) -> (Sever
             Severity::Warning,
             format!("`{g}` allows no duplicate, but identical rows may be equal data rather than a repeat"),
         ),
+        Check::RegressedRow if no_loss(o.guarantee) => (
+            Severity::Error,
+            format!("`{g}` keeps the newest write of every key"),
+        ),
+        Check::RegressedRow => (
+            Severity::Note,
+            format!("`{g}` allows an older write to stand for a newer one"),
+        ),
+        Check::LedgerMismatch => (
+            Severity::Warning,
+            "the ledger decides what a re-run appends: rows outside it are appended again, rows deleted since are not restored".to_owned(),
+        ),
+        Check::OutboxUnkeyed if no_duplicates(o.guarantee) => (
+            Severity::Warning,
+            format!("`{g}` relies on the receiver deduplicating by the key these rows lack"),
+        ),
+        Check::OutboxUnkeyed => (
+            Severity::Note,
+            format!("`{g}` allows duplicates"),
+        ),
         Check::OutboxUnsent if no_loss(o.guarantee) => (
             Severity::Error,
             format!("`{g}` delivers every message"),
@@ -340,6 +360,48 @@ fn message(
             } else {
                 "intervals"
             },
+            text(first_example(examples, "interval_start"))
+        ),
+        Check::RegressedRow => {
+            let column = text(d.get("column"));
+            let what = if text(d.get("by")) == "version" {
+                format!("version `{column}`")
+            } else {
+                format!("interval fence `{column}`")
+            };
+            format!(
+                "{} of {} in table `{}` older by {what} than a newer row of the same key (first: {} < {})",
+                plural(count, "row", "rows"),
+                plural(
+                    d.get("keys").and_then(Value::as_u64).unwrap_or(0),
+                    "key",
+                    "keys"
+                ),
+                text(d.get("table")),
+                text(first_example(examples, &column)),
+                text(first_example(examples, "newer"))
+            )
+        }
+        Check::LedgerMismatch => {
+            let rows = text(first_example(examples, "table_rows"));
+            let keys = text(first_example(examples, "ledger_keys"));
+            if text(d.get("direction")) == "keys_without_row" {
+                format!(
+                    "the ledger holds {} with no row in table `{}` ({rows} rows, {keys} keys): rows deleted since, which a re-run does not restore",
+                    plural(count, "key", "keys"),
+                    text(d.get("table"))
+                )
+            } else {
+                format!(
+                    "table `{}` holds {} outside the ledger ({rows} rows, {keys} keys): a re-run appends them again",
+                    text(d.get("table")),
+                    plural(count, "row", "rows")
+                )
+            }
+        }
+        Check::OutboxUnkeyed => format!(
+            "{} without their idempotency key (first: interval {}): the receiver cannot deduplicate a resend",
+            plural(count, "outbox row", "outbox rows"),
             text(first_example(examples, "interval_start"))
         ),
         Check::OutboxRepeated => format!(

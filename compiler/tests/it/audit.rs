@@ -209,7 +209,7 @@ fn sarif_has_a_rule_per_check_and_a_result_per_finding() {
     let run0 = &v["runs"][0];
     assert_eq!(
         run0["tool"]["driver"]["rules"].as_array().map(Vec::len),
-        Some(10)
+        Some(13)
     );
     let results = run0["results"].as_array().expect("results");
     assert_eq!(results.len(), 4);
@@ -235,8 +235,8 @@ fn sarif_has_a_rule_per_check_and_a_result_per_finding() {
 fn an_outbox_row_unsent_past_the_grace_period_breaks_effectively_once() {
     let dir = tempfile::tempdir().expect("tempdir");
     let unsent = r#"
-w.execute("INSERT INTO flowc_outbox VALUES ('x', 'orders_week', 'load', 'notify', '2026-03-02T00:00:00Z', NULL, '{}', 0, 1)")
-w.execute("INSERT INTO flowc_outbox VALUES ('y', 'orders_week', 'load', 'notify', '2026-03-03T00:00:00Z', NULL, '{\"n\": 2}', 1, 2)")
+w.execute("INSERT INTO flowc_outbox VALUES ('x', 'orders_week', 'load', 'notify', '2026-03-02T00:00:00Z', 'x', '{}', 0, 1)")
+w.execute("INSERT INTO flowc_outbox VALUES ('y', 'orders_week', 'load', 'notify', '2026-03-03T00:00:00Z', 'y', '{\"n\": 2}', 1, 2)")
 w.commit()
 "#;
     plant(dir.path(), &format!("{REGISTER}{CLEAN}{unsent}"));

@@ -9,8 +9,9 @@ tasks' connections in its environment (`FLOW_CONN_<NAME>`, `FLOWC_STATE`). This 
 with what it observed, as JSON on standard output; flowc decides which observation breaks which
 output's guarantee, renders it and chooses the exit code.
 
-Every connection is read-only: SQLite files are opened `mode=ro` (a missing file is an error,
-never created), PostgreSQL sessions run with `default_transaction_read_only`. Every query is
+Every connection is read-only: SQLite files are opened `mode=ro` and DuckDB files `read_only` (a
+missing file is an error, never created), PostgreSQL sessions run with
+`default_transaction_read_only`, MySQL/MariaDB sessions with `TRANSACTION READ ONLY`. Every query is
 bounded: counts are computed by the database (`GROUP BY ... HAVING count(*) > 1`), and only
 `examples` rows of each finding are fetched (`LIMIT`), so a table of any size is audited in
 bounded memory.
@@ -25,6 +26,12 @@ What it observes (each an entry of `observations`, `check` naming it):
   first one did (a late re-run, a zombie): a write that is not fenced may have regressed rows;
 * `duplicate-key`: a key held by more than one row of a sink table (the write's key columns,
   per partition for `replace partition`); `identical-rows` where a write has no key columns;
+* `regressed-row`: for `newest by` and fenced upserts, a row whose version or interval fence
+  (`_flow_interval_end`) is older than another row of its key, which should have replaced it;
+* `ledger-mismatch`: an `append ledger` table holding another number of rows than its ledger
+  (`flowc_ledger`) holds keys;
+* `outbox-unkeyed`: outbox rows of an effect with an idempotency key that carry none (or another
+  than their id);
 * `outbox-unsent`: outbox rows (`flowc_outbox`) still unsent after their interval's end plus the
   grace period; `outbox-repeated`: one message (its payload) held by more than one outbox row;
 * `pin-gone`: a pinned snapshot (a staging table) that no longer exists; `pin-changed`: a file of
@@ -56,7 +63,7 @@ from .sql import FENCE_COLUMN
 
 PLAN_VERSION = 1
 OUTPUT_VERSION = 1
-SQL_KINDS = ("sqlite_table", "postgres_table")
+SQL_KINDS = ("sqlite_table", "postgres_table", "duckdb_table", "mysql_table")
 VOLATILE_TERMS = frozenset({"run_id", "attempt_id", "attempt_number", "now", "uuid", "random"})
 # flowc's own columns of a sink table (the fence), left out of `identical-rows`.
 OWN_PREFIXES = ("_flow_", "_flowc_")
@@ -72,7 +79,8 @@ class CannotAudit(Exception):
 
 
 class ReadOnly:
-    """One read-only connection: SQLite `mode=ro`, PostgreSQL in read-only transactions."""
+    """One read-only connection: SQLite `mode=ro`, PostgreSQL in read-only transactions, DuckDB
+    opened `read_only`, MySQL/MariaDB sessions with `TRANSACTION READ ONLY`."""
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -98,8 +106,17 @@ class ReadOnly:
             except Exception as err:  # noqa: BLE001 - any failure to connect stops the check
                 raise CannotAudit(f"cannot reach {redact(url)}: {redact(str(err).strip())}") from err
             self.ph = "%s"
+        elif url.startswith("duckdb:"):
+            self.dialect = "duckdb"
+            self.conn = open_duckdb(url)
+            self.ph = "?"
+        elif url.startswith(("mysql:", "mariadb:")):
+            self.dialect = "mysql"
+            self.conn = open_mysql(url)
+            self.ph = "%s"
         else:
-            raise CannotAudit(f"no audit for the connection URL {redact(url)} (expected sqlite:// or postgresql://)")
+            raise CannotAudit(f"no audit for the connection URL {redact(url)} (expected sqlite://, postgresql://, "
+                              "duckdb:// or mysql://)")
 
     def close(self) -> None:
         try:
@@ -107,23 +124,38 @@ class ReadOnly:
         except Exception:  # noqa: BLE001, S110 - closing is best effort
             pass
 
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        if self.dialect == "mysql":
+            cursor = self.conn.cursor()
+            cursor.execute(sql, tuple(params) if params else None)
+            return cursor
+        return self.conn.execute(sql, tuple(params))
+
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         try:
-            return list(self.conn.execute(sql, tuple(params)).fetchall())
+            return list(self.execute(sql, params).fetchall())
         except Exception as err:  # noqa: BLE001 - reported as a check that could not run
             raise CannotAudit(f"a query on {redact(self.url)} failed: {redact(str(err).strip())}") from err
 
     def quote(self, name: str) -> str:
+        if self.dialect == "mysql":
+            return ".".join("`" + part.replace("`", "``") + "`" for part in name.split("."))
         return ".".join('"' + part.replace('"', '""') + '"' for part in name.split("."))
 
     def exists(self, table: str) -> bool:
         if self.dialect == "sqlite":
             return bool(self.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)))
+        if self.dialect in ("duckdb", "mysql"):
+            schema, _, name = table.rpartition(".")
+            current = "current_schema()" if self.dialect == "duckdb" else "DATABASE()"
+            return bool(self.query(
+                f"SELECT 1 FROM information_schema.tables WHERE table_name = {self.ph} AND table_schema = "
+                + (self.ph if schema else current), (name, schema) if schema else (name,)))
         return bool(self.query("SELECT to_regclass(%s) IS NOT NULL", (self.quote(table),))[0][0])
 
     def columns(self, table: str) -> list[str]:
         try:
-            cursor = self.conn.execute(f"SELECT * FROM {self.quote(table)} WHERE 1 = 0")
+            cursor = self.execute(f"SELECT * FROM {self.quote(table)} WHERE 1 = 0")
         except Exception as err:  # noqa: BLE001
             raise CannotAudit(f"cannot read table `{table}`: {redact(str(err).strip())}") from err
         return [str(d[0]) for d in cursor.description]
@@ -132,6 +164,61 @@ class ReadOnly:
         if self.dialect != "postgres":
             return ""
         return str(self.query("SELECT current_schema()")[0][0] or "public")
+
+
+# How long the audit waits for a DuckDB file that a running attempt holds open (the runtime's
+# own wait, sql.LOCK_WAIT_SECONDS, is as long as an attempt's transaction may take).
+DUCKDB_WAIT_SECONDS = 60.0
+
+
+def open_duckdb(url: str) -> Any:
+    """The DuckDB file of `url`, opened `read_only` (a missing file is an error, never created);
+    a file that an attempt holds open is waited for, as the runtime waits."""
+    import time
+
+    try:
+        import duckdb
+    except ImportError as err:
+        raise CannotAudit("DuckDB needs the `duckdb` package in the Python that runs the audit "
+                          "(FLOWC_PYTHON)") from err
+    path = url[len("duckdb://"):]
+    if not path:
+        raise CannotAudit(f"the DuckDB URL {redact(url)} names no file")
+    if not Path(path).is_file():
+        raise CannotAudit(f"the DuckDB database {path} does not exist")
+    deadline = time.monotonic() + DUCKDB_WAIT_SECONDS
+    pause = 0.05
+    while True:
+        try:
+            return duckdb.connect(path, read_only=True)
+        except duckdb.Error as err:
+            if "lock" not in str(err).lower() or time.monotonic() > deadline:
+                raise CannotAudit(f"cannot open {path}: {redact(str(err).strip())}") from err
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+
+
+def open_mysql(url: str) -> Any:
+    """A MySQL/MariaDB session whose transactions are read-only (`SET SESSION TRANSACTION READ
+    ONLY`: every statement, each its own transaction in autocommit, may only read)."""
+    try:
+        import pymysql
+    except ImportError as err:
+        raise CannotAudit("MySQL needs the `pymysql` package in the Python that runs the audit "
+                          "(FLOWC_PYTHON)") from err
+    from .sql import mysql_params
+
+    try:
+        params = mysql_params(url)
+    except FlowError as err:
+        raise CannotAudit(f"{redact(url)}: {err}") from err
+    try:
+        conn = pymysql.connect(**params, connect_timeout=10)
+        with conn.cursor() as cursor:
+            cursor.execute("SET SESSION TRANSACTION READ ONLY")
+    except Exception as err:  # noqa: BLE001 - any failure to connect stops the check
+        raise CannotAudit(f"cannot reach {redact(url)}: {redact(str(err).strip())}") from err
+    return conn
 
 
 class Connections:
@@ -167,15 +254,20 @@ def sql_url(decl: Json, env: dict[str, str]) -> str:
     if url:
         return url
     database = (decl.get("params") or {}).get("database")
-    if decl["kind"] == "sqlite_table" and isinstance(database, str) and "{" not in database:
-        return "sqlite://" + database
+    if decl["kind"] in ("sqlite_table", "duckdb_table") and isinstance(database, str) and "{" not in database:
+        return str(decl["kind"]).split("_")[0] + "://" + database
     raise CannotAudit(f"`{name}` has no connection: set FLOW_CONN_{name.upper()} or pass --conn {name}=URL")
 
 
 def table_of(decl: Json) -> str:
-    table = str((decl.get("params") or {}).get("table", ""))
+    """The table as the runtime names it (a `mysql_table`'s `database` parameter qualifies it)."""
+    params = decl.get("params") or {}
+    table = str(params.get("table", ""))
     if not table:
         raise CannotAudit(f"`{decl['name']}` names no table")
+    database = params.get("database")
+    if decl["kind"] == "mysql_table" and isinstance(database, str) and database and "." not in table:
+        return f"{database}.{table}"
     return table
 
 
@@ -514,7 +606,12 @@ class Audit:
                         "are the evidence)")
             return
         if key:
-            self.duplicates(db, table, scope + key, at, "duplicate-key", key=key, partition=scope, ignored=ignored)
+            repeated, rows = self.duplicates(db, table, scope + key, at, "duplicate-key", key=key, partition=scope,
+                                             ignored=ignored)
+            if mode == "upsert":
+                self.regressions(db, table, write, [c for c in key if c != FENCE_COLUMN], present, repeated, at)
+            if mode == "append_ledger":
+                self.ledger(db, table, sink, rows, at)
         else:
             columns = [c for c in present if not c.startswith(OWN_PREFIXES) and c not in ignored]
             if not columns:
@@ -523,19 +620,79 @@ class Audit:
             self.duplicates(db, table, columns, at, "identical-rows", key=[], partition=[], ignored=ignored)
 
     def duplicates(self, db: ReadOnly, table: str, columns: list[str], at: Json, check: str,
-                   key: list[str], partition: list[str], ignored: list[str]) -> None:
+                   key: list[str], partition: list[str], ignored: list[str]) -> tuple[int, int]:
+        """The keys held by more than one row, and the table's rows."""
         cols = ", ".join(db.quote(c) for c in columns)
         grouped = f"SELECT {cols}, COUNT(*) AS n FROM {db.quote(table)} GROUP BY {cols} HAVING COUNT(*) > 1"
         total = db.query(f"SELECT COUNT(*), COALESCE(SUM(n), 0) FROM ({grouped}) AS d")[0]
         rows = int(db.query(f"SELECT COUNT(*) FROM {db.quote(table)}")[0][0])
         self.ran(at, check)
         if not total[0]:
-            return
+            return 0, rows
         sample = db.query(f"{grouped} ORDER BY n DESC, {cols} LIMIT {int(self.examples)}")
         examples = [{"values": {c: shown(v) for c, v in zip(columns, r[:-1], strict=False)}, "rows": int(r[-1])}
                     for r in sample]
         self.observe(at, check, int(total[0]), examples, rows_involved=int(total[1]), table_rows=rows,
                      table=table, key=key, partition=partition, ignored=ignored)
+        return int(total[0]), rows
+
+    def regressions(self, db: ReadOnly, table: str, write: Json, key: list[str], present: list[str],
+                    repeated: int, at: Json) -> None:
+        """`newest by` and fenced upserts: rows whose version (or interval fence) is older than
+        another row of their key, one that should have replaced them. The table holds one row per
+        key where its key is enforced, so only a key held twice can show it: the check runs on
+        the keys `duplicates` found, and costs nothing on a table without any."""
+        sink = write["sink"]
+        version = write.get("newest_by")
+        fence = str(version) if version else FENCE_COLUMN
+        if fence not in present:
+            what = (f"the version column `{fence}` is missing from table `{table}`" if version else
+                    f"an upsert into `{sink['name']}` ({sink['kind']}) stores no interval fence")
+            self.unseen(at, f"regressions in `{sink['name']}`: {what}, so nothing says which write a row holds "
+                        "(the attempt register's late commits are the evidence)")
+            return
+        if not key:
+            return
+        self.ran(at, "regressed-row")
+        if not repeated:
+            return
+        q = db.quote
+        cols = ", ".join(q(c) for c in key)
+        newest = (f"SELECT {cols}, MAX({q(fence)}) AS m FROM {q(table)} GROUP BY {cols} HAVING COUNT(*) > 1")
+        on = " AND ".join(f"a.{q(c)} = g.{q(c)}" for c in key)
+        # older than the newest row of its key; a NULL version or fence is older than any (the
+        # runtime replaces a stored NULL)
+        older = f"(a.{q(fence)} < g.m OR (a.{q(fence)} IS NULL AND g.m IS NOT NULL))"
+        joined = f"FROM {q(table)} AS a JOIN ({newest}) AS g ON {on} WHERE {older}"
+        total = db.query(f"SELECT COUNT(*) {joined}")[0][0]
+        if not total:
+            return
+        keys = db.query(f"SELECT COUNT(*) FROM (SELECT DISTINCT {', '.join('a.' + q(c) for c in key)} {joined}) AS k"
+                        )[0][0]
+        sample = db.query(f"SELECT {', '.join('a.' + q(c) for c in key)}, a.{q(fence)}, g.m {joined} "
+                          f"ORDER BY {', '.join('a.' + q(c) for c in key)}, a.{q(fence)} LIMIT {int(self.examples)}")
+        examples = [{"values": {c: shown(v) for c, v in zip(key, r[:-2], strict=False)}, fence: shown(r[-2]),
+                     "newer": shown(r[-1])} for r in sample]
+        self.observe(at, "regressed-row", int(total), examples, keys=int(keys), table=table, key=key,
+                     column=fence, by="version" if version else "fence")
+
+    def ledger(self, db: ReadOnly, table: str, sink: Json, rows: int, at: Json) -> None:
+        """`append ledger`: the ledger holds one key per row the write appended, committed with
+        it. More rows than keys: rows outside the ledger (written around flowc, or the ledger
+        lost keys), which a re-run appends again; more keys than rows: appended rows deleted
+        since, which no re-run restores (the ledger skips them)."""
+        if not db.exists("flowc_ledger"):
+            raise CannotAudit(f"the ledger table flowc_ledger is missing in `{sink['name']}`'s database")
+        keys = int(db.query(f"SELECT COUNT(*) FROM flowc_ledger WHERE sink = {db.ph}", (sink["name"],))[0][0])
+        self.ran(at, "ledger-mismatch")
+        if keys == rows:
+            return
+        if rows > keys:
+            self.observe(at, "ledger-mismatch", rows - keys, [{"table_rows": rows, "ledger_keys": keys}],
+                         table=table, direction="rows_without_key")
+        else:
+            self.observe(at, "ledger-mismatch", keys - rows, [{"table_rows": rows, "ledger_keys": keys}],
+                         table=table, direction="keys_without_row")
 
     # -- 3. effects: the outbox ----------------------------------------------------------------------
     def outbox(self, p: Json, task: Json, emit: Json, at: Json, intervals: list[tuple[str, str]]) -> None:
@@ -581,6 +738,19 @@ class Audit:
             sample = db.query(f"{grouped} ORDER BY n DESC, payload LIMIT {int(self.examples)}", key)
             self.observe(at, "outbox-repeated", int(total[0]),
                          [{"payload": shown(r[0]), "rows": int(r[1])} for r in sample], rows_involved=int(total[1]))
+        if emit.get("kind_has_idempotency_key"):
+            # the idempotency key each row sends is its id (state.outbox_rows): a row without it
+            # (written around flowc, or by a deployment whose effect had no key then) is sent
+            # without one, and a resend of it is a second message at the receiver
+            unkeyed = (f"FROM flowc_outbox WHERE pipeline = {ph} AND task = {ph} AND effect = {ph} "
+                       "AND (idempotency_key IS NULL OR idempotency_key <> id)")
+            n = int(db.query(f"SELECT COUNT(*) {unkeyed}", key)[0][0])
+            self.ran(at, "outbox-unkeyed")
+            if n:
+                sample = db.query(f"SELECT id, interval_start, idempotency_key {unkeyed} ORDER BY interval_start, id "
+                                  f"LIMIT {int(self.examples)}", key)
+                self.observe(at, "outbox-unkeyed", n, [{"id": shown(r[0]), "interval_start": shown(r[1]),
+                                                        "idempotency_key": shown(r[2])} for r in sample])
         if not emit.get("kind_has_idempotency_key"):
             self.unseen(at, f"a message of `{effect['name']}` sent again after a crash between its send and its "
                         "mark leaves no trace in the outbox (the receiver's log shows it)")
