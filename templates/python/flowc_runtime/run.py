@@ -194,9 +194,9 @@ class Attempt:
         stream = self.streams.get(write.sink.name)
         if stream is None:
             return
-        record = self.row_maker(write)
+        make_rows = self.rows_maker(write)
         for items in stream.batches():
-            rows = [record(s, o) for s, o in items]
+            rows = make_rows(items)
             yield items, rows
             self.progress.batch_written(len(rows))
             hooks.step("mid_batch")
@@ -215,8 +215,9 @@ class Attempt:
                 row[column] = term_value(write.partition, self.ctx, source, output)
         return row
 
-    def row_maker(self, write: Write) -> Callable[[Record, Record], Record]:
-        """`record` for one write, its key and partition columns looked up once."""
+    @staticmethod
+    def fills(write: Write) -> list[tuple[str, Term]]:
+        """The columns a write's rows fill from its key and partition terms, with their terms."""
         fills: list[tuple[str, Term]] = []
         for part in write.key or ():
             column = part.column if write.mode != "upsert" else part.column_name()
@@ -226,6 +227,11 @@ class Attempt:
             column = write.partition.column_name()
             if column is not None:
                 fills.append((column, write.partition))
+        return fills
+
+    def row_maker(self, write: Write) -> Callable[[Record, Record], Record]:
+        """`record` for one write, its key and partition columns looked up once."""
+        fills = self.fills(write)
         ctx = self.ctx
 
         def make(source: Record, output: Record) -> Record:
@@ -238,6 +244,26 @@ class Attempt:
             return row
 
         return make
+
+    def rows_maker(self, write: Write) -> Callable[[list[Item]], list[Record]]:
+        """`row_maker` for a whole batch: with no column to fill, or one filled from an input
+        field (the usual `key input.id`), one comprehension builds the batch's rows; a record
+        that lacks the field sends the batch through `row_maker`, which says which."""
+        make = self.row_maker(write)
+        fills = self.fills(write)
+        if not fills:
+            return lambda items: [dict(output) for _, output in items]
+        if len(fills) == 1 and fills[0][1].term == "input_field" and fills[0][1].field:
+            column, field = fills[0][0], str(fills[0][1].field)
+
+            def one(items: list[Item]) -> list[Record]:
+                try:
+                    return [{**output, column: source[field]} for source, output in items]
+                except KeyError:
+                    return [make(s, o) for s, o in items]
+
+            return one
+        return lambda items: [make(s, o) for s, o in items]
 
     def dedup_key(self, write: Write, source: Record, output: Record) -> str:
         if write.key:
