@@ -381,7 +381,7 @@ def test_bulk_runs_build_the_value_tuples_of_row_by_row_writes() -> None:
         (("id", "m", "f"), [("d", 4, "end", "kd", 13)]),
         (("id", "n", "f"), [("e", 5, "end", "ke", 14)]),
     ]
-    same = [{"id": "a", "v": [1]}, {"id": "b", "v": None}]
+    same: list[dict[str, Any]] = [{"id": "a", "v": [1]}, {"id": "b", "v": None}]
     assert list(runs(same)) == [(("id", "v"), [("a", "[1]"), ("b", None)])]
     assert list(runs(same, convert=False)) == [(("id", "v"), [("a", [1]), ("b", None)])]
     assert list(runs([{}, {}], const={"f": 1}, seq=1)) == [(("f",), [(1, 1), (1, 2)])]
