@@ -251,19 +251,24 @@ class Attempt:
         that lacks the field sends the batch through `row_maker`, which says which."""
         make = self.row_maker(write)
         fills = self.fills(write)
-        if not fills:
-            return lambda items: [dict(output) for _, output in items]
-        if len(fills) == 1 and fills[0][1].term == "input_field" and fills[0][1].field:
-            column, field = fills[0][0], str(fills[0][1].field)
+        # the terms that take one value for the whole interval, computed once
+        consts = [(c, t) for c, t in fills if t.term in INTERVAL_TERMS]
+        fields = [(c, str(t.field)) for c, t in fills if t.term == "input_field" and t.field]
+        if len(consts) + len(fields) != len(fills) or len(fields) > 1 or fills[:len(fields)] != \
+                [(c, t) for c, t in fills if t.term == "input_field"]:
+            return lambda items: [make(s, o) for s, o in items]  # any other shape: record by record
+        values = {c: term_value(t, self.ctx, {}, {}) for c, t in consts}
+        if not fields:
+            return lambda items: [{**output, **values} for _, output in items]
+        column, field = fields[0]  # the input field first, then the interval's values, as `make` fills them
 
-            def one(items: list[Item]) -> list[Record]:
-                try:
-                    return [{**output, column: source[field]} for source, output in items]
-                except KeyError:
-                    return [make(s, o) for s, o in items]
+        def one(items: list[Item]) -> list[Record]:
+            try:
+                return [{**output, column: source[field], **values} for source, output in items]
+            except KeyError:  # a record without the field: `make` says which
+                return [make(s, o) for s, o in items]
 
-            return one
-        return lambda items: [make(s, o) for s, o in items]
+        return one
 
     def dedup_key(self, write: Write, source: Record, output: Record) -> str:
         if write.key:
@@ -358,6 +363,10 @@ class Attempt:
                     key = key_text(key_values(emit.key, self.ctx, source, output))
                 self.maybe_committed = True
                 effects.send(emit.effect, url, self.payload(emit, output), key, self.ctx.render, self.env)
+
+
+# Key and partition terms with one value for a whole attempt (keys.term_value of no record).
+INTERVAL_TERMS = ("interval_start", "interval_end", "run_id", "attempt_id", "attempt_number")
 
 
 def term_name(term: Term) -> str:

@@ -164,7 +164,11 @@ class SqlTable(Connector):
         # `newest by` and `insert_if_absent` (flowc 0.3) write each batch with one executemany and
         # their conflict clause: rows of one interval sharing a key keep the outcome of writing them
         # one by one (the greater version; the first row), which a staged merge could not keep.
-        staged = (db.dialect == "postgres" and mode in ("upsert", "replace_partition") and newest is None
+        # A partition term with one value for the interval (`day = interval.start`) names one
+        # partition, deleted before the first rows: nothing to stage to learn which.
+        constant = part is not None and part.term in ("interval_start", "interval_end", "run_id")
+        staged = (db.dialect == "postgres" and newest is None
+                  and (mode == "upsert" or mode == "replace_partition" and not constant)
                   or mode == "append_ledger")
         started = False
 
@@ -224,7 +228,7 @@ class SqlTable(Connector):
             if not start([{**rows[0], **fence_value}, *rows[1:]] if fence_value else rows):
                 continue
             if mode == "replace_partition" and not staged:
-                replace({canonical(r[str(column)]): r[str(column)] for r in rows})
+                replace(partitions(rows, str(column)))
             keys = ledger_keys(items) if ledger_keys is not None else None
             first, position = position, position + len(rows)
             for columns, values in bulk.runs(rows, keys, fence_value, first if staged else None, convert):
@@ -302,6 +306,20 @@ class SqlTable(Connector):
         if sent:
             attempt.log(f"`{sink.name}`: relayed {sent} outbox row(s)")
         return []
+
+
+def partitions(rows: list[Record], column: str) -> dict[str, Any]:
+    """The rows' values of `column` by their canonical text (the last row's value of each text,
+    as one entry per row would leave it), from their distinct (type, value) pairs."""
+    values = list(map(itemgetter(column), rows))
+    try:
+        distinct = list(dict.fromkeys(zip(map(type, reversed(values)), reversed(values), strict=True)))
+    except TypeError:  # an unhashable value: one by one
+        return {canonical(value): value for value in values}
+    found: dict[str, Any] = {}
+    for _, value in distinct:  # the last row first: the first value of a text stays
+        found.setdefault(canonical(value), value)
+    return found
 
 
 class SqliteTable(SqlTable):
