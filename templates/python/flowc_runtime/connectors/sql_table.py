@@ -167,8 +167,11 @@ class SqlTable(Connector):
         # A partition term with one value for the interval (`day = interval.start`) names one
         # partition, deleted before the first rows: nothing to stage to learn which.
         constant = part is not None and part.term in ("interval_start", "interval_end", "run_id")
+        # PostgreSQL stages to COPY; DuckDB stages an upsert to write it from Arrow (bulk.arrow_insert)
+        # in one statement, since its `executemany` runs a statement per row.
         staged = (db.dialect == "postgres" and newest is None
                   and (mode == "upsert" or mode == "replace_partition" and not constant)
+                  or db.dialect == "duckdb" and mode == "upsert" and newest is None
                   or mode == "append_ledger")
         started = False
 
