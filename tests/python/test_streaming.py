@@ -394,11 +394,14 @@ def test_ledger_keys_of_a_batch_are_the_one_by_one_dedup_keys(tmp_path: Path) ->
     from flowc_runtime.connectors.sql_table import SqlTable
     from flowc_runtime.run import Attempt
 
-    items = [({"id": i, "g": "é\"x"}, {"id": i}) for i in ("a", 1, 2.5, None, "ü")]
-    for terms in ((Term("input_field", "id"),), (Term("input_field", "id"), Term("input_field", "g"))):
-        write = Write(Endpoint("led", "sqlite_table", {"table": "l"}), "append_ledger", key=terms)
-        attempt = Attempt(make_task((write,)), lambda ctx: {}, env_for(tmp_path))
-        assert SqlTable.key_function(attempt, write)(items) == [attempt.dedup_key(write, s, o) for s, o in items]
+    mixed = [({"id": i, "g": "é\"x"}, {"id": i}) for i in ("a", 1, 2.5, None, "ü")]
+    texts = [({"id": i, "g": 1}, {"id": i}) for i in ("a", "é\"x\\", "\n\t\u0001", "ü\u2028", "")]  # all text: in C
+    for items in (mixed, texts):
+        for terms in ((Term("input_field", "id"),), (Term("input_field", "id"), Term("input_field", "g"))):
+            write = Write(Endpoint("led", "sqlite_table", {"table": "l"}), "append_ledger", key=terms)
+            attempt = Attempt(make_task((write,)), lambda ctx: {}, env_for(tmp_path))
+            made = SqlTable.key_function(attempt, write)(items)
+            assert made == [attempt.dedup_key(write, s, o) for s, o in items]
     write = Write(Endpoint("led", "sqlite_table", {"table": "l"}), "append_ledger", key=(Term("input_field", "id"),))
     keys = SqlTable.key_function(Attempt(make_task((write,)), lambda ctx: {}, env_for(tmp_path)), write)
     with pytest.raises(FlowError, match="no field `id`"):

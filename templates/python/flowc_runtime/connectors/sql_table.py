@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterable, Iterator
+from json.encoder import encode_basestring
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -274,7 +275,10 @@ class SqlTable(Connector):
             def fast(items: list[Item]) -> list[str]:
                 try:
                     if single:
-                        return [encode([get(source)]) for source, _ in items]
+                        values = list(map(get, map(itemgetter(0), items)))
+                        if set(map(type, values)) == {str}:  # text keys: their JSON string in C, bracketed
+                            return list(map("[{}]".format, map(encode_basestring, values)))
+                        return [encode([value]) for value in values]
                     return [encode(list(get(source))) for source, _ in items]
                 except KeyError:  # a record without the field: the one-by-one path says which
                     return [attempt.dedup_key(write, s, o) for s, o in items]
