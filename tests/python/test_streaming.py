@@ -365,6 +365,49 @@ def test_bulk_modes_match_row_by_row_semantics(tmp_path: Path, kind: str) -> Non
             pg_drop(base, schema)
 
 
+def test_bulk_runs_build_the_value_tuples_of_row_by_row_writes() -> None:
+    """bulk.runs: rows with the same fields in one run (in any key order); a row with other
+    fields, fewer or more, starts a new run; a constant column replaces a row's own value;
+    the extra values and the positions follow the rows across runs; nested values become
+    JSON text unless the connection adapts them."""
+    from flowc_runtime.bulk import runs
+
+    rows: list[dict[str, Any]] = [{"id": "a", "n": 1}, {"n": 2, "id": "b"}, {"id": "c", "n": 3, "x": {"k": [1]}},
+                                  {"id": "d", "m": 4}, {"id": "e", "n": 5, "f": "own"}]
+    got = list(runs(rows, extra=["ka", "kb", "kc", "kd", "ke"], const={"f": "end"}, seq=10))
+    assert got == [
+        (("id", "n", "f"), [("a", 1, "end", "ka", 10), ("b", 2, "end", "kb", 11)]),
+        (("id", "n", "x", "f"), [("c", 3, '{"k": [1]}', "end", "kc", 12)]),
+        (("id", "m", "f"), [("d", 4, "end", "kd", 13)]),
+        (("id", "n", "f"), [("e", 5, "end", "ke", 14)]),
+    ]
+    same: list[dict[str, Any]] = [{"id": "a", "v": [1]}, {"id": "b", "v": None}]
+    assert list(runs(same)) == [(("id", "v"), [("a", "[1]"), ("b", None)])]
+    assert list(runs(same, convert=False)) == [(("id", "v"), [("a", [1]), ("b", None)])]
+    assert list(runs([{}, {}], const={"f": 1}, seq=1)) == [(("f",), [(1, 1), (1, 2)])]
+    assert list(runs([])) == []
+
+
+def test_ledger_keys_of_a_batch_are_the_one_by_one_dedup_keys(tmp_path: Path) -> None:
+    """The ledger's keys, made a batch at a time for `key input.F`, equal `dedup_key`'s;
+    a record without the field fails as it does one by one."""
+    from flowc_runtime.connectors.sql_table import SqlTable
+    from flowc_runtime.run import Attempt
+
+    mixed = [({"id": i, "g": "é\"x"}, {"id": i}) for i in ("a", 1, 2.5, None, "ü")]
+    texts = [({"id": i, "g": 1}, {"id": i}) for i in ("a", "é\"x\\", "\n\t\u0001", "ü\u2028", "")]  # all text: in C
+    for items in (mixed, texts):
+        for terms in ((Term("input_field", "id"),), (Term("input_field", "id"), Term("input_field", "g"))):
+            write = Write(Endpoint("led", "sqlite_table", {"table": "l"}), "append_ledger", key=terms)
+            attempt = Attempt(make_task((write,)), lambda ctx: {}, env_for(tmp_path))
+            made = SqlTable.key_function(attempt, write)(items)
+            assert made == [attempt.dedup_key(write, s, o) for s, o in items]
+    write = Write(Endpoint("led", "sqlite_table", {"table": "l"}), "append_ledger", key=(Term("input_field", "id"),))
+    keys = SqlTable.key_function(Attempt(make_task((write,)), lambda ctx: {}, env_for(tmp_path)), write)
+    with pytest.raises(FlowError, match="no field `id`"):
+        keys([({"other": 1}, {"other": 1})])
+
+
 # --- files --------------------------------------------------------------------------------------
 
 

@@ -273,9 +273,9 @@ def items_of(produced: Any, size: int, extra: Mapping[str, Any]) -> Iterator[lis
         kinds = set(map(type, chunk))
         if kinds == {dict} and not extra:
             yield [(r, r) for r in chunk]
-        elif kinds == {tuple} and not extra and all(len(p) == 2 and type(p[0]) is dict and type(p[1]) is dict
-                                                    for p in chunk):
-            yield chunk
+        elif kinds == {tuple} and not extra and set(map(len, chunk)) == {2} and \
+                set(map(type, chain.from_iterable(chunk))) == {dict}:
+            yield chunk  # (input, output) pairs of dicts, checked in C
         else:
             batch: list[Item] = []
             for item in chunk:

@@ -11,15 +11,25 @@ import hashlib
 import json
 import random
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from .context import Context, FlowError, Invalid, iso
 from .spec import Term
 
+# `json.dumps` with these options builds a new encoder at every call: one, built once.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str, ensure_ascii=False).encode
+
 
 def canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str, ensure_ascii=False)
+    """The canonical JSON text of `value` (sorted keys, no spaces, `str` of what JSON lacks)."""
+    return _CANONICAL(value)
+
+
+def canonical_encoder() -> Callable[[Any], str]:
+    """`canonical` itself, without the call through it (for a loop over many records)."""
+    return _CANONICAL
 
 
 def content_hash(record: dict[str, Any]) -> str:

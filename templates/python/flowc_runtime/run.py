@@ -194,9 +194,9 @@ class Attempt:
         stream = self.streams.get(write.sink.name)
         if stream is None:
             return
-        record = self.row_maker(write)
+        make_rows = self.rows_maker(write)
         for items in stream.batches():
-            rows = [record(s, o) for s, o in items]
+            rows = make_rows(items)
             yield items, rows
             self.progress.batch_written(len(rows))
             hooks.step("mid_batch")
@@ -215,8 +215,9 @@ class Attempt:
                 row[column] = term_value(write.partition, self.ctx, source, output)
         return row
 
-    def row_maker(self, write: Write) -> Callable[[Record, Record], Record]:
-        """`record` for one write, its key and partition columns looked up once."""
+    @staticmethod
+    def fills(write: Write) -> list[tuple[str, Term]]:
+        """The columns a write's rows fill from its key and partition terms, with their terms."""
         fills: list[tuple[str, Term]] = []
         for part in write.key or ():
             column = part.column if write.mode != "upsert" else part.column_name()
@@ -226,6 +227,11 @@ class Attempt:
             column = write.partition.column_name()
             if column is not None:
                 fills.append((column, write.partition))
+        return fills
+
+    def row_maker(self, write: Write) -> Callable[[Record, Record], Record]:
+        """`record` for one write, its key and partition columns looked up once."""
+        fills = self.fills(write)
         ctx = self.ctx
 
         def make(source: Record, output: Record) -> Record:
@@ -238,6 +244,31 @@ class Attempt:
             return row
 
         return make
+
+    def rows_maker(self, write: Write) -> Callable[[list[Item]], list[Record]]:
+        """`row_maker` for a whole batch: with no column to fill, or one filled from an input
+        field (the usual `key input.id`), one comprehension builds the batch's rows; a record
+        that lacks the field sends the batch through `row_maker`, which says which."""
+        make = self.row_maker(write)
+        fills = self.fills(write)
+        # the terms that take one value for the whole interval, computed once
+        consts = [(c, t) for c, t in fills if t.term in INTERVAL_TERMS]
+        fields = [(c, str(t.field)) for c, t in fills if t.term == "input_field" and t.field]
+        if len(consts) + len(fields) != len(fills) or len(fields) > 1 or fills[:len(fields)] != \
+                [(c, t) for c, t in fills if t.term == "input_field"]:
+            return lambda items: [make(s, o) for s, o in items]  # any other shape: record by record
+        values = {c: term_value(t, self.ctx, {}, {}) for c, t in consts}
+        if not fields:
+            return lambda items: [{**output, **values} for _, output in items]
+        column, field = fields[0]  # the input field first, then the interval's values, as `make` fills them
+
+        def one(items: list[Item]) -> list[Record]:
+            try:
+                return [{**output, column: source[field], **values} for source, output in items]
+            except KeyError:  # a record without the field: `make` says which
+                return [make(s, o) for s, o in items]
+
+        return one
 
     def dedup_key(self, write: Write, source: Record, output: Record) -> str:
         if write.key:
@@ -332,6 +363,10 @@ class Attempt:
                     key = key_text(key_values(emit.key, self.ctx, source, output))
                 self.maybe_committed = True
                 effects.send(emit.effect, url, self.payload(emit, output), key, self.ctx.render, self.env)
+
+
+# Key and partition terms with one value for a whole attempt (keys.term_value of no record).
+INTERVAL_TERMS = ("interval_start", "interval_end", "run_id", "attempt_id", "attempt_number")
 
 
 def term_name(term: Term) -> str:

@@ -145,6 +145,7 @@ class Database:
             folder = os.path.dirname(path)
             if folder:
                 os.makedirs(folder, exist_ok=True)
+            adapt_nested()
             self._conn = sqlite3.connect(path, isolation_level=None, timeout=60)
             self._conn.execute("PRAGMA busy_timeout = 60000")
             self.ph = "?"
@@ -489,3 +490,15 @@ def plain(value: Any) -> Any:
     if isinstance(value, (dict, list, tuple)):
         return json.dumps(value, sort_keys=True, default=str)
     return value
+
+
+def _nested_text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def adapt_nested() -> None:
+    """SQLite binds a nested value (a dict, list or tuple) as `plain` makes it, its JSON text:
+    the sqlite3 module converts it in C, with no Python call for the plain values of a bulk
+    write (bulk.runs with `convert=False`). Only these exact types, as bulk.runs converts."""
+    for kind in (dict, list, tuple):
+        sqlite3.register_adapter(kind, _nested_text)
