@@ -32,7 +32,9 @@ fn disagreements(version: &str) -> Vec<String> {
         }
     }
     let mirror = read("packaging/pre-commit-mirror/pyproject.toml");
-    if !mirror.contains(&format!("flowc=={version}")) {
+    // Named by its release URL, never `flowc==VERSION` (docs/security.md): the URL's tag and
+    // the wheel's file name carry the version.
+    if !mirror.contains(&format!("/v{version}/flowc-{version}-")) {
         wrong.push("packaging/pre-commit-mirror/pyproject.toml: its flowc dependency".into());
     }
     if !read("CHANGELOG.md").contains(&format!("\n## {version}\n")) {
