@@ -511,8 +511,8 @@ impl Configs {
 
     /// The settings in force for the file `path`.
     pub fn for_file(&self, path: &Path) -> Result<Arc<Settings>, String> {
-        let abs = absolute(path);
-        self.for_dir(abs.parent().unwrap_or(Path::new("/")))
+        let at = sits_at(path);
+        self.for_dir(at.parent().unwrap_or(Path::new("/")))
     }
 
     /// The settings that say what a run with these `paths` shows in
@@ -551,7 +551,7 @@ impl crate::check::Policy for Configs {
             if let Some((abs, s)) = by_path.get(path) {
                 Ok((abs.clone(), Arc::clone(s)))
             } else {
-                let abs = absolute(Path::new(path));
+                let abs = sits_at(Path::new(path));
                 self.for_file(&abs).map(|s| {
                     by_path.insert(path.to_owned(), (abs.clone(), Arc::clone(&s)));
                     (abs, s)
@@ -605,6 +605,24 @@ fn read_config(
 
 /// `p` as an absolute path: canonical when it exists, else its folder's
 /// canonical path with its name, else joined to the current folder.
+/// Where the file `p` sits: its folder's real path joined with its own name,
+/// the file itself never resolved. A link named `x.flow` takes the settings
+/// of the folder it is in, never those of the folder it leads to (which may
+/// lie outside the project: its configuration is never read).
+pub fn sits_at(p: &Path) -> PathBuf {
+    match (p.parent(), p.file_name()) {
+        (Some(parent), Some(name)) => {
+            let parent = if parent.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                parent
+            };
+            absolute(parent).join(name)
+        }
+        _ => absolute(p),
+    }
+}
+
 pub fn absolute(p: &Path) -> PathBuf {
     if let Ok(real) = std::fs::canonicalize(p) {
         return real;
@@ -712,7 +730,7 @@ fn walk(dir: &Path, configs: &Arc<Configs>) -> Result<Walked, String> {
             if is_dir && (name == "target" || name == "node_modules") {
                 return false;
             }
-            let path = absolute(entry.path());
+            let path = sits_at(entry.path());
             match filter.for_file(&path) {
                 Ok(s) => !s.excludes_below(&named, &path),
                 Err(e) => {

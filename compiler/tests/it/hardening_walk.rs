@@ -508,3 +508,29 @@ fn messages_naming_a_file_show_its_control_characters_escaped() {
         assert!(!r.all().contains('\u{7}'), "{args:?}: {:?}", r.all());
     }
 }
+
+/// A link named `x.flow` to a file in another folder takes the settings of
+/// the folder it sits in: the configuration beside its target (outside the
+/// project) is never read, so none of it reaches an error (found by the
+/// `walk` fuzz target: `select = ["<secret>"]` there was echoed as "no rule").
+#[test]
+fn a_link_never_brings_the_configuration_beside_its_target() {
+    let (_top, outside, proj) = layout();
+    write(&proj.join("ok.flow"), OK);
+    write(&outside.join("secret.flow"), OK);
+    write(
+        &outside.join("flowc.toml"),
+        "select = [\"SECRET_IN_CONFIG\"]\n",
+    );
+    symlink(outside.join("secret.flow"), proj.join("linked.flow")).expect("symlink");
+    let run = walk_in(&proj, &["check", "."]);
+    let all = run.all();
+    assert!(!all.contains("SECRET_IN_CONFIG"), "{all}");
+    assert!(all.contains("skipped `linked.flow`"), "{all}");
+    assert_eq!(run.code, Some(0), "{all}");
+    // Near miss: the same configuration inside the project is read and refused.
+    write(&proj.join("flowc.toml"), "select = [\"NOT_A_RULE\"]\n");
+    let run = walk_in(&proj, &["check", "."]);
+    assert!(run.all().contains("NOT_A_RULE"), "{}", run.all());
+    assert_eq!(run.code, Some(2), "{}", run.all());
+}
