@@ -399,9 +399,10 @@ def test_the_runtime_requirements_pin_the_locks_versions() -> None:
     def pins(path: Path) -> dict[str, str]:
         found = {}
         for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip() and not line.startswith("#"):
+            # a pin's `--hash=` lines (indented, in the hashed lock) are not pins
+            if line.strip() and not line.startswith(("#", " ", "\t")):
                 name, _, version = line.partition("==")
-                found[name.split("[")[0].lower()] = version.strip()
+                found[name.split("[")[0].lower()] = version.rstrip("\\").strip()
         return found
 
     wanted = pins(ROOT / "templates" / "python" / "flowc_runtime" / "requirements.txt")
