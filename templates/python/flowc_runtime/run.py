@@ -383,10 +383,17 @@ def term_name(term: Term) -> str:
 def run(task: Task, transform: Transform, env: dict[str, str] | None = None) -> int:
     """Run one attempt of `task` and return its exit code."""
     environment = dict(os.environ) if env is None else env
+    return run_attempt(lambda: Attempt(task, transform, environment))
+
+
+def run_attempt(make: Callable[[], Attempt]) -> int:
+    """Run the attempt `make` builds and return its exit code: every failure mapped to the
+    protocol's code, the outcome recorded in the register (a Python task's and a Spark
+    driver's alike)."""
     attempt: Attempt | None = None
     code = EXIT_NOTHING_COMMITTED
     try:
-        attempt = Attempt(task, transform, environment)
+        attempt = make()
         code = attempt.run()
     except attempts.Stop as err:  # fenced (75) or refused (76): nothing was committed
         log(f"error: {err}")

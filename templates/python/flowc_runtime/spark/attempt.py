@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -29,20 +28,15 @@ from typing import Any
 from .. import attempts, hooks
 from .. import iceberg as py_iceberg
 from ..context import (
-    EXIT_INVALID,
-    EXIT_MAYBE_COMMITTED,
-    EXIT_NOTHING_COMMITTED,
     EXIT_OK,
     Ambiguous,
     Context,
     FlowError,
     Invalid,
-    RetryLater,
-    redact,
 )
 from ..delta import location
 from ..keys import canonical, term_value
-from ..run import Attempt, log
+from ..run import Attempt, log, run_attempt
 from ..spec import Endpoint, Read, Task, Term, Write
 from . import delta, iceberg, session
 
@@ -292,37 +286,7 @@ def sql_literal(value: Any) -> str:
 def run(task: Task, transform: SparkTransform, env: dict[str, str] | None = None, spark: Any | None = None) -> int:
     """Run one attempt of `task` inside this Spark driver and return its exit code."""
     environment = dict(os.environ) if env is None else env
-    attempt: SparkAttempt | None = None
-    code = EXIT_NOTHING_COMMITTED
-    try:
-        attempt = SparkAttempt(task, transform, environment, spark)
-        code = attempt.run()
-    except attempts.Stop as err:  # fenced (75) or refused (76): nothing was committed
-        log(f"error: {err}")
-        code = err.code
-    except Ambiguous as err:
-        log(f"error (a commit may have happened): {err}")
-        code = EXIT_MAYBE_COMMITTED
-    except RetryLater as err:
-        log(f"error (retry: {err})")
-        code = EXIT_NOTHING_COMMITTED
-    except Invalid as err:
-        committed = attempt is not None and attempt.maybe_committed
-        log(f"error (no retry can help): {err}")
-        code = EXIT_MAYBE_COMMITTED if committed else EXIT_INVALID
-    except Exception as err:  # noqa: BLE001 - every failure maps to an exit code
-        committed = attempt is not None and attempt.maybe_committed
-        if isinstance(err, FlowError):
-            log(f"error: {err}")
-        else:
-            sys.stderr.write(redact(traceback.format_exc()))
-            sys.stderr.flush()
-        code = EXIT_MAYBE_COMMITTED if committed else EXIT_NOTHING_COMMITTED
-    finally:
-        if attempt is not None:
-            attempts.finish(attempt, code)
-            attempt.close()
-    return code
+    return run_attempt(lambda: SparkAttempt(task, transform, environment, spark))
 
 
 def main(task: Task, transform: SparkTransform) -> None:
