@@ -87,6 +87,16 @@ fn targets(outside: &Path) -> Vec<String> {
     ]
 }
 
+/// Writes `bytes` to `at` unless `at` already is something other than a regular file. The
+/// harness itself must never open a FIFO for writing (that blocks until a reader comes: an
+/// earlier entry may have made `at` a FIFO, or a link to one) nor write through a link (to the
+/// secrets outside the project, or to `/dev/zero`).
+fn write_plain(at: &Path, bytes: &[u8]) {
+    if at.symlink_metadata().map_or(true, |m| m.file_type().is_file()) {
+        let _ = std::fs::write(at, bytes);
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     static RUN: AtomicUsize = AtomicUsize::new(0);
     let b = base();
@@ -104,9 +114,7 @@ fuzz_target!(|data: &[u8]| {
         }
         let target = |n: usize| targets[n % targets.len()].clone();
         match kind % 6 {
-            0 => {
-                let _ = std::fs::write(&at, rest);
-            }
+            0 => write_plain(&at, rest),
             1 => {
                 let t = target(rest.first().map_or(0, |&x| usize::from(x)));
                 let _ = std::os::unix::fs::symlink(t, &at);
@@ -124,7 +132,7 @@ fuzz_target!(|data: &[u8]| {
                     "pyproject.toml"
                 };
                 let dir = at.parent().unwrap_or(&project);
-                let _ = std::fs::write(dir.join(config), rest);
+                write_plain(&dir.join(config), rest);
             }
             _ => {
                 let config = if name % 2 == 0 {
