@@ -15,12 +15,19 @@ import platform
 import shlex
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 work, rounds, max_ratio = Path(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+
+# The limit applies to the steady state the method describes: the DAG processor re-parses an
+# unchanged file whose bytecode Python cached beside it (`__pycache__`). A machine that sets
+# PYTHONDONTWRITEBYTECODE (this one did) would otherwise compile both files from source on every
+# parse; that regime is measured too, and printed, in its own rows (`from source`).
+sys.dont_write_bytecode = False
 FLOWC = work / "flowc" / "bench.py"
 HAND = work / "hand" / "bench.py"
 
@@ -64,8 +71,13 @@ def load(path: Path) -> Any:
     return dag
 
 
-def timed_parse(path: Path) -> float:
+def timed_parse(path: Path, from_source: bool = False) -> float:
     def job() -> float:
+        if from_source:
+            # An empty bytecode folder that is never written: the file is compiled, as on a
+            # machine with PYTHONDONTWRITEBYTECODE or a read-only DAG folder.
+            sys.pycache_prefix = tempfile.mkdtemp()
+            sys.dont_write_bytecode = True
         started = time.perf_counter()
         load(path)
         return time.perf_counter() - started
@@ -146,27 +158,35 @@ gc.collect()
 gc.freeze()
 
 variants = {"flowc": FLOWC, "hand-written": HAND}
-times: dict[str, list[float]] = {name: [] for name in variants}
+regimes = {"cached": False, "from source": True}
+times: dict[tuple[str, str], list[float]] = {(n, r): [] for n in variants for r in regimes}
 for path in variants.values():
     timed_parse(path)  # warm-up: bytecode cache, page cache
 for r in range(rounds):
     order = list(variants) if r % 2 == 0 else list(reversed(variants))
-    for name in order:
-        times[name].append(timed_parse(variants[name]))
+    for regime, from_source in regimes.items():
+        for name in order:
+            times[name, regime].append(timed_parse(variants[name], from_source))
 
 tasks = flowc_summary["tasks"]
 edges = sum(len(t[1]) for t in tasks)
 print(f"apache-airflow {airflow.__version__}, Python {platform.python_version()}, {os.cpu_count()} cores")
 print(f"{len(tasks)} tasks, {edges} edges; {rounds} parses each, alternating, one forked child per parse")
 print()
-print(f"{'DAG file':<14} {'size':>9} {'median':>9} {'min':>9} {'max':>9}")
-medians: dict[str, float] = {}
-for name, path in variants.items():
-    ts = times[name]
-    medians[name] = statistics.median(ts)
-    print(f"{name:<14} {path.stat().st_size / 1024:>7.0f} KB {medians[name]:>8.3f}s {min(ts):>8.3f}s {max(ts):>8.3f}s")
-ratio = medians["flowc"] / medians["hand-written"]
+print(f"{'DAG file':<14} {'bytecode':<12} {'size':>9} {'median':>9} {'min':>9} {'max':>9}")
+medians: dict[tuple[str, str], float] = {}
+for regime in regimes:
+    for name, path in variants.items():
+        ts = times[name, regime]
+        medians[name, regime] = statistics.median(ts)
+        print(
+            f"{name:<14} {regime:<12} {path.stat().st_size / 1024:>7.0f} KB {medians[name, regime]:>8.3f}s"
+            f" {min(ts):>8.3f}s {max(ts):>8.3f}s"
+        )
+ratio = medians["flowc", "cached"] / medians["hand-written", "cached"]
+source_ratio = medians["flowc", "from source"] / medians["hand-written", "from source"]
 verdict = "ok" if ratio <= max_ratio else "TOO SLOW"
 print()
-print(f"ratio flowc / hand-written: {ratio:.2f} (limit {max_ratio}): {verdict}")
+print(f"ratio flowc / hand-written, from source (reported, no limit): {source_ratio:.2f}")
+print(f"ratio flowc / hand-written, cached bytecode: {ratio:.2f} (limit {max_ratio}): {verdict}")
 sys.exit(0 if ratio <= max_ratio else 1)
