@@ -31,12 +31,17 @@ struct PipelineJson<'a> {
 }
 
 /// Where a pipeline's state lives: `{"store": "postgres_table", "via":
-/// "warehouse"}`, or `{"store": "local"}`.
+/// "warehouse"}`, or `{"store": "local"}`. A store whose kind the runtime
+/// cannot keep state in yet (`kafka_topic`) is reported where the state
+/// really goes, the local file, with the sink it stands in for:
+/// `{"store": "local", "instead_of": {"store": "kafka_topic", "via": "events"}}`.
 #[derive(Serialize)]
 struct StateJson<'a> {
     store: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     via: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instead_of: Option<Box<StateJson<'a>>>,
 }
 
 /// The pipeline's state store, the sink that reaches it, and whether
@@ -46,23 +51,25 @@ fn state_of<'a>(
     p: &crate::analyze::model::PipelineDef,
 ) -> (StateJson<'a>, bool) {
     use crate::analyze::state::{store, Store};
+    let local = |instead_of| StateJson {
+        store: "local",
+        via: None,
+        instead_of,
+    };
     match store(&outcome.program, p) {
-        Store::Local => (
-            StateJson {
-                store: "local",
-                via: None,
-            },
-            false,
-        ),
+        Store::Local => (local(None), false),
         Store::Sink { decl, named } => {
             let d = &outcome.program.decls[decl];
-            (
-                StateJson {
-                    store: &outcome.program.kind_of(d).name,
-                    via: Some(&d.name),
-                },
-                named,
-            )
+            let sink = StateJson {
+                store: &outcome.program.kind_of(d).name,
+                via: Some(&d.name),
+                instead_of: None,
+            };
+            if crate::codegen::ir::DURABLE_STATE_KINDS.contains(&sink.store) {
+                (sink, named)
+            } else {
+                (local(Some(Box::new(sink))), named)
+            }
         }
     }
 }
@@ -399,25 +406,26 @@ pub fn table_at(outcome: &Outcome, now: Option<jiff::Timestamp>) -> String {
                 t.achieved.map_or("n/a (no outputs)", Guarantee::word)
             );
         }
-        let _ = match state_of(outcome, p) {
-            (StateJson { via: None, .. }, _) => writeln!(
+        let (state, named) = state_of(outcome, p);
+        let how = if named {
+            " (named by `state`)"
+        } else {
+            " (the first written sink that can hold it)"
+        };
+        let _ = match (&state, state.via, state.instead_of.as_deref()) {
+            (_, _, Some(sink)) => writeln!(
+                out,
+                "  state: a local SQLite file: its store is {} `{}`{how}, where the runtime cannot keep state yet (durable only for tasks that run as local processes on one machine)",
+                sink.store,
+                sink.via.unwrap_or_default(),
+            ),
+            (_, None, None) => writeln!(
                 out,
                 "  state: a local SQLite file (durable only for tasks that run as local processes on one machine)"
             ),
-            (StateJson { store, via: Some(via) }, named)
-                if !crate::codegen::ir::DURABLE_STATE_KINDS.contains(&store) =>
-            {
-                writeln!(
-                    out,
-                    "  state: a local SQLite file: its store is {store} `{via}`{}, where the runtime cannot keep state yet (durable only for tasks that run as local processes on one machine)",
-                    if named { " (named by `state`)" } else { " (the first written sink that can hold it)" }
-                )
+            (StateJson { store, .. }, Some(via), None) => {
+                writeln!(out, "  state: {store} of sink `{via}`{how}")
             }
-            (StateJson { store, via: Some(via) }, named) => writeln!(
-                out,
-                "  state: {store} of sink `{via}`{}",
-                if named { " (named by `state`)" } else { " (the first written sink that can hold it)" }
-            ),
         };
         // Every `allow` with its reason (docs/reference/language.md: the reason shows in reports).
         let allows = p.allows.iter().map(|a| (None, a)).chain(

@@ -301,6 +301,11 @@ fn fl806_a_kafka_state_store_in_a_container() {
         report.contains("state: a local SQLite file: its store is kafka_topic `events_out`"),
         "{report}"
     );
+    // The JSON says where the state really goes, and which sink it stands in for.
+    assert_eq!(
+        state_json(&text),
+        serde_json::json!({"store": "local", "instead_of": {"store": "kafka_topic", "via": "events_out"}})
+    );
     // Near misses: the same pipeline as local processes; and in a container
     // with `state` naming a PostgreSQL sink.
     let local = format!(
