@@ -29,7 +29,15 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "templates" / "python"))
 
 from flowc_runtime import Endpoint, Read, Task, Term, Write, run  # noqa: E402
-from flowc_runtime.bulk import mysql_update, newest_clause, upsert_clause  # noqa: E402
+from flowc_runtime.bulk import (  # noqa: E402
+    absent_clause,
+    insert_keyed,
+    insert_many,
+    mysql_update,
+    newest_clause,
+    reduce_keyed,
+    upsert_clause,
+)
 from flowc_runtime.context import Context  # noqa: E402
 from flowc_runtime.spec import StateStore  # noqa: E402
 from flowc_runtime.sql import Database, mysql_statement  # noqa: E402
@@ -173,6 +181,43 @@ def test_newest_by_keeps_the_greater_version_whoever_writes_last(tmp_path: Path,
     seed(tmp_path, [{"id": "a", "version": 5, "v": "tie"}, {"id": "b", "version": None, "v": "null"}])
     assert run(task, same, env_for(tmp_path, url, interval=DAY1, run_id="rerun2")) == 0
     assert select(url, 'SELECT id, version, v FROM "o" ORDER BY id') == [("a", 5, "new"), ("b", 2, "y")]
+
+
+def test_duckdb_keyed_batches_in_one_statement_leave_what_row_by_row_writes_leave(tmp_path: Path) -> None:
+    """`insert_if_absent` and `newest by` on DuckDB: a batch reduced to one row per key and
+    written in one statement (`insert_keyed`) against the same rows written one by one with the
+    same clause (DuckDB's `executemany`), over random batches with repeated keys, equal, older
+    and NULL versions, and rows already stored; both tables must end alike."""
+    import random
+
+    db = Database(f"duckdb:///{tmp_path}/k.duckdb")
+    rng = random.Random(7)
+    cols = ("id", "version", "v")
+    for trial in range(60):
+        newest = "version" if trial % 2 else None
+        for t in ("one", "each"):
+            db.execute(f'DROP TABLE IF EXISTS "{t}"')
+            db.execute(f'CREATE TABLE "{t}" (id TEXT PRIMARY KEY, version INTEGER, v TEXT)')
+        clause = (newest_clause(db, "{t}", cols, ["id"], "version") if newest
+                  else absent_clause(db, ["id"]))
+        for _ in range(3):  # batches, each on what the earlier ones left
+            batch = [(rng.choice("abcd"), rng.choice([None, 1, 2, 2, 3]), f"r{n}") for n in range(rng.randint(1, 12))]
+            insert_keyed(db, "one", cols, batch, clause.replace("{t}", "one"), ["id"], newest)
+            insert_many(db, "each", cols, batch, clause.replace("{t}", "each"))
+            assert (db.query('SELECT * FROM "one" ORDER BY id') == db.query('SELECT * FROM "each" ORDER BY id')), batch
+    db.close()
+
+
+def test_reduce_keyed_keeps_the_row_one_by_one_writes_keep_and_declines_what_sql_orders_otherwise() -> None:
+    cols = ("id", "version", "v")
+    rows = [("a", 1, "x"), ("a", 3, "y"), ("a", 3, "z"), ("a", None, "n"), ("b", None, "p"), ("b", None, "q")]
+    assert reduce_keyed(cols, rows, ["id"], None) == [("a", 1, "x"), ("b", None, "p")]
+    assert reduce_keyed(cols, rows, ["id"], "version") == [("a", 3, "y"), ("b", None, "p")]
+    # near misses: row by row instead
+    assert reduce_keyed(cols, [("a", 1, "x"), ("a", "2", "y")], ["id"], "version") is None  # mixed types
+    assert reduce_keyed(cols, [("a", float("nan"), "x")], ["id"], "version") is None
+    assert reduce_keyed(cols, [(None, 1, "x"), (None, 2, "y")], ["id"], None) is None  # NULL keys never meet
+    assert reduce_keyed(cols, rows, ["missing"], None) is None
 
 
 @pytest.mark.parametrize("kind", KINDS)

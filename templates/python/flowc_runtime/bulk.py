@@ -151,10 +151,65 @@ def insert_many(db: Database, table: str, columns: Columns, values: list[tuple[A
         db.conn.executemany(sql, values)
 
 
-def arrow_insert(db: Database, table: str, columns: Columns, values: list[tuple[Any, ...]]) -> bool:
+def insert_keyed(db: Database, table: str, columns: Columns, values: list[tuple[Any, ...]], conflict: str,
+                 key: Sequence[str], newest: str | None = None) -> None:
+    """`insert_if_absent` (`newest` None) or `upsert newest by NEWEST`: the rows with their
+    conflict clause. On DuckDB, whose `executemany` runs a statement per row, the batch is first
+    reduced to the one row per key that writing its rows one by one would leave
+    (`reduce_keyed`), then inserted from Arrow with the clause in one statement (DuckDB refuses
+    one statement that meets a key twice). Elsewhere, or where the values do not compare or have
+    no Arrow type, `insert_many`."""
+    if db.dialect == "duckdb":
+        reduced = reduce_keyed(columns, values, key, newest)
+        if reduced is not None and arrow_insert(db, table, columns, reduced, conflict):
+            return
+    insert_many(db, table, columns, values, conflict)
+
+
+def reduce_keyed(columns: Columns, values: list[tuple[Any, ...]], key: Sequence[str],
+                 newest: str | None) -> list[tuple[Any, ...]] | None:
+    """The rows that writing `values` one by one would leave, one per key, in the order each key
+    first appears. `insert_if_absent`: a key's first row (a later one meets it and is dropped).
+    `newest by V`: a key's first row, replaced by each later row whose V is not None and greater
+    than the kept row's (or the kept row's is None): the first row of the greatest V, or the
+    first row where every V is None. Applied to a stored row with the same clause, that row
+    leaves what the one-by-one writes would: the stored row stays unless the kept V is greater.
+    None when a key or version column is missing, a key holds a NULL, or versions do not compare
+    as SQL compares them (mixed types, NaN): the caller writes row by row."""
+    try:
+        at = [columns.index(k) for k in key]
+        version = columns.index(newest) if newest is not None else None
+    except ValueError:
+        return None
+    if any(row[i] is None for row in values for i in at):
+        return None  # NULL keys never meet in SQL: each row stands alone
+    of = itemgetter(*at)
+    kept: dict[Any, tuple[Any, ...]] = {}
+    try:
+        if version is None:
+            for row in values:
+                kept.setdefault(of(row), row)
+            return list(kept.values())
+        for row in values:
+            v = row[version]
+            if v is not None and (type(v) is float and v != v):  # NaN: SQL orders it, Python does not
+                return None
+            k = of(row)
+            held = kept.get(k)
+            if held is None:
+                kept[k] = row
+            elif v is not None and (held[version] is None or held[version] < v):
+                kept[k] = row
+    except TypeError:  # unhashable keys, or versions of types that do not compare
+        return None
+    return list(kept.values())
+
+
+def arrow_insert(db: Database, table: str, columns: Columns, values: list[tuple[Any, ...]], conflict: str = "") -> bool:
     """DuckDB: the rows as a pyarrow table, registered and inserted by one `INSERT … SELECT`
     (DuckDB's `executemany` runs a statement per row: some hundred rows a second). The values
-    take the target columns' types by the same casts as bound parameters. False, with nothing
+    take the target columns' types by the same casts as bound parameters; `conflict` is the
+    statement's conflict clause (its rows must not meet one key twice). False, with nothing
     written, when pyarrow is missing or a column's values have no one Arrow type (ints and
     strings mixed): then `executemany`."""
     if not values or not columns:
@@ -171,7 +226,7 @@ def arrow_insert(db: Database, table: str, columns: Columns, values: list[tuple[
     names = column_list(db, columns)
     db.conn.register(name, data)
     try:
-        db.conn.execute(f"INSERT INTO {db.quote(table)} ({names}) SELECT {names} FROM {db.quote(name)}")
+        db.conn.execute(f"INSERT INTO {db.quote(table)} ({names}) SELECT {names} FROM {db.quote(name)}{conflict}")
     finally:
         db.conn.unregister(name)
     return True

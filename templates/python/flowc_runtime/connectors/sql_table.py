@@ -162,9 +162,10 @@ class SqlTable(Connector):
         replaced: set[str] = set()  # replace partition: the partitions deleted so far
         stage: bulk.Stage | None = None
         newest = write.newest_by if mode == "upsert" else None
-        # `newest by` and `insert_if_absent` (flowc 0.3) write each batch with one executemany and
-        # their conflict clause: rows of one interval sharing a key keep the outcome of writing them
-        # one by one (the greater version; the first row), which a staged merge could not keep.
+        # `newest by` and `insert_if_absent` (flowc 0.3) write each batch with their conflict clause
+        # (one executemany; on DuckDB the batch reduced to a row per key, then one statement):
+        # rows of one interval sharing a key keep the outcome of writing them one by one (the
+        # greater version; the first row), which a staged merge could not keep.
         # A partition term with one value for the interval (`day = interval.start`) names one
         # partition, deleted before the first rows: nothing to stage to learn which.
         constant = part is not None and part.term in ("interval_start", "interval_end", "run_id")
@@ -244,12 +245,13 @@ class SqlTable(Connector):
                         stage = bulk.Stage(db, table, columns, keyed=keys is not None)
                     stage.add(values)
                 elif mode == "upsert" and newest is not None:
-                    bulk.insert_many(db, table, columns, values, bulk.newest_clause(db, table, columns, key, newest))
+                    bulk.insert_keyed(db, table, columns, values, bulk.newest_clause(db, table, columns, key, newest),
+                                      key, newest)
                 elif mode == "upsert":
                     fence = FENCE_COLUMN if self.fenced else None
                     bulk.insert_many(db, table, columns, values, bulk.upsert_clause(db, table, columns, key, fence))
                 elif mode == "insert_if_absent":
-                    bulk.insert_many(db, table, columns, values, bulk.absent_clause(db, key))
+                    bulk.insert_keyed(db, table, columns, values, bulk.absent_clause(db, key), key)
                 else:
                     bulk.insert_many(db, table, columns, values)
         flush()
