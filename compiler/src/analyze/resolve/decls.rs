@@ -271,10 +271,19 @@ impl Resolver<'_> {
                 }
                 _ => {
                     let Some(param) = param else { continue };
+                    // A name the system refuses (a Kafka topic `..`) is worded by the system's
+                    // rule, not as a template's path segment.
+                    if kind.stdlib {
+                        if let [Value::Str(raw)] = p.args.as_slice() {
+                            let text = ParamValue::String(raw.value.clone());
+                            if !self.system_name(f, p, &kind.name, name, &text) {
+                                continue;
+                            }
+                        }
+                    }
                     if let Some(v) = self.param_value(f, p, param) {
                         if kind.stdlib
-                            && !(self.allowed_value(f, p, &kind.name, name, &v)
-                                && self.system_name(f, p, &kind.name, name, &v))
+                            && !self.allowed_value(f, p, &kind.name, name, &v)
                         {
                             continue;
                         }
