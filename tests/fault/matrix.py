@@ -927,8 +927,10 @@ def flowc_bin_path() -> Path:
 
 def audit_sees_duplicates(write: Decl) -> bool:
     """Whether the audit can see a repeated row of `write`: a SQL table (it compares rows by the
-    key's columns, without those of run-scoped terms, as the matrix does)."""
-    return bool(write["sink"]["kind"] in SQL_KINDS)
+    key's columns, without those of run-scoped terms, as the matrix does), or a local `files`
+    sink (its files read by DuckDB, compared within each interval's folder where the path names
+    the interval)."""
+    return bool(write["sink"]["kind"] in (*SQL_KINDS, "files"))
 
 
 def audit_keyed(write: Decl) -> bool:

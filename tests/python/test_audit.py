@@ -459,3 +459,103 @@ def test_unreachable_and_missing_are_exit_2(tmp_path: Path, receiver: Receiver) 
     assert code == 2
     text = json.dumps(report)
     assert "s3cret" not in text and "cannot reach" in text
+
+
+# --- `files` sinks: read through DuckDB's file readers, compared within each interval's folder ----
+
+FILES_FLOW = """
+source orders_in: files {
+  path      "in/{interval.start}/"
+  immutable
+  pin       listing
+  identity  id
+  fields    [id, amount]
+}
+
+sink daily: files {
+  path "out/daily/{interval.start}/"
+}
+
+sink latest: files {
+  path   "out/latest/"
+  format "csv"
+}
+
+pipeline files_week {
+  schedule  "@daily"
+  start     2026-03-01
+  timezone  "UTC"
+  require   none
+
+  task log {
+    read   orders_in
+    write  daily append
+    allow  FL202 because "the audit's fixture: a re-run appends the interval again"
+    run    command ["python", "-m", "files_week.log"]
+  }
+
+  task snap {
+    read   orders_in
+    write  latest overwrite
+    run    command ["python", "-m", "files_week.snap"]
+  }
+}
+"""
+
+
+def test_a_files_sink_shows_a_rerun_append_and_no_recurring_record(tmp_path: Path) -> None:
+    """A re-run of one day's `append` leaves that day's rows twice in its folder: `identical-rows`
+    there, once (a note, the output being `none`). The same records in every day's folder
+    (a recurring record, not a repeat) are not duplicates, since each interval's folder is
+    compared on its own; the `overwrite` sink holds one attempt's rows and shows nothing."""
+    flow = tmp_path / "files_week.flow"
+    flow.write_text(FILES_FLOW)
+    out = subprocess.run([str(flowc()), "scaffold", "--lang", "python", "--out", str(tmp_path / "code"), str(flow)],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    days = WEEK[:3]
+    for day in days:
+        folder = tmp_path / "files" / "in" / stamp(day)
+        folder.mkdir(parents=True)
+        # the same three records every day
+        (folder / "part-0.jsonl").write_text("".join(json.dumps({"id": j, "amount": j}) + "\n" for j in (1, 2, 3)))
+    conns = {"FLOW_CONN_ORDERS_IN": f"file://{tmp_path}/files", "FLOW_CONN_DAILY": f"file://{tmp_path}",
+             "FLOW_CONN_LATEST": f"file://{tmp_path}"}
+    state = f"sqlite://{tmp_path}/state.sqlite"
+
+    def run(task: str, day: date, run_id: str) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
+        env.update({"PYTHONPATH": str(tmp_path / "code"), "FLOW_PIPELINE": "files_week", "FLOW_TASK": task,
+                    "FLOW_INTERVAL_START": stamp(day), "FLOW_INTERVAL_END": stamp(day + timedelta(days=1)),
+                    "FLOW_RUN_ID": run_id, "FLOW_ATTEMPT": "1", "FLOWC_STATE": state, **conns})
+        proc = subprocess.run([sys.executable, "-m", f"files_week.{task}"], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+
+    def audit() -> tuple[int, dict[str, Any]]:
+        args = [str(flowc()), "audit", "--since", "2026-03-01", "--until", "2026-03-03",
+                "--at", "2026-03-09T00:00:00Z", "--format", "json", "--state", state]
+        args += [f"--conn={k[len('FLOW_CONN_'):].lower()}={v}" for k, v in conns.items()]
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
+        env["FLOWC_PYTHON"] = sys.executable
+        proc = subprocess.run([*args, str(flow)], capture_output=True, text=True, env=env, cwd=tmp_path,
+                              timeout=120)
+        assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+        return proc.returncode, json.loads(proc.stdout)
+
+    for day in days:
+        run("log", day, f"scheduled__{day}")
+        run("snap", day, f"scheduled__{day}")
+    code, report = audit()
+    rows = [f for f in found(report) if f[0] == "identical-rows"]
+    assert rows == [], report
+    # both sinks were read: neither is listed as not observable (it was: "SQL tables only")
+    assert not [u for u in report["not_observable"] if "daily" in json.dumps(u) or "latest" in json.dumps(u)], \
+        report
+
+    run("log", days[1], f"manual__{days[1]}")  # the second day appended again
+    code, report = audit()
+    repeated = [f for f in report["findings"] if f["check"] == "identical-rows"]
+    assert [(f["output"], f["count"]) for f in repeated] == [("daily", 3)], report
+    assert code == 0, report  # `require none`: a note, not a broken guarantee
+    assert stamp(days[1]) in json.dumps(repeated), repeated
