@@ -282,9 +282,7 @@ impl Resolver<'_> {
                         }
                     }
                     if let Some(v) = self.param_value(f, p, param) {
-                        if kind.stdlib
-                            && !self.allowed_value(f, p, &kind.name, name, &v)
-                        {
+                        if kind.stdlib && !self.allowed_value(f, p, &kind.name, name, &v) {
                             continue;
                         }
                         if name == "primary_key" {
