@@ -927,10 +927,12 @@ def flowc_bin_path() -> Path:
 
 def audit_sees_duplicates(write: Decl) -> bool:
     """Whether the audit can see a repeated row of `write`: a SQL table (it compares rows by the
-    key's columns, without those of run-scoped terms, as the matrix does), or a local `files`
+    key's columns, without those of run-scoped terms, as the matrix does), a local `files`
     sink (its files read by DuckDB, compared within each interval's folder where the path names
-    the interval)."""
-    return bool(write["sink"]["kind"] in (*SQL_KINDS, "files"))
+    the interval), or a local Delta table written with key columns (its current version; without
+    them a row names no interval, and a record copied by two intervals is no repeat)."""
+    kind = write["sink"]["kind"]
+    return bool(kind in (*SQL_KINDS, "files") or kind == "delta_table" and audit_keyed(write))
 
 
 def audit_keyed(write: Decl) -> bool:

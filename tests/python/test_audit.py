@@ -559,3 +559,83 @@ def test_a_files_sink_shows_a_rerun_append_and_no_recurring_record(tmp_path: Pat
     assert [(f["output"], f["count"]) for f in repeated] == [("daily", 3)], report
     assert code == 0, report  # `require none`: a note, not a broken guarantee
     assert stamp(days[1]) in json.dumps(repeated), repeated
+
+
+DELTA_FLOW = """
+source orders_in: files {
+  path      "in/{interval.start}/"
+  immutable
+  pin       listing
+  identity  id
+  fields    [id, amount]
+}
+
+sink facts: delta_table {
+  location "facts"
+}
+
+pipeline delta_week {
+  schedule  "@daily"
+  start     2026-03-01
+  timezone  "UTC"
+  require   none
+
+  task log {
+    read   orders_in
+    key    input.id
+    write  facts append
+    allow  FL202 because "the audit's fixture: a re-run appends the interval again"
+    run    command ["python", "-m", "delta_week.log"]
+  }
+}
+"""
+
+
+def test_a_delta_sink_shows_a_rerun_append(tmp_path: Path) -> None:
+    """A local Delta table is read at its current version: a re-run of one day's `append` holds
+    that day's keys twice (`duplicate-key`, a note for a `none` output); before it, nothing."""
+    pytest.importorskip("deltalake")
+    flow = tmp_path / "delta_week.flow"
+    flow.write_text(DELTA_FLOW)
+    out = subprocess.run([str(flowc()), "scaffold", "--lang", "python", "--out", str(tmp_path / "code"), str(flow)],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    days = WEEK[:2]
+    for day in days:
+        folder = tmp_path / "files" / "in" / stamp(day)
+        folder.mkdir(parents=True)
+        rows = [{"id": f"{day:%m%d}-{j}", "amount": j} for j in (1, 2, 3)]
+        (folder / "part-0.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    conns = {"FLOW_CONN_ORDERS_IN": f"file://{tmp_path}/files", "FLOW_CONN_FACTS": f"file://{tmp_path}/lake"}
+    state = f"sqlite://{tmp_path}/state.sqlite"
+
+    def run(day: date, run_id: str) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
+        env.update({"PYTHONPATH": str(tmp_path / "code"), "FLOW_PIPELINE": "delta_week", "FLOW_TASK": "log",
+                    "FLOW_INTERVAL_START": stamp(day), "FLOW_INTERVAL_END": stamp(day + timedelta(days=1)),
+                    "FLOW_RUN_ID": run_id, "FLOW_ATTEMPT": "1", "FLOWC_STATE": state, **conns})
+        proc = subprocess.run([sys.executable, "-m", "delta_week.log"], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+
+    def audit() -> dict[str, Any]:
+        args = [str(flowc()), "audit", "--since", "2026-03-01", "--until", "2026-03-02",
+                "--at", "2026-03-09T00:00:00Z", "--format", "json", "--state", state]
+        args += [f"--conn={k[len('FLOW_CONN_'):].lower()}={v}" for k, v in conns.items()]
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
+        env["FLOWC_PYTHON"] = sys.executable
+        proc = subprocess.run([*args, str(flow)], capture_output=True, text=True, env=env, cwd=tmp_path,
+                              timeout=120)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        report: dict[str, Any] = json.loads(proc.stdout)
+        return report
+
+    for day in days:
+        run(day, f"scheduled__{day}")
+    report = audit()
+    assert [f for f in found(report) if f[0] == "duplicate-key"] == [], report
+    assert not [u for u in report["not_observable"] if "facts" in json.dumps(u)], report
+    run(days[0], f"manual__{days[0]}")
+    report = audit()
+    assert [(f[0], f[2], f[3], f[4]) for f in found(report) if f[0] == "duplicate-key"] == \
+        [("duplicate-key", "facts", "note", 3)], report

@@ -70,6 +70,8 @@ SQL_KINDS = ("sqlite_table", "postgres_table", "duckdb_table", "mysql_table")
 # row's file: an interval's own folder where the sink's path names the interval.
 FILES_VIEW = "flowc_audit_files"
 FOLDER_COLUMN = "_flowc_folder"
+# A `delta_table` sink's current version, as the audit reads it (ReadOnly.over_delta).
+DELTA_VIEW = "flowc_audit_delta"
 VOLATILE_TERMS = frozenset({"run_id", "attempt_id", "attempt_number", "now", "uuid", "random"})
 # flowc's own columns of a sink table (the fence), left out of `identical-rows`.
 OWN_PREFIXES = ("_flow_", "_flowc_")
@@ -151,6 +153,31 @@ class ReadOnly:
                               f"parse_dirpath(filename) AS {FOLDER_COLUMN} FROM {reader.format(listed)}")
         except Exception as err:  # noqa: BLE001 - a file DuckDB cannot read stops the check
             raise CannotAudit(f"cannot read the {fmt} files: {redact(str(err).strip().splitlines()[0])}") from err
+        return self
+
+    @classmethod
+    def over_delta(cls, uri: str) -> ReadOnly:
+        """An in-memory DuckDB with the current version of the Delta table at `uri` as the
+        relation `DELTA_VIEW` (read through `deltalake` as a pyarrow dataset, streamed by DuckDB:
+        only read, never loaded whole)."""
+        try:
+            import duckdb
+            from deltalake import DeltaTable
+        except ImportError as err:
+            raise CannotAudit("a `delta_table` sink needs the `duckdb` and `deltalake` packages in the Python that "
+                              "runs the audit (FLOWC_PYTHON)") from err
+        try:
+            dataset = DeltaTable(uri).to_pyarrow_dataset()
+        except Exception as err:  # noqa: BLE001 - a missing or unreadable table stops the check
+            raise CannotAudit(f"cannot read the Delta table {uri}: {redact(str(err).strip().splitlines()[0])}") \
+                from err
+        self = cls.__new__(cls)
+        self.url = uri
+        self.dialect = "duckdb"
+        self.ph = "?"
+        self.conn = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False,
+                                                       "autoload_known_extensions": False})
+        self.conn.register(DELTA_VIEW, dataset)
         return self
 
     def close(self) -> None:
@@ -595,9 +622,14 @@ class Audit:
             if found is None:
                 return
             db, table, folders = found
+        elif sink["kind"] == "delta_table":
+            delta_db = self.delta_rows(sink, at)
+            if delta_db is None:
+                return
+            db, table = delta_db, DELTA_VIEW
         elif sink["kind"] not in SQL_KINDS:
-            self.unseen(at, f"duplicates in `{sink['name']}` ({sink['kind']}): this audit reads SQL tables and "
-                        "local `files` sinks only")
+            self.unseen(at, f"duplicates in `{sink['name']}` ({sink['kind']}): this audit reads SQL tables, local "
+                        "`files` sinks and local Delta tables only")
             return
         else:
             table = table_of(sink)
@@ -643,6 +675,14 @@ class Audit:
             column = column_name(part, mode)
             if column and column in present:
                 scope = [column]
+        if sink["kind"] == "delta_table" and not key:
+            # Nothing in a row names the interval that wrote it: the same record committed by two
+            # intervals (a copy of a source that keeps its rows) is no repeat.
+            self.unseen(at, f"duplicates in `{sink['name']}`: a Delta table written without key columns has no "
+                        "column naming the interval a row was written for, so a repeated record cannot be told "
+                        "from one that recurs in another interval (the attempt register's repeated commits are "
+                        "the evidence)")
+            return
         if ignored and not key:
             self.unseen(at, f"duplicates in `{sink['name']}`: its key or partition holds only run-scoped terms "
                         f"({', '.join(ignored)}), new at every attempt (the attempt register's repeated commits "
@@ -662,6 +702,29 @@ class Audit:
                 return
             self.duplicates(db, table, scope + columns, at, "identical-rows", key=[], partition=scope,
                             ignored=ignored)
+
+    def delta_rows(self, sink: Json, at: Json) -> ReadOnly | None:
+        """A local `delta_table` sink's current version (ReadOnly.over_delta); None, said as not
+        observable, for a table in an object store or one whose location names the interval."""
+        name = str(sink["name"])
+        location = str((sink.get("params") or {}).get("location", ""))
+        url = self.env.get("FLOW_CONN_" + name.upper())
+        if "{" in location:
+            self.unseen(at, f"duplicates in `{name}`: its location changes with the interval ({location})")
+            return None
+        if "://" in location and not location.startswith("file://") or url and not url.startswith("file:"):
+            self.unseen(at, f"duplicates in `{name}`: its Delta table is in an object store, which this audit does "
+                        "not read yet")
+            return None
+        if location.startswith("file://"):
+            uri = unquote(urlparse(location).path)
+        elif location.startswith("/") or not url:
+            uri = location
+        else:
+            uri = unquote(urlparse(url).path).rstrip("/") + "/" + location
+        db = ReadOnly.over_delta(uri)
+        self.conns.open[f"delta:{name}"] = db  # closed with the others
+        return db
 
     def files_rows(self, sink: Json, at: Json) -> tuple[ReadOnly, str, list[str]] | None:
         """A local `files` sink's data files as one view (ReadOnly.over_files), and the folder
