@@ -503,58 +503,75 @@ pipeline files_week {
 """
 
 
+@dataclass
+class Lake:
+    """A one-file deployment for the sinks the audit reads without SQL: the `.flow` scaffolded,
+    input files of `days` (three records each), its tasks run and audited by the binary."""
+
+    tmp: Path
+    name: str
+    text: str
+    conns: dict[str, str]
+
+    def __post_init__(self) -> None:
+        self.flow = self.tmp / f"{self.name}.flow"
+        self.flow.write_text(self.text)
+        self.state = f"sqlite://{self.tmp}/state.sqlite"
+        out = subprocess.run([str(flowc()), "scaffold", "--lang", "python", "--out", str(self.tmp / "code"),
+                              str(self.flow)], capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+
+    def inputs(self, days: list[date], same: bool) -> None:
+        """Each day's three records: the same every day (`same`), else the day's own ids."""
+        for day in days:
+            folder = self.tmp / "files" / "in" / stamp(day)
+            folder.mkdir(parents=True)
+            rows = [{"id": j if same else f"{day:%m%d}-{j}", "amount": j} for j in (1, 2, 3)]
+            (folder / "part-0.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    def run(self, task: str, day: date, run_id: str) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
+        env.update({"PYTHONPATH": str(self.tmp / "code"), "FLOW_PIPELINE": self.name, "FLOW_TASK": task,
+                    "FLOW_INTERVAL_START": stamp(day), "FLOW_INTERVAL_END": stamp(day + timedelta(days=1)),
+                    "FLOW_RUN_ID": run_id, "FLOW_ATTEMPT": "1", "FLOWC_STATE": self.state})
+        env.update({f"FLOW_CONN_{k.upper()}": v for k, v in self.conns.items()})
+        proc = subprocess.run([sys.executable, "-m", f"{self.name}.{task}"], env=env, cwd=self.tmp,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+
+    def audit(self, until: str) -> tuple[int, dict[str, Any]]:
+        args = [str(flowc()), "audit", "--since", "2026-03-01", "--until", until,
+                "--at", "2026-03-09T00:00:00Z", "--format", "json", "--state", self.state]
+        args += [f"--conn={k}={v}" for k, v in self.conns.items()]
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
+        env["FLOWC_PYTHON"] = sys.executable
+        proc = subprocess.run([*args, str(self.flow)], capture_output=True, text=True, env=env, cwd=self.tmp,
+                              timeout=120)
+        assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+        report: dict[str, Any] = json.loads(proc.stdout)
+        return proc.returncode, report
+
+
 def test_a_files_sink_shows_a_rerun_append_and_no_recurring_record(tmp_path: Path) -> None:
     """A re-run of one day's `append` leaves that day's rows twice in its folder: `identical-rows`
     there, once (a note, the output being `none`). The same records in every day's folder
     (a recurring record, not a repeat) are not duplicates, since each interval's folder is
     compared on its own; the `overwrite` sink holds one attempt's rows and shows nothing."""
-    flow = tmp_path / "files_week.flow"
-    flow.write_text(FILES_FLOW)
-    out = subprocess.run([str(flowc()), "scaffold", "--lang", "python", "--out", str(tmp_path / "code"), str(flow)],
-                         capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
+    lake = Lake(tmp_path, "files_week", FILES_FLOW, {"orders_in": f"file://{tmp_path}/files",
+                                                     "daily": f"file://{tmp_path}", "latest": f"file://{tmp_path}"})
     days = WEEK[:3]
+    lake.inputs(days, same=True)
     for day in days:
-        folder = tmp_path / "files" / "in" / stamp(day)
-        folder.mkdir(parents=True)
-        # the same three records every day
-        (folder / "part-0.jsonl").write_text("".join(json.dumps({"id": j, "amount": j}) + "\n" for j in (1, 2, 3)))
-    conns = {"FLOW_CONN_ORDERS_IN": f"file://{tmp_path}/files", "FLOW_CONN_DAILY": f"file://{tmp_path}",
-             "FLOW_CONN_LATEST": f"file://{tmp_path}"}
-    state = f"sqlite://{tmp_path}/state.sqlite"
-
-    def run(task: str, day: date, run_id: str) -> None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
-        env.update({"PYTHONPATH": str(tmp_path / "code"), "FLOW_PIPELINE": "files_week", "FLOW_TASK": task,
-                    "FLOW_INTERVAL_START": stamp(day), "FLOW_INTERVAL_END": stamp(day + timedelta(days=1)),
-                    "FLOW_RUN_ID": run_id, "FLOW_ATTEMPT": "1", "FLOWC_STATE": state, **conns})
-        proc = subprocess.run([sys.executable, "-m", f"files_week.{task}"], env=env, cwd=tmp_path,
-                              capture_output=True, text=True, timeout=120)
-        assert proc.returncode == 0, proc.stderr
-
-    def audit() -> tuple[int, dict[str, Any]]:
-        args = [str(flowc()), "audit", "--since", "2026-03-01", "--until", "2026-03-03",
-                "--at", "2026-03-09T00:00:00Z", "--format", "json", "--state", state]
-        args += [f"--conn={k[len('FLOW_CONN_'):].lower()}={v}" for k, v in conns.items()]
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
-        env["FLOWC_PYTHON"] = sys.executable
-        proc = subprocess.run([*args, str(flow)], capture_output=True, text=True, env=env, cwd=tmp_path,
-                              timeout=120)
-        assert proc.returncode in (0, 1), proc.stdout + proc.stderr
-        return proc.returncode, json.loads(proc.stdout)
-
-    for day in days:
-        run("log", day, f"scheduled__{day}")
-        run("snap", day, f"scheduled__{day}")
-    code, report = audit()
-    rows = [f for f in found(report) if f[0] == "identical-rows"]
-    assert rows == [], report
+        lake.run("log", day, f"scheduled__{day}")
+        lake.run("snap", day, f"scheduled__{day}")
+    code, report = lake.audit("2026-03-03")
+    assert [f for f in found(report) if f[0] == "identical-rows"] == [], report
     # both sinks were read: neither is listed as not observable (it was: "SQL tables only")
     assert not [u for u in report["not_observable"] if "daily" in json.dumps(u) or "latest" in json.dumps(u)], \
         report
 
-    run("log", days[1], f"manual__{days[1]}")  # the second day appended again
-    code, report = audit()
+    lake.run("log", days[1], f"manual__{days[1]}")  # the second day appended again
+    code, report = lake.audit("2026-03-03")
     repeated = [f for f in report["findings"] if f["check"] == "identical-rows"]
     assert [(f["output"], f["count"]) for f in repeated] == [("daily", 3)], report
     assert code == 0, report  # `require none`: a note, not a broken guarantee
@@ -595,47 +612,16 @@ def test_a_delta_sink_shows_a_rerun_append(tmp_path: Path) -> None:
     """A local Delta table is read at its current version: a re-run of one day's `append` holds
     that day's keys twice (`duplicate-key`, a note for a `none` output); before it, nothing."""
     pytest.importorskip("deltalake")
-    flow = tmp_path / "delta_week.flow"
-    flow.write_text(DELTA_FLOW)
-    out = subprocess.run([str(flowc()), "scaffold", "--lang", "python", "--out", str(tmp_path / "code"), str(flow)],
-                         capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
+    lake = Lake(tmp_path, "delta_week", DELTA_FLOW, {"orders_in": f"file://{tmp_path}/files",
+                                                     "facts": f"file://{tmp_path}/lake"})
     days = WEEK[:2]
+    lake.inputs(days, same=False)
     for day in days:
-        folder = tmp_path / "files" / "in" / stamp(day)
-        folder.mkdir(parents=True)
-        rows = [{"id": f"{day:%m%d}-{j}", "amount": j} for j in (1, 2, 3)]
-        (folder / "part-0.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    conns = {"FLOW_CONN_ORDERS_IN": f"file://{tmp_path}/files", "FLOW_CONN_FACTS": f"file://{tmp_path}/lake"}
-    state = f"sqlite://{tmp_path}/state.sqlite"
-
-    def run(day: date, run_id: str) -> None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
-        env.update({"PYTHONPATH": str(tmp_path / "code"), "FLOW_PIPELINE": "delta_week", "FLOW_TASK": "log",
-                    "FLOW_INTERVAL_START": stamp(day), "FLOW_INTERVAL_END": stamp(day + timedelta(days=1)),
-                    "FLOW_RUN_ID": run_id, "FLOW_ATTEMPT": "1", "FLOWC_STATE": state, **conns})
-        proc = subprocess.run([sys.executable, "-m", "delta_week.log"], env=env, cwd=tmp_path,
-                              capture_output=True, text=True, timeout=120)
-        assert proc.returncode == 0, proc.stderr
-
-    def audit() -> dict[str, Any]:
-        args = [str(flowc()), "audit", "--since", "2026-03-01", "--until", "2026-03-02",
-                "--at", "2026-03-09T00:00:00Z", "--format", "json", "--state", state]
-        args += [f"--conn={k[len('FLOW_CONN_'):].lower()}={v}" for k, v in conns.items()]
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
-        env["FLOWC_PYTHON"] = sys.executable
-        proc = subprocess.run([*args, str(flow)], capture_output=True, text=True, env=env, cwd=tmp_path,
-                              timeout=120)
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-        report: dict[str, Any] = json.loads(proc.stdout)
-        return report
-
-    for day in days:
-        run(day, f"scheduled__{day}")
-    report = audit()
-    assert [f for f in found(report) if f[0] == "duplicate-key"] == [], report
+        lake.run("log", day, f"scheduled__{day}")
+    code, report = lake.audit("2026-03-02")
+    assert code == 0 and [f for f in found(report) if f[0] == "duplicate-key"] == [], report
     assert not [u for u in report["not_observable"] if "facts" in json.dumps(u)], report
-    run(days[0], f"manual__{days[0]}")
-    report = audit()
+    lake.run("log", days[0], f"manual__{days[0]}")
+    code, report = lake.audit("2026-03-02")
     assert [(f[0], f[2], f[3], f[4]) for f in found(report) if f[0] == "duplicate-key"] == \
         [("duplicate-key", "facts", "note", 3)], report
