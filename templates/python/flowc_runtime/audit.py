@@ -700,7 +700,9 @@ class Audit:
             if not columns:
                 self.unseen(at, f"duplicates in `{sink['name']}`: its table has no column to compare rows by")
                 return
-            self.duplicates(db, table, scope + columns, at, "identical-rows", key=[], partition=scope,
+            # Rows identical in every column share their partition's column already: only a files
+            # sink's folder (not a column of its rows) scopes the comparison.
+            self.duplicates(db, table, [*folders, *columns], at, "identical-rows", key=[], partition=folders,
                             ignored=ignored)
 
     def delta_rows(self, sink: Json, at: Json) -> ReadOnly | None:
