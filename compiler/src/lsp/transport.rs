@@ -222,7 +222,21 @@ impl<R: Read> Framer<R> {
     /// Skip `skip` bytes (at least one), then to the next
     /// `Content-Length:`; false at the end of the stream.
     fn resync(&mut self, skip: usize) -> io::Result<bool> {
-        self.pos += skip.max(1).min(self.unread().len());
+        // The skipped bytes may not all be read yet (an empty body refused
+        // when the read ended with its header): read them first, so where
+        // the search starts does not depend on how the stream was cut.
+        let mut skip = skip.max(1);
+        loop {
+            let n = skip.min(self.unread().len());
+            self.pos += n;
+            skip -= n;
+            if skip == 0 {
+                break;
+            }
+            if !self.fill()? {
+                return Ok(false);
+            }
+        }
         loop {
             if let Some(i) = find_header_start(self.unread()) {
                 self.pos += i;
@@ -614,6 +628,16 @@ mod tests {
         for cuts in [&[][..], &[1], &[3, 7, 1], &[200]] {
             framing_holds(&data, cuts).expect("holds");
         }
+        // An empty body is refused and the search for the next header starts
+        // one byte into where the body began, whether or not the read that
+        // ended with the header brought those bytes (fuzz/regressions/lsp:
+        // a read ending at the header's end made the search start at the
+        // body, so the frames depended on the reads).
+        let empty = b"Content-Length: 0\r\n\r\nContent-Length: 2\r\n\r\n{}";
+        for cuts in [&[][..], &[21], &[21, 1], &[1], &[20, 2]] {
+            framing_holds(empty, cuts).expect("holds");
+        }
+        assert_eq!(frames(empty).len(), 1);
         // The shape check refuses what is not a JSON-RPC error answer.
         assert!(refusal_shape(&error(&Value::Null, PARSE_ERROR, "x")).is_ok());
         assert!(refusal_shape(&json!({"error": {"code": 1}})).is_err());
