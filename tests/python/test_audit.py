@@ -463,15 +463,23 @@ def test_unreachable_and_missing_are_exit_2(tmp_path: Path, receiver: Receiver) 
 
 # --- `files` sinks: read through DuckDB's file readers, compared within each interval's folder ----
 
-FILES_FLOW = """
-source orders_in: files {
+# The input and the pipeline settings both lake fixtures share (a daily pipeline over files).
+INPUT = """source orders_in: files {
   path      "in/{interval.start}/"
   immutable
   pin       listing
   identity  id
   fields    [id, amount]
 }
+"""
+HEAD = """  schedule  "@daily"
+  start     2026-03-01
+  timezone  "UTC"
+  require   none
+"""
 
+FILES_FLOW = """
+{INPUT}
 sink daily: files {
   path "out/daily/{interval.start}/"
 }
@@ -482,11 +490,7 @@ sink latest: files {
 }
 
 pipeline files_week {
-  schedule  "@daily"
-  start     2026-03-01
-  timezone  "UTC"
-  require   none
-
+{HEAD}
   task log {
     read   orders_in
     write  daily append
@@ -500,7 +504,7 @@ pipeline files_week {
     run    command ["python", "-m", "files_week.snap"]
   }
 }
-"""
+""".replace("{INPUT}", INPUT).replace("{HEAD}", HEAD)
 
 
 @dataclass
@@ -579,24 +583,13 @@ def test_a_files_sink_shows_a_rerun_append_and_no_recurring_record(tmp_path: Pat
 
 
 DELTA_FLOW = """
-source orders_in: files {
-  path      "in/{interval.start}/"
-  immutable
-  pin       listing
-  identity  id
-  fields    [id, amount]
-}
-
+{INPUT}
 sink facts: delta_table {
   location "facts"
 }
 
 pipeline delta_week {
-  schedule  "@daily"
-  start     2026-03-01
-  timezone  "UTC"
-  require   none
-
+{HEAD}
   task log {
     read   orders_in
     key    input.id
@@ -605,7 +598,7 @@ pipeline delta_week {
     run    command ["python", "-m", "delta_week.log"]
   }
 }
-"""
+""".replace("{INPUT}", INPUT).replace("{HEAD}", HEAD)
 
 
 def test_a_delta_sink_shows_a_rerun_append(tmp_path: Path) -> None:
