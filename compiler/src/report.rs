@@ -412,20 +412,18 @@ pub fn table_at(outcome: &Outcome, now: Option<jiff::Timestamp>) -> String {
         } else {
             " (the first written sink that can hold it)"
         };
-        let _ = match (&state, state.via, state.instead_of.as_deref()) {
-            (_, _, Some(sink)) => writeln!(
+        let _ = match (state.instead_of.as_deref(), state.via) {
+            (Some(sink), _) => writeln!(
                 out,
                 "  state: a local SQLite file: its store is {} `{}`{how}, where the runtime cannot keep state yet (durable only for tasks that run as local processes on one machine)",
                 sink.store,
                 sink.via.unwrap_or_default(),
             ),
-            (_, None, None) => writeln!(
+            (None, None) => writeln!(
                 out,
                 "  state: a local SQLite file (durable only for tasks that run as local processes on one machine)"
             ),
-            (StateJson { store, .. }, Some(via), None) => {
-                writeln!(out, "  state: {store} of sink `{via}`{how}")
-            }
+            (None, Some(via)) => writeln!(out, "  state: {} of sink `{via}`{how}", state.store),
         };
         // Every `allow` with its reason (docs/reference/language.md: the reason shows in reports).
         let allows = p.allows.iter().map(|a| (None, a)).chain(

@@ -50,7 +50,6 @@ from __future__ import annotations
 import glob
 import json
 import os
-import re
 import sqlite3
 import sys
 from collections.abc import Sequence
@@ -59,7 +58,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote, urlparse
 
-from .context import Context, FlowError, parse_time, redact
+from . import delta, files, formats
+from .context import Context, FlowError, has_placeholder, parse_time, redact, wildcard
 from .spec import Endpoint, StateStore
 from .sql import FENCE_COLUMN
 
@@ -127,26 +127,32 @@ class ReadOnly:
                               "duckdb:// or mysql://)")
 
     @classmethod
+    def in_memory(cls, url: str, needs: str) -> ReadOnly:
+        """An in-memory DuckDB that reads data it is handed (files, a Delta table), loading no
+        extension; `url` names that data in messages, `needs` what it is (a missing `duckdb`)."""
+        try:
+            import duckdb
+        except ImportError as err:
+            raise CannotAudit(f"{needs} needs the `duckdb` package in the Python that runs the audit "
+                              "(FLOWC_PYTHON)") from err
+        self = cls.__new__(cls)
+        self.url = url
+        self.dialect = "duckdb"
+        self.ph = "?"
+        self.conn = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False,
+                                                       "autoload_known_extensions": False})
+        return self
+
+    @classmethod
     def over_files(cls, paths: list[str], fmt: str) -> ReadOnly:
         """An in-memory DuckDB whose view `FILES_VIEW` holds the rows of the data files `paths`
         (JSON Lines, JSON, CSV or Parquet, read by DuckDB's built-in readers, never written),
         with the folder of each row's file in `FOLDER_COLUMN`."""
-        try:
-            import duckdb
-        except ImportError as err:
-            raise CannotAudit("a `files` sink needs the `duckdb` package in the Python that runs the audit "
-                              "(FLOWC_PYTHON)") from err
         reader = {"jsonl": "read_json_auto({}, format = 'newline_delimited', filename = true)",
                   "json": "read_json_auto({}, filename = true)",
                   "csv": "read_csv_auto({}, filename = true)",
                   "parquet": "read_parquet({}, filename = true)"}[fmt]
-        self = cls.__new__(cls)
-        self.url = "files"
-        self.dialect = "duckdb"
-        self.ph = "?"
-        self.conn = duckdb.connect(":memory:", config={"enable_external_access": True,
-                                                       "autoinstall_known_extensions": False,
-                                                       "autoload_known_extensions": False})
+        self = cls.in_memory("files", "a `files` sink")
         listed = "[" + ", ".join("'" + p.replace("'", "''") + "'" for p in paths) + "]"
         try:
             self.conn.execute(f"CREATE VIEW {FILES_VIEW} AS SELECT * EXCLUDE (filename), "
@@ -161,22 +167,16 @@ class ReadOnly:
         relation `DELTA_VIEW` (read through `deltalake` as a pyarrow dataset, streamed by DuckDB:
         only read, never loaded whole)."""
         try:
-            import duckdb
             from deltalake import DeltaTable
         except ImportError as err:
-            raise CannotAudit("a `delta_table` sink needs the `duckdb` and `deltalake` packages in the Python that "
-                              "runs the audit (FLOWC_PYTHON)") from err
+            raise CannotAudit("a `delta_table` sink needs the `deltalake` package in the Python that runs the audit "
+                              "(FLOWC_PYTHON)") from err
         try:
             dataset = DeltaTable(uri).to_pyarrow_dataset()
         except Exception as err:  # noqa: BLE001 - a missing or unreadable table stops the check
             raise CannotAudit(f"cannot read the Delta table {uri}: {redact(str(err).strip().splitlines()[0])}") \
                 from err
-        self = cls.__new__(cls)
-        self.url = uri
-        self.dialect = "duckdb"
-        self.ph = "?"
-        self.conn = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False,
-                                                       "autoload_known_extensions": False})
+        self = cls.in_memory(uri, "a `delta_table` sink")
         self.conn.register(DELTA_VIEW, dataset)
         return self
 
@@ -718,13 +718,7 @@ class Audit:
             self.unseen(at, f"duplicates in `{name}`: its Delta table is in an object store, which this audit does "
                         "not read yet")
             return None
-        if location.startswith("file://"):
-            uri = unquote(urlparse(location).path)
-        elif location.startswith("/") or not url:
-            uri = location
-        else:
-            uri = unquote(urlparse(url).path).rstrip("/") + "/" + location
-        db = ReadOnly.over_delta(uri)
+        db = ReadOnly.over_delta(delta.location(url, location))  # where the task writes it
         self.conns.open[f"delta:{name}"] = db  # closed with the others
         return db
 
@@ -732,8 +726,9 @@ class Audit:
         """A local `files` sink's data files as one view (ReadOnly.over_files), and the folder
         column to compare within when its path names the interval (each interval's folder holds
         that interval's rows); None, said as not observable, for an object store. Every data
-        file under the folders the path's template can render, found by the template with each
-        placeholder a wildcard; files named `.…` or `_…` (staged, not published) are left out."""
+        file of its format under the folders the path's template can render (found by the
+        template with each placeholder a wildcard), as the runtime lists them: files named `.…`
+        or `_…` (staged, not published) are left out."""
         name = str(sink["name"])
         params = sink.get("params") or {}
         template = str(params.get("path", ""))
@@ -742,27 +737,23 @@ class Audit:
             self.unseen(at, f"duplicates in `{name}`: its files are in an object store, which this audit does not "
                         "read yet")
             return None
-        fmt = str(params.get("format") or "jsonl")
-        if fmt not in ("jsonl", "json", "csv", "parquet"):
+        fmt = str(params.get("format") or formats.DEFAULT_WRITE)
+        if fmt not in formats.FORMATS:
             raise CannotAudit(f"`{name}` has the format {fmt!r}, which this audit cannot read")
-        base = Path(unquote(urlparse(template).path)) if template.startswith("file://") else (
-            Path(unquote(urlparse(url).path)) / template if url else Path(template))
-        pattern = re.sub(r"\{[^{}]*\}", "*", str(base).replace("{{", "\0").replace("}}", "\1"))
-        pattern = glob.escape(pattern.replace("\0", "{").replace("\1", "}")).replace("[*]", "*")
-        extension = {"jsonl": (".jsonl", ".ndjson"), "json": (".json",), "csv": (".csv",),
-                     "parquet": (".parquet", ".pq")}[fmt]
-        paths: list[str] = []
-        for folder in sorted(glob.glob(pattern)):
-            for dirpath, dirnames, filenames in os.walk(folder):
-                dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "_")))
-                paths += [os.path.join(dirpath, f) for f in sorted(filenames)
-                          if not f.startswith((".", "_")) and f.endswith(extension)]
+        root = files.location(url, template)  # where the task writes it: a local folder here
+        assert isinstance(root, files.LocalFolder)
+        extensions = tuple(ext for ext, of in formats.EXTENSIONS.items() if of == fmt)
+        # Every published data file (the runtime's own listing) of every folder the path renders to.
+        paths = [str(Path(folder) / files.entry_name(entry))
+                 for folder in sorted(glob.glob(wildcard(str(root.root))))
+                 for entry in files.LocalFolder(Path(folder)).listing()
+                 if files.entry_name(entry).endswith(extensions)]
         if not paths:
             self.ran(at, "identical-rows")
             return None
         db = ReadOnly.over_files(paths, fmt)
         self.conns.open[f"files:{name}"] = db  # closed with the others
-        return db, FILES_VIEW, [FOLDER_COLUMN] if "*" in pattern else []
+        return db, FILES_VIEW, [FOLDER_COLUMN] if has_placeholder(template) else []
 
     def duplicates(self, db: ReadOnly, table: str, columns: list[str], at: Json, check: str,
                    key: list[str], partition: list[str], ignored: list[str]) -> tuple[int, int]:

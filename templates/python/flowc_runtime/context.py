@@ -222,6 +222,26 @@ def literal_prefix(template: str) -> str:
     return head.replace("{{", "{").replace("}}", "}")
 
 
+def has_placeholder(template: str) -> bool:
+    """Whether a parameter's template holds a placeholder (not only `{{`/`}}` escapes)."""
+    return literal_prefix(template) != template.replace("{{", "{").replace("}}", "}")
+
+
+def wildcard(template: str) -> str:
+    """A path template as a `glob` pattern matching every path it renders to: each placeholder
+    `*`, its literal text (the `{{`/`}}` escapes undone) escaped."""
+    import glob
+
+    parts: list[str] = []
+    at = 0
+    for m in _TEMPLATE.finditer(template):
+        parts.append(glob.escape(template[at:m.start()]))
+        parts.append(m.group(0)[0] if m.group(0) in ("{{", "}}") else "*")
+        at = m.end()
+    parts.append(glob.escape(template[at:]))
+    return "".join(parts)
+
+
 def _absolute(path: str) -> bool:
     return path.startswith(("/", "\\")) or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", path) is not None
 

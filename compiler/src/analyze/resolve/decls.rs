@@ -275,8 +275,7 @@ impl Resolver<'_> {
                     // rule, not as a template's path segment.
                     if kind.stdlib {
                         if let [Value::Str(raw)] = p.args.as_slice() {
-                            let text = ParamValue::String(raw.value.clone());
-                            if !self.system_name(f, p, &kind.name, name, &text) {
+                            if !self.system_name(f, p, &kind.name, name, &raw.value) {
                                 continue;
                             }
                         }
@@ -353,8 +352,8 @@ impl Resolver<'_> {
         false
     }
 
-    /// Whether `value` of the standard kind `kind`'s parameter `param` is a
-    /// name its system accepts, where flowc knows the system's rule (a
+    /// Whether `text`, the string of the standard kind `kind`'s parameter
+    /// `param`, is a name its system accepts, where flowc knows the system's rule (a
     /// Kafka topic, an Iceberg table identifier): FL002 where it is not.
     pub(super) fn system_name(
         &mut self,
@@ -362,11 +361,8 @@ impl Resolver<'_> {
         p: &ast::Setting,
         kind: &str,
         param: &str,
-        value: &ParamValue,
+        text: &str,
     ) -> bool {
-        let ParamValue::String(text) = value else {
-            return true;
-        };
         let why = match (kind, param) {
             ("kafka_topic", "topic") => literal::kafka_topic(text),
             ("iceberg_table", "table") => literal::iceberg_identifier(text),
@@ -379,7 +375,7 @@ impl Resolver<'_> {
         self.problem(Problem::BadSystemName {
             kind: kind.to_string(),
             param: param.to_string(),
-            value: text.clone(),
+            value: text.to_owned(),
             why,
             at: loc(f, at),
         });
