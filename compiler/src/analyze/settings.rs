@@ -10,12 +10,18 @@
 //! completion and hover (`lsp/words.rs`), the word list of the `TextMate`
 //! grammar (`editors/textmate/flow.tmLanguage.json`, checked by
 //! `compiler/tests/it/settings.rs`) and the test that each word has its
-//! reference section. Adding a setting: its entry here, its reader where the
-//! resolver matches on [`Id`], its reference section, and its tests.
+//! reference section. A setting whose value its shape's reader gives as the
+//! model field takes it (an integer, a duration, a date, a flag ...) is
+//! stored by its entry (`=> pipeline |d, v, at| ...`): adding such a setting
+//! is its entry here, the model field, its reference section and its tests.
+//! A setting with checks of its own (a cron line, a time zone, a word list)
+//! keeps an arm where the resolver matches on [`Id`].
 
+use std::fmt;
 use std::sync::LazyLock;
 
-use super::model::Role;
+use super::model::{KindDef, Loc, PipelineDef, Role, TaskDef};
+use crate::vocab::Guarantee;
 
 /// Where a setting word may stand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -98,8 +104,89 @@ impl Shape {
     }
 }
 
+/// A setting's value as its shape's reader in `resolve/` gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Parsed {
+    Flag,
+    Int(u32),
+    Duration(u64),
+    Date(String),
+    Bool(bool),
+    Str(String),
+    Guarantee(Guarantee),
+}
+
+impl Parsed {
+    fn int(self) -> Option<u32> {
+        match self {
+            Parsed::Int(n) => Some(n),
+            _ => None,
+        }
+    }
+    fn duration(self) -> Option<u64> {
+        match self {
+            Parsed::Duration(n) => Some(n),
+            _ => None,
+        }
+    }
+    fn date(self) -> Option<String> {
+        match self {
+            Parsed::Date(d) => Some(d),
+            _ => None,
+        }
+    }
+    fn bool(self) -> Option<bool> {
+        match self {
+            Parsed::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+    fn str(self) -> Option<String> {
+        match self {
+            Parsed::Str(t) => Some(t),
+            _ => None,
+        }
+    }
+    fn guarantee(self) -> Option<Guarantee> {
+        match self {
+            Parsed::Guarantee(g) => Some(g),
+            _ => None,
+        }
+    }
+}
+
+/// Where the resolver puts a setting's value, per place: the entry's own
+/// code, given the value its shape's reader parsed and the setting's
+/// location. A place without one reads the setting in an arm of its own in
+/// `resolve/` (values with checks of their own).
+#[derive(Clone, Copy)]
+pub struct Store {
+    pub pipeline: Option<fn(&mut PipelineDef, Parsed, Loc)>,
+    pub task: Option<fn(&mut TaskDef, Parsed, Loc)>,
+    pub kind: Option<fn(&mut KindDef, Parsed, Loc)>,
+}
+
+impl Store {
+    /// No store of its own: the resolver's arm reads it.
+    const OWN: Store = Store {
+        pipeline: None,
+        task: None,
+        kind: None,
+    };
+}
+
+impl fmt::Debug for Store {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Store")
+            .field("pipeline", &self.pipeline.is_some())
+            .field("task", &self.task.is_some())
+            .field("kind", &self.kind.is_some())
+            .finish()
+    }
+}
+
 /// One setting word.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct Setting {
     pub id: Id,
     pub name: &'static str,
@@ -110,7 +197,18 @@ pub struct Setting {
     /// The heading of its section in `docs/reference/language.md`.
     pub section: &'static str,
     pub summary: &'static str,
+    /// Where its value goes, where the entry says it.
+    pub store: Store,
 }
+
+/// One entry per `Id`: two settings are equal when they are one entry.
+impl PartialEq for Setting {
+    fn eq(&self, other: &Setting) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Eq for Setting {}
 
 impl Setting {
     /// Whether the word may stand at `place` (a pod setting stands in a
@@ -122,7 +220,8 @@ impl Setting {
 }
 
 macro_rules! settings {
-    ($($id:ident $name:literal [$($place:ident)|+] $shape:ident $fills:literal $section:literal $summary:literal;)*) => {
+    ($($id:ident $name:literal [$($place:ident)|+] $shape:ident $fills:literal $section:literal $summary:literal
+       $(=> $($at:ident $store:expr),+)?;)*) => {
         /// A setting of the catalog (one per entry; the same word at two
         /// places with two meanings is two entries).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -137,6 +236,7 @@ macro_rules! settings {
             fills: $fills,
             section: $section,
             summary: $summary,
+            store: Store { $($($at: Some($store),)+)? ..Store::OWN },
         },)*];
     };
 }
@@ -146,27 +246,40 @@ settings! {
     Schedule "schedule" [Pipeline] Cron "PipelineDef::schedule" "`schedule`"
         "When the pipeline runs: a cron line, or `none` for a pipeline started by hand";
     Start "start" [Pipeline] Date "PipelineDef::start" "`start`"
-        "The date of the first interval a scheduled pipeline runs";
+        "The date of the first interval a scheduled pipeline runs"
+        => pipeline |d, v, _| d.start = v.date();
     Timezone "timezone" [Pipeline] Str "PipelineDef::timezone" "`timezone`"
         "The time zone of the schedule (an IANA name; UTC when absent)";
     Catchup "catchup" [Pipeline] Bool "PipelineDef::catchup" "`catchup`"
-        "Whether intervals missed while the scheduler was down run later";
+        "Whether intervals missed while the scheduler was down run later"
+        => pipeline |d, v, at| if let Some(b) = v.bool() {
+            d.catchup = b;
+            d.catchup_loc = Some(at);
+        };
     Retries "retries" [Pipeline | Task] Int "PipelineDef::retries, TaskDef::retries" "`retries` and `retry_delay`"
-        "How many times the scheduler runs a failed attempt again";
+        "How many times the scheduler runs a failed attempt again"
+        => pipeline |d, v, at| d.retries = v.int().map(|n| (n, at)),
+        task |d, v, at| d.retries = v.int().map(|n| (n, at));
     InternalRetries "internal_retries" [Task] Int "TaskDef::internal_retries" "`retries`, `internal_retries`, `retry_delay`, `timeout`"
-        "How many times the task's own code retries within one attempt";
+        "How many times the task's own code retries within one attempt"
+        => task |d, v, at| d.internal_retries = v.int().map(|n| (n, at));
     RetryDelay "retry_delay" [Pipeline | Task] Duration "PipelineDef::retry_delay, TaskDef::retry_delay" "`retries` and `retry_delay`"
-        "How long the scheduler waits before the next attempt";
+        "How long the scheduler waits before the next attempt"
+        => pipeline |d, v, _| d.retry_delay = v.duration(),
+        task |d, v, _| d.retry_delay = v.duration();
     Timeout "timeout" [Pipeline | Task] Duration "PipelineDef::timeout, TaskDef::timeout" "`timeout`"
         "The lease of an attempt: how long it may run before the scheduler stops it";
     Nondeterministic "nondeterministic" [Task] Flag "TaskDef::nondeterministic" "`nondeterministic`"
-        "The task's output may differ between two runs of one interval";
+        "The task's output may differ between two runs of one interval"
+        => task |d, _, at| d.nondeterministic = Some(at);
     OnAmbiguous "on_ambiguous" [Task] Word "TaskDef::on_ambiguous" "`on_ambiguous`"
         "What an attempt does when a write's outcome is unknown: `retry` or `fail`";
     Image "image" [Pipeline] Str "PipelineDef::image" "`image`"
         "The container image the tasks run in";
     Require "require" [Pipeline | Task] Guarantee "PipelineDef::require, TaskDef::require" "`require`"
-        "The delivery guarantee every output must keep";
+        "The delivery guarantee every output must keep"
+        => pipeline |d, v, at| d.require = v.guarantee().map(|g| (g, at)),
+        task |d, v, at| d.require = v.guarantee().map(|g| (g, at));
     State "state" [Pipeline] Name "PipelineDef::state" "`state`"
         "The sink that keeps the pipeline's state (bookmarks, ledgers)";
     // The pod settings, on a pipeline (its tasks' defaults) and on a task.
@@ -185,7 +298,8 @@ settings! {
     AirflowExecutor "airflow_executor" [Pod] Word "PipelineDef::executor, TaskDef::executor" "`airflow_executor`"
         "How Airflow runs the task: `local` or `kubernetes`";
     ArgoTtl "argo_ttl" [Pipeline] Duration "PipelineDef::argo_ttl" "`argo_ttl` and `argo_pod_gc`"
-        "How long Argo keeps a finished workflow";
+        "How long Argo keeps a finished workflow"
+        => pipeline |d, v, _| d.argo_ttl = v.duration();
     ArgoPodGc "argo_pod_gc" [Pipeline] Str "PipelineDef::argo_pod_gc" "`argo_ttl` and `argo_pod_gc`"
         "When Argo deletes the workflow's pods, or `none`";
     // Sources, sinks and effects.
@@ -217,37 +331,51 @@ settings! {
     Writes "writes" [Kind] Words "KindDef::writes" "`kind`"
         "The write modes the kind supports";
     Transactional "transactional" [Kind] Flag "KindDef::transactional" "`kind`"
-        "Several statements and tables commit in one transaction";
+        "Several statements and tables commit in one transaction"
+        => kind |d, _, _| d.transactional = true;
     Atomic "atomic" [Kind] Flag "KindDef::atomic" "`kind`"
-        "Each commit of one table is atomic";
+        "Each commit of one table is atomic"
+        => kind |d, _, _| d.atomic = true;
     Versioned "versioned" [Kind] Flag "KindDef::versioned" "`kind`"
-        "Every commit is a version a reader can pin";
+        "Every commit is a version a reader can pin"
+        => kind |d, _, _| d.versioned = true;
     Fenced "fenced" [Kind] Flag "KindDef::fenced" "`kind`"
-        "The sink refuses a write from an interval older than the row's last writer";
+        "The sink refuses a write from an interval older than the row's last writer"
+        => kind |d, _, _| d.fenced = true;
     KindState "state" [Kind] Flag "KindDef::state" "`kind`"
-        "flowc's runtime can keep its state in this system";
+        "flowc's runtime can keep its state in this system"
+        => kind |d, _, _| d.state = true;
     Offsets "offsets" [Kind] Flag "KindDef::offsets" "`kind`"
-        "Readers track offsets";
+        "Readers track offsets"
+        => kind |d, _, _| d.offsets = true;
     Commits "commits" [Kind] Words "KindDef::commits" "`kind`"
         "The offset commit modes the kind offers";
     KindCoordinator "coordinator" [Kind] Str "KindDef::coordinator" "`kind`"
-        "The transaction coordinator's system";
+        "The transaction coordinator's system"
+        => kind |d, v, _| d.coordinator = v.str();
     Idempotency "idempotency" [Kind] Word "KindDef::idempotency_key" "`kind`"
         "For effects: whether the receiver deduplicates on a key flowc sends";
     ConditionalUpsert "conditional_upsert" [Kind] Flag "KindDef::conditional_upsert" "`kind`"
-        "An upsert can keep the stored row unless a version column is greater";
+        "An upsert can keep the stored row unless a version column is greater"
+        => kind |d, _, _| d.conditional_upsert = true;
     SerializedReplace "serialized_replace" [Kind] Flag "KindDef::serialized_replace" "`kind`"
-        "Two live replaces of one partition never interleave";
+        "Two live replaces of one partition never interleave"
+        => kind |d, _, _| d.serialized_replace = true;
     Lossy "lossy" [Kind] Flag "KindDef::lossy" "`kind`"
-        "The system may acknowledge a write it later drops";
+        "The system may acknowledge a write it later drops"
+        => kind |d, _, _| d.lossy = true;
     IdempotentProducer "idempotent_producer" [Kind] Flag "KindDef::idempotent_producer" "`kind`"
-        "The client deduplicates its own resends within one attempt";
+        "The client deduplicates its own resends within one attempt"
+        => kind |d, _, _| d.idempotent_producer = true;
     UnenforcedKey "unenforced_key" [Kind] Flag "KindDef::unenforced_key" "`kind`"
-        "The system accepts a declared primary key but never enforces it";
+        "The system accepts a declared primary key but never enforces it"
+        => kind |d, _, _| d.unenforced_key = true;
     EventualUpsert "eventual_upsert" [Kind] Flag "KindDef::eventual_upsert" "`kind`"
-        "An upsert adds a row version that only background merges remove";
+        "An upsert adds a row version that only background merges remove"
+        => kind |d, _, _| d.eventual_upsert = true;
     DeduplicatesInserts "deduplicates_inserts" [Kind] Flag "KindDef::deduplicates_inserts" "`kind`"
-        "The system silently drops an insert identical to a recent one";
+        "The system silently drops an insert identical to a recent one"
+        => kind |d, _, _| d.deduplicates_inserts = true;
 }
 
 /// The settings that may stand at `place`, in catalog order.
@@ -309,7 +437,46 @@ pub fn words() -> Vec<&'static str> {
 
 #[cfg(test)]
 mod tests {
-    use super::{at, find, names, Id, Place, ALL};
+    use super::{at, find, names, Id, Place, Shape, ALL};
+
+    /// An entry stores its value only at a place its word may stand, and
+    /// only when the resolver has a reader for its shape (`args::parsed`).
+    #[test]
+    fn a_stored_setting_stands_where_it_is_stored_and_has_a_read_shape() {
+        let mut stored = 0;
+        for s in ALL {
+            let places = [
+                (s.store.pipeline.is_some(), Place::Pipeline),
+                (s.store.task.is_some(), Place::Task),
+                (s.store.kind.is_some(), Place::Kind),
+            ];
+            for (has, place) in places {
+                assert!(!has || s.at(place), "{} stored at {place:?}", s.name);
+            }
+            if places.iter().any(|(has, _)| *has) {
+                stored += 1;
+                assert!(
+                    matches!(
+                        s.shape,
+                        Shape::Flag
+                            | Shape::Int
+                            | Shape::Duration
+                            | Shape::Date
+                            | Shape::Bool
+                            | Shape::Str
+                            | Shape::Guarantee
+                    ),
+                    "{} is stored but its shape {:?} has no reader",
+                    s.name,
+                    s.shape
+                );
+            }
+        }
+        assert!(
+            stored >= 20,
+            "only {stored} settings are stored by their entry"
+        );
+    }
 
     #[test]
     fn a_word_names_one_setting_at_each_place() {

@@ -5,7 +5,7 @@ use super::{loc, not_a_value, Names, Resolver};
 use crate::analyze::literal::{self, NumberKind};
 use crate::analyze::pod::{Executor, PodDef};
 use crate::analyze::problem::Problem;
-use crate::analyze::settings::Id;
+use crate::analyze::settings::{Id, Parsed, Shape};
 use crate::source::FileId;
 use crate::suggest::closest;
 use crate::syntax::ast::{self, Value};
@@ -460,6 +460,22 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             at: loc(f, id.span),
         });
         None
+    }
+
+    /// The value of `s` as the reader of `shape` gives it, for a setting
+    /// whose catalog entry stores it (`settings::Store`); `None` after a
+    /// finding, or for a shape that has no reader of its own here.
+    pub(super) fn parsed(&mut self, f: FileId, s: &ast::Setting, shape: Shape) -> Option<Parsed> {
+        match shape {
+            Shape::Flag => self.no_value(f, s).then_some(Parsed::Flag),
+            Shape::Int => self.int_arg(f, s).map(Parsed::Int),
+            Shape::Duration => self.duration_arg(f, s).map(Parsed::Duration),
+            Shape::Date => self.date_arg(f, s).map(Parsed::Date),
+            Shape::Bool => self.bool_arg(f, s).map(Parsed::Bool),
+            Shape::Str => self.string_arg(f, s).map(Parsed::Str),
+            Shape::Guarantee => self.guarantee_arg(f, s).map(Parsed::Guarantee),
+            _ => None,
+        }
     }
 
     pub(super) fn no_value(&mut self, f: FileId, s: &ast::Setting) -> bool {

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::{first_of_each, loc, Resolver, Seen, Unit};
 use crate::analyze::model::{KindDef, Loc, ParamDef, Role, WRITE_CAPS};
 use crate::analyze::problem::{Namespace, Problem};
-use crate::analyze::settings::{self, Id, Place, Shape};
+use crate::analyze::settings::{self, Id, Parsed, Place, Shape};
 use crate::source::FileId;
 use crate::span::Span;
 use crate::suggest::closest;
@@ -141,21 +141,19 @@ impl Resolver<'_> {
                     });
                 }
             }
+            if let Some(store) = cap.store.kind {
+                // A flag given a value was said above; the line still counts.
+                let v = if cap.shape == Shape::Flag {
+                    Some(Parsed::Flag)
+                } else {
+                    self.parsed(f, line, cap.shape)
+                };
+                if let Some(v) = v {
+                    store(&mut def, v, loc(f, line.span));
+                }
+                continue;
+            }
             match cap.id {
-                Id::Transactional => def.transactional = true,
-                Id::Versioned => def.versioned = true,
-                Id::Fenced => def.fenced = true,
-                Id::Atomic => def.atomic = true,
-                Id::KindState => def.state = true,
-                Id::Offsets => def.offsets = true,
-                Id::ConditionalUpsert => def.conditional_upsert = true,
-                Id::SerializedReplace => def.serialized_replace = true,
-                Id::Lossy => def.lossy = true,
-                Id::IdempotentProducer => def.idempotent_producer = true,
-                Id::UnenforcedKey => def.unenforced_key = true,
-                Id::EventualUpsert => def.eventual_upsert = true,
-                Id::DeduplicatesInserts => def.deduplicates_inserts = true,
-                Id::KindCoordinator => def.coordinator = self.string_arg(f, line),
                 Id::Idempotency => {
                     if let Some(w) = self.word_arg(f, line, &["none", "key"]) {
                         def.idempotency_key = w == "key";

@@ -5,7 +5,9 @@
 //! whose words have not moved there yet, findings built here.
 //!
 //! The setting words come from the catalog (`analyze/settings.rs`): each
-//! block's reader looks a word up there and matches on its [`Id`]. One file
+//! block's reader looks a word up there; a setting whose entry stores its
+//! value (`settings::Store`) is read by its shape (`args::parsed`) and handed
+//! to the entry, the others are matched on their [`Id`]. One file
 //! per sort of block: `kinds`, `decls` (sources, sinks, effects),
 //! `pipeline` (with `state` and `ready`), `task` (with its statements), and
 //! `args`, the typed readers of a setting's value.

@@ -121,6 +121,12 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                 continue;
             }
             let at = loc(f, s.span);
+            if let Some(store) = setting.store.pipeline {
+                if let Some(v) = self.parsed(f, s, setting.shape) {
+                    store(&mut def, v, at);
+                }
+                continue;
+            }
             match setting.id {
                 Id::Schedule => match s.args.as_slice() {
                     [Value::Ident(i)] if i.name == "none" => {}
@@ -142,11 +148,6 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                         }
                     }
                 },
-                Id::Start => {
-                    if let Some(d) = self.date_arg(f, s) {
-                        def.start = Some(d);
-                    }
-                }
                 Id::Timezone => {
                     if let Some(tz) = self.string_arg(f, s) {
                         match literal::check_timezone(&tz) {
@@ -158,14 +159,6 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                         }
                     }
                 }
-                Id::Catchup => {
-                    if let Some(b) = self.bool_arg(f, s) {
-                        def.catchup = b;
-                        def.catchup_loc = Some(at);
-                    }
-                }
-                Id::Retries => def.retries = self.int_arg(f, s).map(|n| (n, at)),
-                Id::RetryDelay => def.retry_delay = self.duration_arg(f, s),
                 // A timeout written with a bad value still counts as a lease
                 // written (FL002 says what is wrong; no FL503 on top); the
                 // file has an error, so the value reaches no output.
@@ -179,9 +172,7 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                     });
                 }
                 Id::State => def.state = self.state_setting(f, s).map(|i| (i, at)),
-                Id::ArgoTtl => def.argo_ttl = self.duration_arg(f, s),
                 Id::ArgoPodGc => def.argo_pod_gc = self.pod_gc_arg(f, s),
-                Id::Require => def.require = self.guarantee_arg(f, s).map(|g| (g, at)),
                 _ if setting.at(Place::Pod) => {
                     self.pod_setting(f, s, setting.id, &mut def.pod, &mut def.executor);
                 }

@@ -161,13 +161,15 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
             return;
         }
         let at = loc(f, s.span);
+        if let Some(store) = setting.store.task {
+            if let Some(v) = self.parsed(f, s, setting.shape) {
+                store(def, v, at);
+            }
+            return;
+        }
         match setting.id {
-            Id::Retries => def.retries = self.int_arg(f, s).map(|n| (n, at)),
-            Id::InternalRetries => def.internal_retries = self.int_arg(f, s).map(|n| (n, at)),
-            Id::RetryDelay => def.retry_delay = self.duration_arg(f, s),
             // As for the pipeline's: a bad value still counts as written.
             Id::Timeout => def.timeout = Some((self.lease_arg(f, s).unwrap_or(u64::MAX), at)),
-            Id::Nondeterministic if self.no_value(f, s) => def.nondeterministic = Some(at),
             Id::OnAmbiguous => {
                 let words = OnAmbiguous::ALL.map(|(w, _)| w);
                 if let Some(o) = self
@@ -177,7 +179,6 @@ impl<N: std::borrow::Borrow<Names>> Resolver<'_, N> {
                     def.on_ambiguous = Some((o, at));
                 }
             }
-            Id::Require => def.require = self.guarantee_arg(f, s).map(|g| (g, at)),
             _ if setting.at(Place::Pod) => {
                 self.pod_setting(f, s, setting.id, &mut def.pod, &mut def.executor);
             }
