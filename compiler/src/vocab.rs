@@ -206,6 +206,17 @@ pub enum Term {
     Random,
 }
 
+impl Term {
+    /// A term new at every attempt of one run (FL101's terms): a retry gets
+    /// a new value, not only a re-run.
+    pub fn per_attempt(&self) -> bool {
+        matches!(
+            self,
+            Term::AttemptId | Term::AttemptNumber | Term::Now | Term::Uuid | Term::Random
+        )
+    }
+}
+
 /// A kind parameter's value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]

@@ -81,7 +81,8 @@ fn read_losses(f: &TaskFacts<'_>, c: &Clauses, out: &mut Vec<Anomaly>) {
             .into_iter()
             .find(|r| !f.cursor_gaps(r).is_empty())
         {
-            let gap = f.cursor_gaps(r).first().copied().unwrap_or_default();
+            // Both gaps, when both are open: each loses rows of its own.
+            let gap = f.cursor_gaps(r).join("; and ");
             push(
                 out,
                 AnomalyKind::Loss,
@@ -157,10 +158,20 @@ pub fn of_write<'a>(
     }
     if c.key_stable == Some(false) {
         let scenario = if w.mode == Mode::ConditionalCommit {
-            format!(
-                "a re-run under a new transaction id commits the interval to `{}` again",
-                sink.name
-            )
+            // A term new at every attempt (`attempt.number`, `uuid()`, `now()`) gives a retry a
+            // new id too, not only a re-run.
+            let per_attempt = TaskFacts::txn_parts(w).iter().any(|p| p.term.per_attempt());
+            if per_attempt {
+                format!(
+                    "a retry after a failure at commit runs under a new transaction id and commits the interval to `{}` again",
+                    sink.name
+                )
+            } else {
+                format!(
+                    "a re-run under a new transaction id commits the interval to `{}` again",
+                    sink.name
+                )
+            }
         } else {
             format!(
                 "a retry writes the records to `{}` under new keys beside the old ones",

@@ -967,12 +967,17 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
         }
         if key_stable == Some(false) && w.mode == Mode::ConditionalCommit {
             failing.extend(
-                f.unstable_key_labels(&TaskFacts::txn_parts(w))
+                TaskFacts::txn_parts(w)
                     .into_iter()
-                    .map(|(l, m)| {
+                    .filter(|p| !f.term_stable(&p.term))
+                    .map(|p| {
+                        let who = if p.term.per_attempt() { "a retry" } else { "a re-run" };
                         (
-                            l,
-                            format!("{m}: a re-run commits again under a new transaction id"),
+                            p.loc,
+                            format!(
+                                "`{}` changes between attempts or runs (key_stable): {who} commits again under a new transaction id",
+                                term_text(&p.term)
+                            ),
                         )
                     }),
             );

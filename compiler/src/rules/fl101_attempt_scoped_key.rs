@@ -5,7 +5,7 @@ use crate::analyze::guarantee::{key_uses, term_text, KeyUse};
 use crate::analyze::model::{KeyPartDef, Loc};
 use crate::diagnostic::Code;
 use crate::diagnostic::Diagnostic;
-use crate::vocab::{Mode, Term};
+use crate::vocab::Mode;
 
 pub const RULE: Rule = Rule {
     code: Code::FL101,
@@ -23,7 +23,7 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 KeyUse::TaskKey(k) => (k.parts.iter().collect(), k.loc, "the task's key".to_string()),
                 KeyUse::Outbox(e, k) => (k.parts.iter().collect(), e.loc, format!("`emit {}`", t.facts.decl(e.decl).name)),
             };
-            for p in parts.into_iter().filter(|p| attempt_scoped(&p.term)) {
+            for p in parts.into_iter().filter(|p| p.term.per_attempt()) {
                 out.push(
                     Diagnostic::new(RULE.code, p.loc.file, p.loc.span, format!("key term `{}` of {what} in task `{}` changes on every attempt", term_text(&p.term), t.task.name))
                         .label(at.file, at.span, "the key is used here")
@@ -32,11 +32,4 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             }
         }
     });
-}
-
-pub(crate) fn attempt_scoped(t: &Term) -> bool {
-    matches!(
-        t,
-        Term::AttemptId | Term::AttemptNumber | Term::Now | Term::Uuid | Term::Random
-    )
 }

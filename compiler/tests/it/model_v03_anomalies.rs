@@ -136,3 +136,74 @@ fn effects_list_theirs() {
         kinds(&v, 1)
     );
 }
+
+/// The scenario of one anomaly (kind, clause) of output `i` of the first task.
+fn scenario(v: &Value, i: usize, kind: &str, clause: &str) -> String {
+    v["pipelines"][0]["tasks"][0]["outputs"][i]["anomalies"]
+        .as_array()
+        .expect("anomalies on every output")
+        .iter()
+        .find(|a| a["kind"] == kind && a["clause"] == clause)
+        .and_then(|a| a["scenario"].as_str())
+        .unwrap_or_else(|| panic!("no {kind} ({clause}) in {v}"))
+        .to_string()
+}
+
+const LAKE: &str =
+    "source feed: files {\n  path \"in/{interval.start}/\"\n  immutable\n  identity id\n}\n\n\
+                    sink lake: delta_table {\n  location \"lake/t\"\n}\n";
+
+/// C6: a transaction id new at every attempt duplicates on a retry, not only
+/// on a re-run; a run-scoped one on a re-run; the scenario says which.
+#[test]
+fn a_txn_id_of_the_attempt_duplicates_on_a_retry_one_of_the_run_on_a_re_run() {
+    let (v, _, _) = report(&daily(
+        LAKE,
+        "    read feed\n    write lake conditional_commit txn attempt.number\n",
+    ));
+    let s = scenario(&v, 0, "duplicate", "key_stable");
+    assert!(s.starts_with("a retry after a failure at commit"), "{s}");
+    let (v, _, _) = report(&daily(
+        LAKE,
+        "    read feed\n    write lake conditional_commit txn run.id\n",
+    ));
+    let s = scenario(&v, 0, "duplicate", "key_stable");
+    assert!(s.starts_with("a re-run under a new transaction id"), "{s}");
+    // the near miss: the default id (the interval) is stable, nothing to say
+    let (v, _, _) = report(&daily(
+        LAKE,
+        "    read feed\n    write lake conditional_commit\n",
+    ));
+    assert!(kinds(&v, 0).is_empty(), "{:?}", kinds(&v, 0));
+}
+
+/// C3: a cursor read open on both sides (not unique nor inclusive, and no
+/// lookback) names both ways it loses rows in its one loss anomaly.
+#[test]
+fn a_cursor_read_open_on_both_sides_names_both_losses() {
+    let src = "source orders: postgres_table {\n  table \"o\"\n  identity order_id\n  cursor updated_at\n}\n\n\
+               sink copy: postgres_table {\n  table \"c\"\n  primary_key order_id\n}\n";
+    let (v, _, _) = report(&daily(
+        src,
+        "    read orders cursor\n    key input.order_id\n    write copy upsert\n",
+    ));
+    let s = scenario(&v, 0, "loss", "cursor_complete");
+    assert!(
+        s.contains("not `inclusive`") && s.contains("no `lookback`"),
+        "{s}"
+    );
+    let (v, _, _) = report(&daily(
+        src,
+        "    read orders cursor lookback 1h\n    key input.order_id\n    write copy upsert\n",
+    ));
+    let s = scenario(&v, 0, "loss", "cursor_complete");
+    assert!(
+        s.contains("not `inclusive`") && !s.contains("lookback"),
+        "{s}"
+    );
+    let (v, _, _) = report(&daily(
+        src,
+        "    read orders cursor lookback 1h inclusive\n    key input.order_id\n    write copy upsert\n",
+    ));
+    assert!(kinds(&v, 0).is_empty(), "{:?}", kinds(&v, 0));
+}
