@@ -116,43 +116,28 @@ pub enum Parsed {
     Guarantee(Guarantee),
 }
 
-impl Parsed {
-    fn int(self) -> Option<u32> {
-        match self {
-            Parsed::Int(n) => Some(n),
-            _ => None,
+/// `Parsed::int()` and the like: the value when it is of that variant (a
+/// store's code reads the one its entry's shape gives).
+macro_rules! parsed_accessors {
+    ($($name:ident $variant:ident $ty:ty;)*) => {
+        impl Parsed {
+            $(fn $name(self) -> Option<$ty> {
+                match self {
+                    Parsed::$variant(v) => Some(v),
+                    _ => None,
+                }
+            })*
         }
-    }
-    fn duration(self) -> Option<u64> {
-        match self {
-            Parsed::Duration(n) => Some(n),
-            _ => None,
-        }
-    }
-    fn date(self) -> Option<String> {
-        match self {
-            Parsed::Date(d) => Some(d),
-            _ => None,
-        }
-    }
-    fn bool(self) -> Option<bool> {
-        match self {
-            Parsed::Bool(b) => Some(b),
-            _ => None,
-        }
-    }
-    fn str(self) -> Option<String> {
-        match self {
-            Parsed::Str(t) => Some(t),
-            _ => None,
-        }
-    }
-    fn guarantee(self) -> Option<Guarantee> {
-        match self {
-            Parsed::Guarantee(g) => Some(g),
-            _ => None,
-        }
-    }
+    };
+}
+
+parsed_accessors! {
+    int Int u32;
+    duration Duration u64;
+    date Date String;
+    bool Bool bool;
+    str Str String;
+    guarantee Guarantee Guarantee;
 }
 
 /// Where the resolver puts a setting's value, per place: the entry's own
