@@ -966,21 +966,19 @@ pub fn write_report(f: &TaskFacts<'_>, w: &WriteDef) -> OutputReport {
             failing.extend(f.nondeterministic_label());
         }
         if key_stable == Some(false) && w.mode == Mode::ConditionalCommit {
-            failing.extend(
-                TaskFacts::txn_parts(w)
-                    .into_iter()
-                    .filter(|p| !f.term_stable(&p.term))
-                    .map(|p| {
-                        let who = if p.term.per_attempt() { "a retry" } else { "a re-run" };
-                        (
-                            p.loc,
-                            format!(
-                                "`{}` changes between attempts or runs (key_stable): {who} commits again under a new transaction id",
-                                term_text(&p.term)
-                            ),
-                        )
-                    }),
-            );
+            failing.extend(TaskFacts::txn_parts(w).into_iter().flat_map(|p| {
+                let who = if p.term.per_attempt() {
+                    "a retry"
+                } else {
+                    "a re-run"
+                };
+                f.unstable_key_labels(&[p]).into_iter().map(move |(l, m)| {
+                    (
+                        l,
+                        format!("{m}: {who} commits again under a new transaction id"),
+                    )
+                })
+            }));
         } else if key_stable == Some(false) {
             if parts.is_empty() {
                 failing.push((

@@ -19,11 +19,16 @@ fn report(src: &str) -> (Value, String, Vec<String>) {
     )
 }
 
-/// (kind, clause) of every anomaly of output `i` of the first task.
-fn kinds(v: &Value, i: usize) -> Vec<(String, String)> {
+/// The anomalies of output `i` of the first task.
+fn anomalies(v: &Value, i: usize) -> &Vec<Value> {
     v["pipelines"][0]["tasks"][0]["outputs"][i]["anomalies"]
         .as_array()
         .expect("anomalies on every output")
+}
+
+/// (kind, clause) of every anomaly of output `i` of the first task.
+fn kinds(v: &Value, i: usize) -> Vec<(String, String)> {
+    anomalies(v, i)
         .iter()
         .map(|a| {
             assert!(a["scenario"].as_str().is_some_and(|s| !s.is_empty()), "{a}");
@@ -139,9 +144,7 @@ fn effects_list_theirs() {
 
 /// The scenario of one anomaly (kind, clause) of output `i` of the first task.
 fn scenario(v: &Value, i: usize, kind: &str, clause: &str) -> String {
-    v["pipelines"][0]["tasks"][0]["outputs"][i]["anomalies"]
-        .as_array()
-        .expect("anomalies on every output")
+    anomalies(v, i)
         .iter()
         .find(|a| a["kind"] == kind && a["clause"] == clause)
         .and_then(|a| a["scenario"].as_str())
