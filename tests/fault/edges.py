@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import matrix
+
 HERE = Path(__file__).resolve().parent
 INJECT = HERE / "inject"
 # A template (`SQL_KIND` is replaced per database), so not a `.flow` file that globs pick up.
@@ -72,10 +74,7 @@ class Sandbox:
         self.schema = f"edge_{uuid.uuid4().hex[:10]}"
         self.log: list[str] = []
         (base / "edges.flow").write_text(text, encoding="utf-8")
-        done = subprocess.run([str(binary), "scaffold", "--lang", "python", "--out", "py", "edges.flow"],
-                              cwd=base, capture_output=True, text=True, timeout=300)
-        if done.returncode != 0:
-            raise RuntimeError(f"scaffold failed: {done.stdout}{done.stderr}")
+        matrix.scaffold(binary, "py", ["edges.flow"], cwd=base)
         self.py = base / "py"
         folder = base / "files" / "in" / DAY[0]
         folder.mkdir(parents=True)
@@ -156,6 +155,10 @@ class Sandbox:
         text = path.read_text(encoding="utf-8")
         head = text[: text.index("def transform(")]
         path.write_text(head + "def transform(ctx: Context) -> dict[str, Iterable[Any]]:\n" + body, encoding="utf-8")
+        # the scaffold was compiled (matrix.scaffold): a rewrite in the same second at the same
+        # size would pass Python's staleness check, so the old bytecode goes
+        for stale in (path.parent / "__pycache__").glob(f"{path.stem}.*.pyc"):
+            stale.unlink()
 
 
 class Receiver:

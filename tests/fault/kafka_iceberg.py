@@ -125,10 +125,7 @@ class Setup:
                     self.predicted[(p["name"], t["name"], o["target"])] = {"guarantee": o["guarantee"]}
         if self.code.exists():
             shutil.rmtree(self.code)
-        gen = subprocess.run([str(flowc), "scaffold", "--lang", "python", "--out", str(self.code), str(FLOW)],
-                             capture_output=True, text=True, cwd=ROOT)
-        if gen.returncode != 0:
-            raise RuntimeError(f"flowc scaffold failed:\n{gen.stdout}{gen.stderr}")
+        matrix.scaffold(flowc, self.code, [str(FLOW)])
 
 
 class Cell:

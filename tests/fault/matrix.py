@@ -199,6 +199,20 @@ def flowc_bin() -> Path:
     return flowc
 
 
+def scaffold(flowc: Path, out: Path | str, flow_files: list[str], cwd: Path | None = None) -> None:
+    """`flowc scaffold --lang python` into `out`, then the code compiled once, as a deployed task's
+    is (docs/targets/deploying.md): every attempt is a new interpreter, and a machine that sets
+    PYTHONDONTWRITEBYTECODE would otherwise compile the runtime from source on each one."""
+    gen = subprocess.run([str(flowc), "scaffold", "--lang", "python", "--out", str(out), *flow_files],
+                         capture_output=True, text=True, cwd=cwd or ROOT, timeout=300)
+    if gen.returncode != 0:
+        raise RuntimeError(f"flowc scaffold failed:\n{gen.stdout}{gen.stderr}")
+    compiled = subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(cwd or ROOT, out))],
+                              capture_output=True, text=True, timeout=300)
+    if compiled.returncode != 0:
+        raise RuntimeError(f"compileall of the scaffolded code failed:\n{compiled.stdout}{compiled.stderr}")
+
+
 def predictions_and_code(pipelines: list[Decl], out: Path) -> dict[Key, Decl]:
     """Map (pipeline, task, output) -> (guarantee, on_ambiguous, retries); write the scaffold to `out`."""
     flow_files = sorted({str(ROOT / "tests" / "fault" / f"{p['_file']}.flow") for p in pipelines})
@@ -220,12 +234,7 @@ def predictions_and_code(pipelines: list[Decl], out: Path) -> dict[Key, Decl]:
                     "attempts": t.get("attempts_per_write"),
                     "clauses": o.get("clauses") or {},
                 }
-    gen = subprocess.run(
-        [str(flowc), "scaffold", "--lang", "python", "--out", str(out), *flow_files],
-        capture_output=True, text=True, cwd=ROOT,
-    )
-    if gen.returncode != 0:
-        raise RuntimeError(f"flowc scaffold failed:\n{gen.stdout}{gen.stderr}")
+    scaffold(flowc, out, flow_files)
     return predicted
 
 

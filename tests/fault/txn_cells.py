@@ -33,6 +33,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import matrix
+
 ROOT = Path(__file__).resolve().parents[2]
 FAULT_DIR = ROOT / "tests" / "fault"
 FLOW = FAULT_DIR / "txn_lake.flow"
@@ -122,10 +124,7 @@ class Setup:
                     self.predicted[t["name"]] = sorted({a["kind"] for a in o.get("anomalies") or []})
                     self.clauses[t["name"]] = {a["clause"] for a in o.get("anomalies") or []}
         self.code = self.work / "code"
-        gen = subprocess.run([str(flowc), "scaffold", "--lang", "python", "--out", str(self.code), str(FLOW)],
-                             capture_output=True, text=True, check=False)
-        if gen.returncode != 0:
-            raise RuntimeError(f"flowc scaffold failed:\n{gen.stdout}{gen.stderr}")
+        matrix.scaffold(flowc, self.code, [str(FLOW)], cwd=Path.cwd())
 
 
 @dataclass

@@ -144,10 +144,7 @@ class Setup:
                     self.clauses[t["name"]] = {a["clause"] for a in o.get("anomalies") or []}
                     self.guarantee[t["name"]] = o["guarantee"]
         self.code = self.work / "code"
-        gen = subprocess.run([str(flowc), "scaffold", "--lang", "python", "--out", str(self.code), str(fixture)],
-                             capture_output=True, text=True, check=False)
-        if gen.returncode != 0:
-            raise RuntimeError(f"flowc scaffold failed:\n{gen.stdout}{gen.stderr}")
+        matrix.scaffold(flowc, self.code, [str(fixture)], cwd=Path.cwd())
 
 
 @dataclass
