@@ -18,6 +18,9 @@ processes it starts, and only there.
   zombie_at_commit     the same place (`after_produce`), a pause until `$FLOWC_FAULT_DIR/resume`
                        exists, after creating `$FLOWC_FAULT_DIR/paused`: a zombie that resumes
                        into its commit once a newer attempt committed the interval;
+  slow_transaction     the same place (`after_produce`), a sleep of `$FLOWC_SLOW_SECONDS` (default
+                       20): a `transactional` write's transaction held open past a short
+                       `transaction_timeout`, as a long attempt's would be;
   two_live             pause at the `before_commit` step (inside the write transaction) until
                        `$FLOWC_FAULT_DIR/resume` exists, after creating
                        `$FLOWC_FAULT_DIR/live-<pid>`: two attempts held there are released together;
@@ -78,6 +81,10 @@ def step(name: hooks.Step) -> None:
         if "zombie_at_commit" in active():
             pause("paused")
             sys.stderr.write("flowc fault: zombie resumes into its commit\n")
+        if "slow_transaction" in active():
+            # an attempt whose transaction stays open long (a production day's volume)
+            sys.stderr.write("flowc fault: slow_transaction\n")
+            time.sleep(float(os.environ.get("FLOWC_SLOW_SECONDS", "20")))
     if name == "before_commit" and "two_live" in active():
         pause(f"live-{os.getpid()}")
 

@@ -90,6 +90,8 @@ CELLS: list[tuple[str, str, str, str]] = [
     ("kq", "lake", "kq_lake", "crash_mid_batch"),
     ("iq", "conditional", "iq_facts", "crash_mid_batch"),
     ("iq", "overwrite", "iq_latest", "crash_mid_batch"),
+    # attempt 1 holds its transaction open past the sink's `transaction_timeout` (3 s)
+    ("kq", "txn_short", "kq_out_txn_short", "slow_transaction"),
 ] + [(p, t, s, f) for p, t, s in KAFKA_WRITES for f in PRODUCE_COMMIT_FAULTS]
 
 
@@ -164,7 +166,7 @@ class Cell:
 
             admin = AdminClient({"bootstrap.servers": self.broker.bootstrap, "log_level": 3})
             topics = [NewTopic(SOURCE_TOPIC, SOURCE_PARTITIONS, 1)]
-            topics += [NewTopic(t, 1, 1) for t in ("out_auto", "out_before", "out_after", "out_txn")]
+            topics += [NewTopic(t, 1, 1) for t in ("out_auto", "out_before", "out_after", "out_txn", "out_txn_short")]
             for future in admin.create_topics(topics).values():
                 future.result(30)
 
@@ -213,7 +215,8 @@ class Cell:
         if not self.fresh:
             env["FLOWC_STATE"] = self.pg_url() if self.pg else f"sqlite://{self.dir}/state.sqlite"
         if self.broker is not None:
-            for name in ("KQ_ORDERS", "KQ_ORDERS_PINNED", "KQ_OUT_AUTO", "KQ_OUT_BEFORE", "KQ_OUT_AFTER", "KQ_OUT_TXN"):
+            for name in ("KQ_ORDERS", "KQ_ORDERS_PINNED", "KQ_OUT_AUTO", "KQ_OUT_BEFORE", "KQ_OUT_AFTER", "KQ_OUT_TXN",
+                         "KQ_OUT_TXN_SHORT"):
                 env["FLOW_CONN_" + name] = f"kafka://{self.broker.bootstrap}"
         faults = faults + self.extra
         if faults:
@@ -344,6 +347,15 @@ class Cell:
             codes = [code for code, _ in self.finish(procs, "two live attempts")]
             if 0 not in codes:
                 self.run_interval(2, "run-2-operator", [])
+        elif fault == "slow_transaction":
+            # attempt 1 produces, then holds its transaction open for SLOW_SECONDS, past the
+            # sink's 3 s timeout (the broker looks for expired transactions every 10 s): the
+            # broker aborts it, the attempt says so and exits 75; the retry commits
+            self.run_interval(1, "run-1", ["slow_transaction"])
+            problems += timed_out_by_the_broker(self.log)
+            problems += self.aborted_messages_hidden()
+            self.seed(2)
+            self.run_interval(2, "run-2", [])
         elif fault == "fresh_workdir":
             # attempt 1 pins and dies before its commit; new input lands; the retries run in
             # new empty folders: only a durable state store keeps the pin
@@ -472,6 +484,16 @@ def fenced_by_the_broker(code: int, err: str) -> list[str]:
         return []
     last = err.strip().splitlines()[-1] if err.strip() else "nothing on stderr"
     return [f"the zombie exited {code} ({last}): a newer attempt should have fenced it (exit 75, fenced)"]
+
+
+def timed_out_by_the_broker(log: list[str]) -> list[str]:
+    """Attempt 1 of `slow_transaction`: held past its transaction's timeout, it exits 75 naming the
+    timeout and the setting, not a newer attempt that does not exist."""
+    first = log[0] if log else ""
+    if "faults=['slow_transaction'] -> 75" in first and "longer than its timeout (3 s)" in first \
+            and "`transaction_timeout` on sink `kq_out_txn_short`" in first and "newer attempt" not in first:
+        return []
+    return [f"attempt 1 held past its transaction timeout did not say so: {first.strip()[-400:]}"]
 
 
 def expected(guarantee: str) -> set[str]:

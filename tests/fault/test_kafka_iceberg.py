@@ -6,6 +6,8 @@ without it every case here is skipped, saying so. Run through `scripts/fault-mat
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import tempfile
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
@@ -15,6 +17,7 @@ import pytest
 
 import kafka_broker
 import kafka_iceberg as ki
+import matrix
 
 DIST = kafka_broker.broker_dist()
 needs_broker = pytest.mark.skipif(
@@ -127,3 +130,66 @@ def test_the_zombie_cell_fails_without_fencing(setup: ki.Setup) -> None:
         pytest.skip("a Kafka cell: it runs in the SQLite pass")
     outcome = ki.Cell(setup, ("kq", "txn", "kq_out_txn", "late_zombie"), DIST, ["no_fencing"]).run()
     assert "dup" in outcome.anomalies, "\n".join(outcome.log)
+
+
+LONG_TIMEOUT_FLOW = """\
+source long_in: kafka_topic {
+  topic "orders"
+  mutable
+  pin offsets
+  identity id
+  fields [id, rec, amount]
+}
+
+sink long_out: kafka_topic {
+  topic "out_long"
+  transaction_timeout 16m
+}
+
+pipeline lt {
+  schedule "@daily"
+  start 2026-01-01
+  timezone "UTC"
+  require none
+
+  task copy {
+    read long_in commit in_transaction
+    write long_out transactional
+    run command ["python", "-m", "lt.copy"]
+  }
+}
+"""
+
+
+@needs_broker
+def test_a_transaction_timeout_above_the_brokers_maximum_is_refused(pytestconfig: pytest.Config,
+                                                                    tmp_path: Path) -> None:
+    """`transaction_timeout 16m` on a broker that allows 15 (its default
+    `transaction.max.timeout.ms`): the broker refuses the producer; the attempt exits 65 (no retry
+    can help) naming the setting, with nothing produced."""
+    from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
+
+    assert DIST is not None
+    if pytestconfig.getoption("db") != "sqlite":
+        pytest.skip("a Kafka case: it runs in the SQLite pass")
+    flow = tmp_path / "long.flow"
+    flow.write_text(LONG_TIMEOUT_FLOW, encoding="utf-8")
+    code = tmp_path / "code"
+    matrix.scaffold(matrix.flowc_bin(), code, [str(flow)])
+    broker = kafka_broker.Broker(DIST)
+    try:
+        admin = AdminClient({"bootstrap.servers": broker.bootstrap, "log_level": 3})
+        for future in admin.create_topics([NewTopic("orders", 1, 1), NewTopic("out_long", 1, 1)]).values():
+            future.result(30)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
+        env.update({"PYTHONPATH": str(code), "FLOW_INTERVAL_START": "2026-01-01T00:00:00Z",
+                    "FLOW_INTERVAL_END": "2026-01-02T00:00:00Z", "FLOW_RUN_ID": "r", "FLOW_ATTEMPT": "1",
+                    "FLOW_CONN_LONG_IN": f"kafka://{broker.bootstrap}",
+                    "FLOW_CONN_LONG_OUT": f"kafka://{broker.bootstrap}",
+                    "FLOWC_STATE": f"sqlite://{tmp_path}/state.sqlite"})
+        proc = subprocess.run([sys.executable, "-m", "lt.copy"], env=env, cwd=tmp_path, capture_output=True,
+                              text=True, timeout=120)
+    finally:
+        broker.stop()
+    assert proc.returncode == 65, proc.stderr
+    assert "refuses a transaction timeout of 960 s (the sink's `transaction_timeout`)" in proc.stderr, proc.stderr

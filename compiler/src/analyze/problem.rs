@@ -417,8 +417,9 @@ pub enum Problem {
         at: Loc,
     },
     /// FL002: `value` of the standard kind `kind`'s parameter `param` is no
-    /// name its system accepts, for `why`.
-    BadSystemName {
+    /// value its system accepts (a Kafka topic's name, a transaction
+    /// timeout out of the client's range), for `why`.
+    BadSystemValue {
         kind: String,
         param: String,
         value: String,
@@ -509,7 +510,7 @@ impl Problem {
             | Problem::BadPlaceholder { .. }
             | Problem::BadPodValue { .. }
             | Problem::NotAllowedValue { .. }
-            | Problem::BadSystemName { .. }
+            | Problem::BadSystemValue { .. }
             | Problem::ZeroLookback { .. } => Code::FL002,
         }
     }

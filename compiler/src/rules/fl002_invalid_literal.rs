@@ -126,7 +126,7 @@ pub fn not_allowed_value(
 
 /// FL002 for `value` of kind `kind`'s parameter `param`, which its system
 /// refuses for `why`.
-pub fn bad_system_name(kind: &str, param: &str, value: &str, why: &str, at: Loc) -> Diagnostic {
+pub fn bad_system_value(kind: &str, param: &str, value: &str, why: &str, at: Loc) -> Diagnostic {
     let shown: String = value.escape_debug().take(120).collect();
     Diagnostic::new(
         Code::FL002,
@@ -134,8 +134,9 @@ pub fn bad_system_name(kind: &str, param: &str, value: &str, why: &str, at: Loc)
         at.span,
         format!("`{param}` of kind `{kind}` cannot be \"{shown}\": {why}"),
     )
-    .help(match kind {
-        "kafka_topic" => "a Kafka topic name is 1 to 249 letters, digits, `.`, `_` and `-`, and not `.` or `..`",
+    .help(match (kind, param) {
+        ("kafka_topic", "transaction_timeout") => "a Kafka producer takes a transaction timeout of 1s to 24d (`transaction.timeout.ms`), and the broker refuses one above its `transaction.max.timeout.ms` (15m by default); without the setting it is 1m",
+        ("kafka_topic", _) => "a Kafka topic name is 1 to 249 letters, digits, `.`, `_` and `-`, and not `.` or `..`",
         _ => "an Iceberg table is `NAMESPACE.NAME`: two non-empty names with no `/`, `\\`, space or control character",
     })
 }

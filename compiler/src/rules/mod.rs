@@ -398,13 +398,13 @@ pub fn finding(problem: Problem) -> Diagnostic {
             allowed,
             at,
         } => fl002_invalid_literal::not_allowed_value(&kind, &param, &value, allowed, at),
-        Problem::BadSystemName {
+        Problem::BadSystemValue {
             kind,
             param,
             value,
             why,
             at,
-        } => fl002_invalid_literal::bad_system_name(&kind, &param, &value, &why, at),
+        } => fl002_invalid_literal::bad_system_value(&kind, &param, &value, &why, at),
     }
 }
 

@@ -112,6 +112,51 @@ fn kafka_topics_and_iceberg_tables_are_named_as_the_systems_require() {
     }
 }
 
+/// A transactional Kafka write whose sink sets `transaction_timeout VALUE`.
+fn txn_timeout(value: &str) -> String {
+    format!(
+        "source events: kafka_topic {{\n  topic \"in\"\n  pin offsets\n  mutable\n  identity id\n}}\n\nsink copy: kafka_topic {{\n  topic \"out\"\n  transaction_timeout {value}\n}}\n\npipeline p {{\n  task t {{\n    read  events commit in_transaction\n    write copy transactional\n    run command [\"true\"]\n  }}\n}}\n"
+    )
+}
+
+#[test]
+fn a_kafka_transaction_timeout_is_one_the_client_takes() {
+    for bad in ["0s", "0m", "25d", "24d21h"] {
+        let found = fl002(&txn_timeout(bad));
+        assert_eq!(found.len(), 1, "{bad:?}: {found:?}");
+        assert!(
+            found[0].contains("`transaction_timeout` of kind `kafka_topic` cannot be")
+                && found[0].contains(bad),
+            "{bad:?}: {found:?}"
+        );
+    }
+    for ok in ["1s", "90s", "15m", "24d"] {
+        assert!(fl002(&txn_timeout(ok)).is_empty(), "{ok:?}");
+    }
+    // A duration: a bare number is FL002 (a string is FL006, a wrong type).
+    let bare = fl002(&txn_timeout("60"));
+    assert!(
+        bare.len() == 1 && bare[0].contains("bare number"),
+        "{bare:?}"
+    );
+    // The value reaches the task's spec in seconds, for the runtime's producer.
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join(".git")).expect("mkdir");
+    std::fs::write(dir.path().join("p.flow"), txn_timeout("5m")).expect("write");
+    let out = crate::common::flowc()
+        .current_dir(dir.path())
+        .args(["build", "--target", "ir", "--out", "ir", "p.flow"])
+        .output()
+        .expect("flowc runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ir = std::fs::read_to_string(dir.path().join("ir/p.ir.json")).expect("the IR");
+    assert!(ir.contains("\"transaction_timeout\": 300"), "{ir}");
+}
+
 /// Two tasks writing `table` through declarations `a` and `b`, unordered;
 /// `b` writes `table_b` to its `secret_b`.
 fn two_writers(table_b: &str, secret_b: &str) -> String {

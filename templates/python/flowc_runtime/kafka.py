@@ -203,7 +203,14 @@ def reached(done: dict[int, int], ends: dict[int, int]) -> bool:
     return all(done.get(p, -1) >= e for p, e in ends.items())
 
 
-def producer(servers: str, transactional: str | None = None) -> Any:
+# A transactional write's `transaction.timeout.ms` when its sink sets no `transaction_timeout`:
+# the broker aborts a transaction open longer than this, counted from its first message, even
+# while the producer still produces.
+DEFAULT_TRANSACTION_TIMEOUT = 60
+
+
+def producer(servers: str, transactional: str | None = None,
+             transaction_timeout: int = DEFAULT_TRANSACTION_TIMEOUT) -> Any:
     ck = _kafka()
     conf: dict[str, Any] = {
         "bootstrap.servers": servers,
@@ -214,7 +221,7 @@ def producer(servers: str, transactional: str | None = None) -> Any:
     }
     if transactional is not None:
         conf["transactional.id"] = transactional
-        conf["transaction.timeout.ms"] = 60000
+        conf["transaction.timeout.ms"] = transaction_timeout * 1000
     return ck.Producer(conf)
 
 

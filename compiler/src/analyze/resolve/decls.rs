@@ -281,7 +281,10 @@ impl Resolver<'_> {
                         }
                     }
                     if let Some(v) = self.param_value(f, p, param) {
-                        if kind.stdlib && !self.allowed_value(f, p, &kind.name, name, &v) {
+                        if kind.stdlib
+                            && !(self.allowed_value(f, p, &kind.name, name, &v)
+                                && self.system_range(f, p, &kind.name, name, &v))
+                        {
                             continue;
                         }
                         if name == "primary_key" {
@@ -372,10 +375,53 @@ impl Resolver<'_> {
             return true;
         };
         let at = p.args.first().map_or(p.name.span, Value::span);
-        self.problem(Problem::BadSystemName {
+        self.problem(Problem::BadSystemValue {
             kind: kind.to_string(),
             param: param.to_string(),
             value: text.to_owned(),
+            why,
+            at: loc(f, at),
+        });
+        false
+    }
+
+    /// Whether `value`, the number of the standard kind `kind`'s parameter
+    /// `param`, is in the range its system takes, where flowc knows it (a
+    /// Kafka producer's transaction timeout: librdkafka takes 1 s to
+    /// 2,147,483,647 ms): FL002 where it is not.
+    pub(super) fn system_range(
+        &mut self,
+        f: FileId,
+        p: &ast::Setting,
+        kind: &str,
+        param: &str,
+        value: &ParamValue,
+    ) -> bool {
+        let range = match (kind, param) {
+            ("kafka_topic", "transaction_timeout") => 1..=2_147_483,
+            _ => return true,
+        };
+        let ParamValue::Int(n) = value else {
+            return true;
+        };
+        if range.contains(n) {
+            return true;
+        }
+        let shown = match p.args.as_slice() {
+            [Value::Number(x)] => x.name.clone(),
+            _ => format!("{n}s"),
+        };
+        let why = if *n == 0 {
+            "a transaction that may stay open for no time never commits".to_string()
+        } else {
+            "it is longer than a Kafka producer's longest transaction timeout (24d 20h 31m 23s)"
+                .to_string()
+        };
+        let at = p.args.first().map_or(p.name.span, Value::span);
+        self.problem(Problem::BadSystemValue {
+            kind: kind.to_string(),
+            param: param.to_string(),
+            value: shown,
             why,
             at: loc(f, at),
         });
