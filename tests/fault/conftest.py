@@ -1,11 +1,17 @@
 """pytest options and the one matrix run the cases of test_matrix.py judge.
 
 Options: --db sqlite|postgres|duckdb|mysql, --only SUBSTRING, --flip PIPELINE.TASK.OUTPUT (repeatable),
---jobs N, --cells-verbose. The rows are printed at the end of the session."""
+--jobs N, --cells-verbose. The rows are printed at the end of the session.
+
+Every cell works in a folder under `FLOWC_FAULT_WORK`; without it, under a temporary folder of
+the session, removed at its end (every run left its cells in /tmp before): set
+`FLOWC_FAULT_WORK` to keep them."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
 import pytest
 
@@ -30,12 +36,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--cells-verbose", action="store_true", help="print every attempt's log under each cell")
 
 
+_session_work: list[str] = []
+
+
 def pytest_configure(config: pytest.Config) -> None:
     # No binary, no matrix: there is no other oracle to fall back to.
     try:
         matrix.flowc_bin()
     except matrix.MissingBinary as err:
         raise pytest.UsageError(f"fault matrix: {err}") from err
+    if not os.environ.get("FLOWC_FAULT_WORK"):
+        work = tempfile.mkdtemp(prefix="flowc-fault-")
+        _session_work.append(work)
+        os.environ["FLOWC_FAULT_WORK"] = work
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for work in _session_work:
+        shutil.rmtree(work, ignore_errors=True)
+        os.environ.pop("FLOWC_FAULT_WORK", None)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

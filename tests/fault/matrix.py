@@ -1238,8 +1238,9 @@ class Matrix:
         self.mysql_url = os.environ.get("FLOWC_TEST_MYSQL", "")
         if self.db == "mysql" and not self.mysql_url:
             raise MissingBinary("--db mysql needs FLOWC_TEST_MYSQL (see scripts/ci-mariadb)")
-        # A folder of this run's own unless FLOWC_FAULT_WORK names one: two runs
-        # on one machine (a CI run beside a developer's) must never share cells.
+        # A folder of this run's own unless FLOWC_FAULT_WORK names one (tests/fault/conftest.py
+        # names the session's): two runs on one machine (a CI run beside a developer's) must
+        # never share cells.
         named = os.environ.get("FLOWC_FAULT_WORK")
         root = Path(named) if named else Path(tempfile.mkdtemp(prefix="flowc-fault-matrix-"))
         base = root / self.db
