@@ -618,3 +618,99 @@ def test_a_delta_sink_shows_a_rerun_append(tmp_path: Path) -> None:
     code, report = lake.audit("2026-03-02")
     assert [(f[0], f[2], f[3], f[4]) for f in found(report) if f[0] == "duplicate-key"] == \
         [("duplicate-key", "facts", "note", 3)], report
+
+
+ICEBERG_FLOW = """
+{INPUT}
+sink facts: iceberg_table {
+  table "lake.facts"
+}
+
+sink copies: iceberg_table {
+  table "lake.copies"
+}
+
+pipeline ice_week {
+{HEAD}
+  task log {
+    read   orders_in
+    key    input.id
+    write  facts append
+    allow  FL202 because "the audit's fixture: a re-run appends the interval again"
+    run    command ["python", "-m", "ice_week.log"]
+  }
+
+  task copy {
+    read   orders_in
+    write  copies append
+    allow  FL202 because "the audit's fixture: an append without a key"
+    run    command ["python", "-m", "ice_week.copy"]
+  }
+}
+""".replace("{INPUT}", INPUT).replace("{HEAD}", HEAD)
+
+
+def test_an_iceberg_sink_shows_a_rerun_append_read_only(tmp_path: Path) -> None:
+    """An Iceberg table (pyiceberg's SQL catalog on SQLite, a local warehouse) is read at its
+    current snapshot by its key columns: a re-run of one day's `append` holds that day's keys
+    twice (`duplicate-key`, a note for a `none` output); before it, nothing. The catalog is
+    opened read-only (its file is the same byte for byte after the audit). A write without key
+    columns is listed as not observable, as a Delta table's is."""
+    pytest.importorskip("pyiceberg")
+    lake = Lake(tmp_path, "ice_week", ICEBERG_FLOW, {"orders_in": f"file://{tmp_path}/files",
+                                                     "facts": f"file://{tmp_path}/lake",
+                                                     "copies": f"file://{tmp_path}/lake"})
+    days = WEEK[:2]
+    lake.inputs(days, same=False)
+    for day in days:
+        lake.run("log", day, f"scheduled__{day}")
+        lake.run("copy", day, f"scheduled__{day}")
+    catalog = tmp_path / "lake" / "catalog.sqlite"
+    before = catalog.read_bytes()
+    code, report = lake.audit("2026-03-02")
+    assert code == 0 and [f for f in found(report) if f[0] == "duplicate-key"] == [], report
+    assert catalog.read_bytes() == before
+    assert not [u for u in report["not_observable"] if "`facts`" in json.dumps(u)], report
+    unkeyed = [u["what"] for u in report["not_observable"] if "`copies`" in u["what"]]
+    assert unkeyed and "an Iceberg table written without key columns" in unkeyed[0], report
+    lake.run("log", days[0], f"manual__{days[0]}")
+    code, report = lake.audit("2026-03-02")
+    assert [(f[0], f[2], f[3], f[4]) for f in found(report) if f[0] == "duplicate-key"] == \
+        [("duplicate-key", "facts", "note", 3)], report
+    assert catalog.read_bytes() != before  # the re-run committed a snapshot; the audit only read it
+
+
+@ON_PG
+def test_an_iceberg_catalog_on_postgresql_is_read_in_read_only_sessions(tmp_path: Path) -> None:
+    """The audit's reader of an Iceberg table whose SQL catalog is a PostgreSQL schema: the table
+    is read, and the catalog's sessions refuse a write (`default_transaction_read_only`)."""
+    pytest.importorskip("pyiceberg")
+    import uuid
+
+    import psycopg
+    from sqlalchemy import create_engine, text
+
+    from flowc_runtime import audit, iceberg
+
+    assert PG is not None
+    schema = f"ice_audit_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(PG, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        sep = "&" if "?" in PG else "?"
+        where = iceberg.locate(f"{PG}{sep}options=-csearch_path%3D{schema}&warehouse={(tmp_path / 'wh').as_uri()}",
+                               "facts")
+        cat = iceberg.catalog(where)
+        iceberg.conditional_commit(cat, ("lake", "facts"), [{"id": "a", "amount": 1}, {"id": "a", "amount": 2}],
+                                   iceberg.NO_SNAPSHOT, "txn-1")
+        db = audit.ReadOnly.over_iceberg(where, ("lake", "facts"), "facts")
+        assert db is not None
+        assert db.query(f"SELECT id, COUNT(*) FROM {audit.ICEBERG_VIEW} GROUP BY id") == [("a", 2)]
+        db.close()
+        engine = create_engine(audit.read_only_pg(where.catalog_uri))
+        with engine.connect() as conn, pytest.raises(Exception, match="read-only transaction"):
+            conn.execute(text("CREATE TABLE audit_wrote (x int)"))
+        engine.dispose()
+    finally:
+        with psycopg.connect(PG, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')

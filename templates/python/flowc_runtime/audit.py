@@ -11,7 +11,8 @@ output's guarantee, renders it and chooses the exit code.
 
 Every connection is read-only: SQLite files are opened `mode=ro` and DuckDB files `read_only` (a
 missing file is an error, never created), PostgreSQL sessions run with
-`default_transaction_read_only`, MySQL/MariaDB sessions with `TRANSACTION READ ONLY`. Every query is
+`default_transaction_read_only`, MySQL/MariaDB sessions with `TRANSACTION READ ONLY`; an Iceberg
+table's SQL catalog is opened the same way, with its tables never created. Every query is
 bounded: counts are computed by the database (`GROUP BY ... HAVING count(*) > 1`), and only
 `examples` rows of each finding are fetched (`LIMIT`), so a table of any size is audited in
 bounded memory.
@@ -56,9 +57,9 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote, urlparse
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlparse, urlunparse
 
-from . import delta, files, formats
+from . import delta, files, formats, iceberg
 from .context import Context, FlowError, has_placeholder, parse_time, redact, wildcard
 from .spec import Endpoint, StateStore
 from .sql import FENCE_COLUMN
@@ -72,6 +73,8 @@ FILES_VIEW = "flowc_audit_files"
 FOLDER_COLUMN = "_flowc_folder"
 # A `delta_table` sink's current version, as the audit reads it (ReadOnly.over_delta).
 DELTA_VIEW = "flowc_audit_delta"
+# An `iceberg_table` sink's current snapshot, as the audit reads it (ReadOnly.over_iceberg).
+ICEBERG_VIEW = "flowc_audit_iceberg"
 VOLATILE_TERMS = frozenset({"run_id", "attempt_id", "attempt_number", "now", "uuid", "random"})
 # flowc's own columns of a sink table (the fence), left out of `identical-rows`.
 OWN_PREFIXES = ("_flow_", "_flowc_")
@@ -178,6 +181,52 @@ class ReadOnly:
                 from err
         self = cls.in_memory(uri, "a `delta_table` sink")
         self.conn.register(DELTA_VIEW, dataset)
+        return self
+
+    @classmethod
+    def over_iceberg(cls, where: iceberg.Where, ident: tuple[str, str], name: str) -> ReadOnly | None:
+        """An in-memory DuckDB with the current snapshot of the Iceberg table `ident` as the
+        relation `ICEBERG_VIEW`, or None for a table with no snapshot yet. The catalog is opened
+        read-only (a SQLite file `mode=ro`, a PostgreSQL session `default_transaction_read_only`;
+        its tables are never created) and the snapshot's data files are scanned by DuckDB as a
+        pyarrow dataset with the table's schema, never loaded whole. Rows that delete files
+        remove are not in a data file alone: such a snapshot is read through pyiceberg's own
+        scan into the in-memory database instead."""
+        try:
+            import pyarrow.dataset as pads
+            from pyiceberg.catalog.sql import SqlCatalog
+            from pyiceberg.exceptions import NoSuchTableError
+        except ImportError as err:
+            raise CannotAudit("an `iceberg_table` sink needs the `pyiceberg` package in the Python that runs the "
+                              "audit (FLOWC_PYTHON)") from err
+        uri = where.catalog_uri
+        if uri.startswith("sqlite:///"):
+            path = uri[len("sqlite:///"):]
+            if not Path(path).is_file():
+                raise CannotAudit(f"`{name}`: the Iceberg catalog {path} does not exist")
+            uri = f"sqlite:///file:{quote(path)}?mode=ro&uri=true"
+        else:
+            uri = read_only_pg(uri)
+        try:
+            cat = SqlCatalog(iceberg.CATALOG, uri=uri, warehouse=where.warehouse, init_catalog_tables="false")
+            table = cat.load_table(ident)
+        except NoSuchTableError as err:
+            raise CannotAudit(f"the Iceberg table `{'.'.join(ident)}` of `{name}` does not exist") from err
+        except Exception as err:  # noqa: BLE001 - an unreachable or unreadable catalog stops the check
+            raise CannotAudit(f"cannot read the Iceberg catalog of `{name}`: "
+                              f"{redact(str(err).strip().splitlines()[0])}") from err
+        if table.current_snapshot() is None:
+            return None
+        scan = table.scan()
+        tasks = list(scan.plan_files())
+        self = cls.in_memory(where.catalog_uri, "an `iceberg_table` sink")
+        if any(task.delete_files for task in tasks):
+            self.conn.register("flowc_audit_iceberg_scan", scan.to_arrow_batch_reader())
+            self.conn.execute(f"CREATE TABLE {ICEBERG_VIEW} AS SELECT * FROM flowc_audit_iceberg_scan")
+            self.conn.unregister("flowc_audit_iceberg_scan")
+            return self
+        paths = [unquote(urlparse(task.file.file_path).path) for task in tasks]
+        self.conn.register(ICEBERG_VIEW, pads.dataset(paths, schema=table.schema().as_arrow(), format="parquet"))
         return self
 
     def close(self) -> None:
@@ -300,6 +349,16 @@ class Connections:
 
 
 # --- the plan ------------------------------------------------------------------------------------
+
+
+def read_only_pg(uri: str) -> str:
+    """A SQLAlchemy URL of a PostgreSQL catalog whose sessions are read-only: `-c
+    default_transaction_read_only=on` added to its `options`."""
+    parsed = urlparse(uri)
+    query = [(k, v) for k, v in parse_qsl(parsed.query) if k != "options"]
+    options = " ".join([*(v for k, v in parse_qsl(parsed.query) if k == "options"),
+                        "-c default_transaction_read_only=on"])
+    return urlunparse(parsed._replace(query=urlencode([*query, ("options", options)])))
 
 
 def endpoint(decl: Json | None) -> Endpoint | None:
@@ -627,9 +686,17 @@ class Audit:
             if delta_db is None:
                 return
             db, table = delta_db, DELTA_VIEW
+        elif sink["kind"] == "iceberg_table":
+            if not write.get("key"):
+                self.unseen(at, unkeyed_lake(str(sink["name"]), "an Iceberg table"))
+                return
+            ice_db = self.iceberg_rows(sink, at)
+            if ice_db is None:
+                return
+            db, table = ice_db, ICEBERG_VIEW
         elif sink["kind"] not in SQL_KINDS:
             self.unseen(at, f"duplicates in `{sink['name']}` ({sink['kind']}): this audit reads SQL tables, local "
-                        "`files` sinks and local Delta tables only")
+                        "`files` sinks, local Delta tables and Iceberg tables with a local warehouse only")
             return
         else:
             table = table_of(sink)
@@ -675,13 +742,11 @@ class Audit:
             column = column_name(part, mode)
             if column and column in present:
                 scope = [column]
-        if sink["kind"] == "delta_table" and not key:
+        if sink["kind"] in ("delta_table", "iceberg_table") and not key:
             # Nothing in a row names the interval that wrote it: the same record committed by two
             # intervals (a copy of a source that keeps its rows) is no repeat.
-            self.unseen(at, f"duplicates in `{sink['name']}`: a Delta table written without key columns has no "
-                        "column naming the interval a row was written for, so a repeated record cannot be told "
-                        "from one that recurs in another interval (the attempt register's repeated commits are "
-                        "the evidence)")
+            self.unseen(at, unkeyed_lake(str(sink["name"]),
+                                         "a Delta table" if sink["kind"] == "delta_table" else "an Iceberg table"))
             return
         if ignored and not key:
             self.unseen(at, f"duplicates in `{sink['name']}`: its key or partition holds only run-scoped terms "
@@ -720,6 +785,27 @@ class Audit:
             return None
         db = ReadOnly.over_delta(delta.location(url, location))  # where the task writes it
         self.conns.open[f"delta:{name}"] = db  # closed with the others
+        return db
+
+    def iceberg_rows(self, sink: Json, at: Json) -> ReadOnly | None:
+        """An `iceberg_table` sink's current snapshot (ReadOnly.over_iceberg); None for a table
+        with no snapshot yet (nothing to compare), or, said as not observable, for a warehouse
+        in an object store or a table name that names the interval."""
+        name = str(sink["name"])
+        text = str((sink.get("params") or {}).get("table", ""))
+        if "{" in text:
+            self.unseen(at, f"duplicates in `{name}`: its table name changes with the interval ({text})")
+            return None
+        where = iceberg.locate(self.env.get("FLOW_CONN_" + name.upper()), name)
+        if not where.warehouse.startswith("file:"):
+            self.unseen(at, f"duplicates in `{name}`: its Iceberg warehouse is in an object store, which this audit "
+                        "does not read yet")
+            return None
+        db = ReadOnly.over_iceberg(where, iceberg.identifier(text, name), name)
+        if db is None:
+            self.ran(at, "duplicate-key")
+            return None
+        self.conns.open[f"iceberg:{name}"] = db  # closed with the others
         return db
 
     def files_rows(self, sink: Json, at: Json) -> tuple[ReadOnly, str, list[str]] | None:
@@ -890,6 +976,13 @@ class Audit:
         if not emit.get("kind_has_idempotency_key"):
             self.unseen(at, f"a message of `{effect['name']}` sent again after a crash between its send and its "
                         "mark leaves no trace in the outbox (the receiver's log shows it)")
+
+
+def unkeyed_lake(name: str, what: str) -> str:
+    """Why the duplicates of a table format's sink written without key columns are not observable."""
+    return (f"duplicates in `{name}`: {what} written without key columns has no column naming the interval a "
+            "row was written for, so a repeated record cannot be told from one that recurs in another interval "
+            "(the attempt register's repeated commits are the evidence)")
 
 
 def interval_length(intervals: list[tuple[str, str]]) -> timedelta:

@@ -28,6 +28,8 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlparse, urlunparse
 from .context import FlowError
 
 TXN_PROPERTY = "flowc.txn"
+# The catalog's name: pyiceberg's SQL catalog keys every table it holds by it.
+CATALOG = "flowc"
 NO_SNAPSHOT = -1
 
 
@@ -77,7 +79,7 @@ def catalog(where: Where) -> Any:
         Path(unquote(urlparse(where.warehouse).path)).mkdir(parents=True, exist_ok=True)
     if where.catalog_uri.startswith("sqlite:///"):
         Path(where.catalog_uri[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
-    return SqlCatalog("flowc", uri=where.catalog_uri, warehouse=where.warehouse)
+    return SqlCatalog(CATALOG, uri=where.catalog_uri, warehouse=where.warehouse)
 
 
 def identifier(table: str, name: str) -> tuple[str, str]:
