@@ -105,6 +105,8 @@ class Outcome:
     log: list[str] = field(default_factory=list)
     # extra checks of the cell (an assertion that failed, in words)
     problems: list[str] = field(default_factory=list)
+    # what `flowc audit` found for the cell's output (its audit column)
+    audit: str = ""
 
 
 class Setup:
@@ -128,6 +130,17 @@ class Setup:
         if self.code.exists():
             shutil.rmtree(self.code)
         matrix.scaffold(flowc, self.code, [str(FLOW)])
+        # Each task's IR (its writes, as `flowc audit` reads them): the audit column's judge.
+        ir = work / "ir"
+        built = subprocess.run([str(flowc), "build", "--target", "ir", "--out", str(ir), str(FLOW)],
+                               capture_output=True, text=True, cwd=ROOT)
+        if built.returncode != 0:
+            raise RuntimeError(f"flowc build --target ir failed:\n{built.stderr}")
+        self.ir: dict[tuple[str, str], dict[str, Any]] = {}
+        for path in sorted(ir.glob("*.ir.json")):
+            pipeline = json.loads(path.read_text(encoding="utf-8"))
+            for task in pipeline["tasks"]:
+                self.ir[(pipeline["name"], task["name"])] = task
 
 
 class Cell:
@@ -151,6 +164,7 @@ class Cell:
         self.pg = pg
         self.schema = "ki_" + self.dir.name.replace("cell-", "").replace("-", "_").lower()
         self.kafka_sink = self.pipeline == "kq" and self.task != "lake"
+        self.audit_text = ""
 
     # -- the systems
     def start(self) -> None:
@@ -379,7 +393,39 @@ class Cell:
                 self.run_interval(1, "run-1-rerun", [])
         if self.pipeline == "kq" and self.task == "lake":
             problems += self.offsets_reach_the_end()
-        return Outcome(self.judge(), self.log, problems)
+        anomalies = self.judge()
+        ok, self.audit_text = self.audit_column(anomalies)
+        if not ok:
+            problems.append(f"audit: {self.audit_text}")
+        return Outcome(anomalies, self.log, problems, self.audit_text)
+
+    # -- what `flowc audit` finds (the cells' audit column, as the fault matrix's)
+    def audit_column(self, anomalies: set[str]) -> tuple[bool, str]:
+        """`flowc audit --format json` of this task over the cell's two days, with the task's
+        connections, judged as the fault matrix judges its own cells (matrix.audit_column): it
+        runs, finds no broken guarantee on a strong output, and finds duplicates where it can
+        see them exactly when the cell shows them. A cell whose attempts kept their state in
+        their own pod folders (`fresh_workdir`) leaves no register to audit."""
+        if self.fresh:
+            return True, "not run: each attempt's state was in its own pod folder"
+        env = self.env(INTERVALS[0], "audit", 1, [])
+        env.pop("FLOWC_FAULT", None)
+        env["FLOWC_PYTHON"] = sys.executable
+        proc = subprocess.run(
+            [str(matrix.flowc_bin()), "audit", "--format", "json", "--since", matrix.DAYS[0], "--until",
+             matrix.DAYS[1], "--at", matrix.AUDIT_AT, "--pipeline", self.pipeline, "--task", self.task, str(FLOW)],
+            env=env, cwd=self.dir, capture_output=True, text=True, timeout=300,
+        )
+        try:
+            audited: dict[str, Any] = json.loads(proc.stdout)
+        except json.JSONDecodeError:
+            audited = {"_error": f"flowc audit exit {proc.returncode}: {proc.stderr.strip()}"}
+        audited.setdefault("_exit", proc.returncode)
+        task = self.setup.ir[(self.pipeline, self.task)]
+        (write,) = [w for w in task["writes"] if w["sink"]["name"] == self.sink]
+        guarantee = self.setup.predicted[(self.pipeline, self.task, self.sink)]["guarantee"]
+        shown = {"duplicate rows": 1} if "dup" in anomalies else {}
+        return matrix.audit_column(task, self.sink, "write", write, guarantee, shown, audited, self.fault)
 
     # -- what the sink holds
     def observed(self) -> list[dict[str, Any]]:

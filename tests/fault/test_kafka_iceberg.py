@@ -80,8 +80,9 @@ def outcomes(setup: ki.Setup, pytestconfig: pytest.Config) -> dict[str, ki.Outco
             else:
                 good = outcome.anomalies <= ki.expected(guarantee) and not outcome.problems
             ok += good
-            ki.ROWS.append(f"{'ok ' if good else 'BAD'} {cid:<58} predicted {guarantee:<14} shows {shown}"
-                         + (f" ({'; '.join(outcome.problems)})" if outcome.problems else ""))
+            ki.ROWS.append(f"{'ok ' if good else 'BAD'} {cid:<58} predicted {guarantee:<14} shows {shown:<6} "
+                           f"audit: {outcome.audit or 'none'}"
+                           + (f" ({'; '.join(outcome.problems)})" if outcome.problems else ""))
     where = "PostgreSQL catalog" if pg else "SQLite catalog"
     ki.ROWS.append(f"kafka/iceberg cells ({where}): {ok}/{len(cells)} as predicted")
     return results
