@@ -164,7 +164,6 @@ class Cell:
         self.pg = pg
         self.schema = "ki_" + self.dir.name.replace("cell-", "").replace("-", "_").lower()
         self.kafka_sink = self.pipeline == "kq" and self.task != "lake"
-        self.audit_text = ""
 
     # -- the systems
     def start(self) -> None:
@@ -394,10 +393,10 @@ class Cell:
         if self.pipeline == "kq" and self.task == "lake":
             problems += self.offsets_reach_the_end()
         anomalies = self.judge()
-        ok, self.audit_text = self.audit_column(anomalies)
+        ok, audited = self.audit_column(anomalies)
         if not ok:
-            problems.append(f"audit: {self.audit_text}")
-        return Outcome(anomalies, self.log, problems, self.audit_text)
+            problems.append(f"audit: {audited}")
+        return Outcome(anomalies, self.log, problems, audited)
 
     # -- what `flowc audit` finds (the cells' audit column, as the fault matrix's)
     def audit_column(self, anomalies: set[str]) -> tuple[bool, str]:

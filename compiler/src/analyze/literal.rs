@@ -907,6 +907,19 @@ pub fn kafka_topic(topic: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Why `seconds` is no transaction timeout a Kafka producer takes, if it is
+/// not: librdkafka's `transaction.timeout.ms` is 1,000 to 2,147,483,647 ms.
+pub fn kafka_transaction_timeout(seconds: u64) -> Result<(), String> {
+    match seconds {
+        0 => Err("a transaction that may stay open for no time never commits".to_owned()),
+        1..=2_147_483 => Ok(()),
+        _ => Err(
+            "it is longer than a Kafka producer's longest transaction timeout (24d 20h 31m 23s)"
+                .to_owned(),
+        ),
+    }
+}
+
 /// Why `table` is no Iceberg table identifier the runtime's catalog takes,
 /// if it is not: `NAMESPACE.NAME`, both non-empty, with no path separator
 /// (the catalog makes folders of them), whitespace or control character.

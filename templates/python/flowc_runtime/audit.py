@@ -204,7 +204,7 @@ class ReadOnly:
             path = uri[len("sqlite:///"):]
             if not Path(path).is_file():
                 raise CannotAudit(f"`{name}`: the Iceberg catalog {path} does not exist")
-            uri = f"sqlite:///file:{quote(path)}?mode=ro&uri=true"
+            uri = f"sqlite:///file:{quote(os.path.abspath(path))}?mode=ro&uri=true"
         else:
             uri = read_only_pg(uri)
         try:
@@ -355,10 +355,10 @@ def read_only_pg(uri: str) -> str:
     """A SQLAlchemy URL of a PostgreSQL catalog whose sessions are read-only: `-c
     default_transaction_read_only=on` added to its `options`."""
     parsed = urlparse(uri)
-    query = [(k, v) for k, v in parse_qsl(parsed.query) if k != "options"]
-    options = " ".join([*(v for k, v in parse_qsl(parsed.query) if k == "options"),
-                        "-c default_transaction_read_only=on"])
-    return urlunparse(parsed._replace(query=urlencode([*query, ("options", options)])))
+    pairs = parse_qsl(parsed.query)
+    options = " ".join([*(v for k, v in pairs if k == "options"), "-c default_transaction_read_only=on"])
+    query = [(k, v) for k, v in pairs if k != "options"] + [("options", options)]
+    return urlunparse(parsed._replace(query=urlencode(query)))
 
 
 def endpoint(decl: Json | None) -> Endpoint | None:
@@ -687,8 +687,9 @@ class Audit:
                 return
             db, table = delta_db, DELTA_VIEW
         elif sink["kind"] == "iceberg_table":
+            # unkeyed: not observable (as below), said before the catalog is opened for nothing
             if not write.get("key"):
-                self.unseen(at, unkeyed_lake(str(sink["name"]), "an Iceberg table"))
+                self.unseen(at, unkeyed_lake(sink))
                 return
             ice_db = self.iceberg_rows(sink, at)
             if ice_db is None:
@@ -745,8 +746,7 @@ class Audit:
         if sink["kind"] in ("delta_table", "iceberg_table") and not key:
             # Nothing in a row names the interval that wrote it: the same record committed by two
             # intervals (a copy of a source that keeps its rows) is no repeat.
-            self.unseen(at, unkeyed_lake(str(sink["name"]),
-                                         "a Delta table" if sink["kind"] == "delta_table" else "an Iceberg table"))
+            self.unseen(at, unkeyed_lake(sink))
             return
         if ignored and not key:
             self.unseen(at, f"duplicates in `{sink['name']}`: its key or partition holds only run-scoped terms "
@@ -978,9 +978,10 @@ class Audit:
                         "mark leaves no trace in the outbox (the receiver's log shows it)")
 
 
-def unkeyed_lake(name: str, what: str) -> str:
-    """Why the duplicates of a table format's sink written without key columns are not observable."""
-    return (f"duplicates in `{name}`: {what} written without key columns has no column naming the interval a "
+def unkeyed_lake(sink: Json) -> str:
+    """Why the duplicates of a Delta or Iceberg sink written without key columns are not observable."""
+    what = "a Delta table" if sink["kind"] == "delta_table" else "an Iceberg table"
+    return (f"duplicates in `{sink['name']}`: {what} written without key columns has no column naming the interval a "
             "row was written for, so a repeated record cannot be told from one that recurs in another interval "
             "(the attempt register's repeated commits are the evidence)")
 

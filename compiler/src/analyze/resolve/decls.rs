@@ -374,21 +374,12 @@ impl Resolver<'_> {
         let Err(why) = why else {
             return true;
         };
-        let at = p.args.first().map_or(p.name.span, Value::span);
-        self.problem(Problem::BadSystemValue {
-            kind: kind.to_string(),
-            param: param.to_string(),
-            value: text.to_owned(),
-            why,
-            at: loc(f, at),
-        });
-        false
+        self.bad_system_value(f, p, kind, param, text.to_owned(), why)
     }
 
     /// Whether `value`, the number of the standard kind `kind`'s parameter
-    /// `param`, is in the range its system takes, where flowc knows it (a
-    /// Kafka producer's transaction timeout: librdkafka takes 1 s to
-    /// 2,147,483,647 ms): FL002 where it is not.
+    /// `param`, is one its system takes, where flowc knows the system's range
+    /// (a Kafka producer's transaction timeout): FL002 where it is not.
     pub(super) fn system_range(
         &mut self,
         f: FileId,
@@ -397,26 +388,31 @@ impl Resolver<'_> {
         param: &str,
         value: &ParamValue,
     ) -> bool {
-        let range = match (kind, param) {
-            ("kafka_topic", "transaction_timeout") => 1..=2_147_483,
-            _ => return true,
-        };
-        let ParamValue::Int(n) = value else {
+        let (("kafka_topic", "transaction_timeout"), ParamValue::Int(n)) = ((kind, param), value)
+        else {
             return true;
         };
-        if range.contains(n) {
+        let Err(why) = literal::kafka_transaction_timeout(*n) else {
             return true;
-        }
+        };
         let shown = match p.args.as_slice() {
             [Value::Number(x)] => x.name.clone(),
             _ => format!("{n}s"),
         };
-        let why = if *n == 0 {
-            "a transaction that may stay open for no time never commits".to_string()
-        } else {
-            "it is longer than a Kafka producer's longest transaction timeout (24d 20h 31m 23s)"
-                .to_string()
-        };
+        self.bad_system_value(f, p, kind, param, shown, why)
+    }
+
+    /// FL002 for `shown`, the value of the standard kind `kind`'s parameter
+    /// `param`, which its system refuses for `why`; false, for the callers.
+    fn bad_system_value(
+        &mut self,
+        f: FileId,
+        p: &ast::Setting,
+        kind: &str,
+        param: &str,
+        shown: String,
+        why: String,
+    ) -> bool {
         let at = p.args.first().map_or(p.name.span, Value::span);
         self.problem(Problem::BadSystemValue {
             kind: kind.to_string(),
