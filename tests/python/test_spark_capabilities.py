@@ -5,6 +5,8 @@ the rest before it starts Spark."""
 from __future__ import annotations
 
 import json
+import os
+import uuid
 from pathlib import Path
 from typing import cast
 
@@ -51,3 +53,43 @@ def test_anything_else_is_refused_with_exit_65_before_spark_starts(kind: str, mo
            "FLOW_RUN_ID": "r", "FLOWC_STATE": "sqlite:///dev/null/never"}
     # the refusal comes before the state store or Spark are reached: exit 65
     assert spark_run.run(task(kind, mode, emits), lambda ctx, inputs: {}, env) == 65
+
+
+PG = os.environ.get("FLOWC_TEST_PG")
+
+
+@pytest.mark.skipif(not PG, reason="FLOWC_TEST_PG is not set")
+def test_a_postgres_catalog_gets_its_tables_in_its_schema_beside_another_catalog() -> None:
+    """Iceberg's JdbcCatalog skips creating `iceberg_tables` when any schema of the database has
+    one: the runtime creates the catalog's tables in the connection's schema itself."""
+    import psycopg
+
+    from flowc_runtime import iceberg
+    from flowc_runtime.spark import session
+
+    assert PG is not None
+    schema = f"flowc_sp_{uuid.uuid4().hex[:8]}"
+    other = f"flowc_sp_other_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(PG, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+        conn.execute(f"CREATE SCHEMA {other}")
+        conn.execute(f"CREATE TABLE {other}.iceberg_tables (catalog_name VARCHAR(255))")
+    try:
+        sep = "&" if "?" in PG else "?"
+        catalog = f"postgresql+psycopg://{PG.split('://', 1)[1]}{sep}options=-csearch_path%3D{schema}"
+        where = iceberg.Where(catalog_uri=catalog, warehouse="file:///tmp/unused", state_url=PG)
+        props = session.jdbc(where, "facts")
+        assert props["uri"].endswith(f"currentSchema={schema}"), props
+        session.jdbc(where, "facts")  # a second attempt finds them: nothing to do
+        with psycopg.connect(PG, autocommit=True) as conn:
+            tables = {r[0] for r in conn.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", (schema,))}
+            columns = {r[0] for r in conn.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = %s "
+                "AND table_name = 'iceberg_tables'", (schema,))}
+        assert tables == {"iceberg_tables", "iceberg_namespace_properties"}, tables
+        assert "iceberg_type" in columns  # the schema pyiceberg makes and reads without a warning
+    finally:
+        with psycopg.connect(PG, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+            conn.execute(f"DROP SCHEMA {other} CASCADE")

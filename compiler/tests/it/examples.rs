@@ -93,3 +93,45 @@ fn the_repository_checks_clean_at_its_root() {
         .unwrap_or(0);
     assert!(checked >= common::flow_files("examples").len(), "{text}");
 }
+
+/// The Spark example's generated DAG and Workflow, as `flowc build` writes
+/// them: the task runs `spark-submit` in its image with its resources, and
+/// takes the exit codes of every other task.
+#[test]
+fn the_spark_example_builds_a_dag_and_a_workflow() {
+    let out = tempfile::tempdir().expect("temp dir");
+    for target in ["airflow", "argo"] {
+        let dest = out.path().join(target);
+        let run = crate::common::flowc()
+            .current_dir(common::repo_root())
+            .env("NO_COLOR", "1")
+            .args(["build", "--target", target, "--out"])
+            .arg(&dest)
+            .arg("examples/clicks_spark.flow")
+            .output()
+            .expect("flowc runs");
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+    }
+    let dag = std::fs::read_to_string(out.path().join("airflow/clicks_spark.py")).expect("the DAG");
+    let workflow =
+        std::fs::read_to_string(out.path().join("argo/clicks_spark.yaml")).expect("the Workflow");
+    for text in [&dag, &workflow] {
+        assert!(text.contains("spark-submit"), "{text}");
+        assert!(text.contains("ghcr.io/acme/clicks-spark:1.4.0"), "{text}");
+    }
+    assert!(
+        dag.contains(r#"container_resources={"cpu": "4", "memory": "8Gi"}"#),
+        "{dag}"
+    );
+    assert!(
+        workflow.contains("asInt(lastRetry.exitCode) != 65"),
+        "{workflow}"
+    );
+    insta::assert_snapshot!("clicks_spark_dag", dag);
+    insta::assert_snapshot!("clicks_spark_workflow", workflow);
+}

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlparse
 
 from .. import iceberg
-from ..context import FlowError
+from ..context import FlowError, redact
 from ..spec import Endpoint, Task
 
 CATALOG = "flowc"
@@ -46,8 +46,43 @@ def jdbc(where: iceberg.Where, name: str) -> dict[str, str]:
                 params.append("currentSchema=" + value.split("search_path=", 1)[1].split()[0])
         query = ("?" + "&".join(params)) if params else ""
         props["uri"] = f"jdbc:postgresql://{host}{port}{parsed.path}{query}"
+        pg_catalog_tables("postgresql" + uri[len("postgresql+psycopg"):], name)
         return props
     raise FlowError(f"`{name}` (iceberg_table): no JDBC driver for the catalog database of its connection")
+
+
+# The catalog tables as pyiceberg's `SqlCatalog` makes them (Iceberg's schema "V1": with
+# `iceberg_type`, so views can live there too), which Iceberg's JdbcCatalog reads as they are.
+PG_CATALOG_TABLES = (
+    "CREATE TABLE IF NOT EXISTS iceberg_tables (catalog_name VARCHAR(255) NOT NULL, "
+    "table_namespace VARCHAR(255) NOT NULL, table_name VARCHAR(255) NOT NULL, "
+    "metadata_location VARCHAR(1000), previous_metadata_location VARCHAR(1000), iceberg_type VARCHAR(5), "
+    "PRIMARY KEY (catalog_name, table_namespace, table_name))",
+    "CREATE TABLE IF NOT EXISTS iceberg_namespace_properties (catalog_name VARCHAR(255) NOT NULL, "
+    "namespace VARCHAR(255) NOT NULL, property_key VARCHAR(255) NOT NULL, property_value VARCHAR(1000), "
+    "PRIMARY KEY (catalog_name, namespace, property_key))",
+)
+
+
+def pg_catalog_tables(url: str, name: str) -> None:
+    """Create the catalog's two tables in the connection's schema, unless they are there.
+
+    Iceberg's JdbcCatalog creates them itself only when no table of that name exists in *any*
+    schema of the database (it asks `DatabaseMetaData.getTables(null, null, "iceberg_tables",
+    null)`): with a second catalog in another schema (another team's, a test's), it skipped the
+    creation and every attempt then failed on `relation "iceberg_tables" does not exist`."""
+    import psycopg
+
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            for statement in PG_CATALOG_TABLES:
+                try:
+                    conn.execute(statement)
+                except (psycopg.errors.UniqueViolation, psycopg.errors.DuplicateTable):
+                    pass  # created at this moment by a concurrent attempt: `IF NOT EXISTS` races in PostgreSQL
+    except psycopg.Error as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise FlowError(f"`{name}` (iceberg_table): the catalog database refused its tables: {redact(first)}") from err
 
 
 def iceberg_conf(task: Task, conn: dict[str, str | None]) -> dict[str, str]:
