@@ -12,7 +12,7 @@ from typing import cast
 
 import pytest
 
-from flowc_runtime.context import Invalid
+from flowc_runtime.context import FlowError, Invalid
 from flowc_runtime.spark import attempt as spark_run
 from flowc_runtime.spec import Emit, Endpoint, Mode, Read, Task, Write
 
@@ -93,3 +93,37 @@ def test_a_postgres_catalog_gets_its_tables_in_its_schema_beside_another_catalog
         with psycopg.connect(PG, autocommit=True) as conn:
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
             conn.execute(f"DROP SCHEMA {other} CASCADE")
+
+
+@pytest.mark.skipif(not PG, reason="FLOWC_TEST_PG is not set")
+def test_a_role_without_create_works_on_catalog_tables_made_before() -> None:
+    """The near miss: the tables are there, made by another role; the task's role may not
+    create tables in the schema, and needs not."""
+    import psycopg
+
+    from flowc_runtime import iceberg
+    from flowc_runtime.spark import session
+
+    assert PG is not None
+    schema = f"flowc_sp_{uuid.uuid4().hex[:8]}"
+    role = f"flowc_sp_task_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(PG, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+        conn.execute(f"CREATE ROLE {role} LOGIN")
+        conn.execute(f"GRANT USAGE ON SCHEMA {schema} TO {role}")
+    try:
+        sep = "&" if "?" in PG else "?"
+        own = f"postgresql+psycopg://{PG.split('://', 1)[1]}{sep}options=-csearch_path%3D{schema}"
+        session.jdbc(iceberg.Where(catalog_uri=own, warehouse="file:///tmp/unused", state_url=PG), "facts")
+        host = PG.split("@", 1)[1] if "@" in PG else PG.split("://", 1)[1]
+        theirs = f"postgresql+psycopg://{role}@{host}{sep}options=-csearch_path%3D{schema}"
+        where = iceberg.Where(catalog_uri=theirs, warehouse="file:///tmp/unused", state_url=PG)
+        session.jdbc(where, "facts")  # finds both tables: creates nothing, needs no CREATE
+        with psycopg.connect(PG, autocommit=True) as conn:
+            conn.execute(f"DROP TABLE {schema}.iceberg_namespace_properties")
+        with pytest.raises(FlowError, match="refused its tables"):
+            session.jdbc(where, "facts")  # one is missing and this role may not make it
+    finally:
+        with psycopg.connect(PG, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+            conn.execute(f"DROP ROLE {role}")

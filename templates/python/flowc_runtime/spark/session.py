@@ -54,18 +54,20 @@ def jdbc(where: iceberg.Where, name: str) -> dict[str, str]:
 # The catalog tables as pyiceberg's `SqlCatalog` makes them (Iceberg's schema "V1": with
 # `iceberg_type`, so views can live there too), which Iceberg's JdbcCatalog reads as they are.
 PG_CATALOG_TABLES = (
-    "CREATE TABLE IF NOT EXISTS iceberg_tables (catalog_name VARCHAR(255) NOT NULL, "
+    ("iceberg_tables", "CREATE TABLE IF NOT EXISTS iceberg_tables (catalog_name VARCHAR(255) NOT NULL, "
     "table_namespace VARCHAR(255) NOT NULL, table_name VARCHAR(255) NOT NULL, "
     "metadata_location VARCHAR(1000), previous_metadata_location VARCHAR(1000), iceberg_type VARCHAR(5), "
-    "PRIMARY KEY (catalog_name, table_namespace, table_name))",
-    "CREATE TABLE IF NOT EXISTS iceberg_namespace_properties (catalog_name VARCHAR(255) NOT NULL, "
-    "namespace VARCHAR(255) NOT NULL, property_key VARCHAR(255) NOT NULL, property_value VARCHAR(1000), "
-    "PRIMARY KEY (catalog_name, namespace, property_key))",
+    "PRIMARY KEY (catalog_name, table_namespace, table_name))"),
+    ("iceberg_namespace_properties", "CREATE TABLE IF NOT EXISTS iceberg_namespace_properties (catalog_name "
+     "VARCHAR(255) NOT NULL, namespace VARCHAR(255) NOT NULL, property_key VARCHAR(255) NOT NULL, "
+     "property_value VARCHAR(1000), PRIMARY KEY (catalog_name, namespace, property_key))"),
 )
 
 
 def pg_catalog_tables(url: str, name: str) -> None:
-    """Create the catalog's two tables in the connection's schema, unless they are there.
+    """Create the catalog's two tables in the connection's schema, unless the connection's
+    `search_path` already finds them (as the catalog's own unqualified queries will): a role
+    without `CREATE` on the schema works on tables made once by someone else.
 
     Iceberg's JdbcCatalog creates them itself only when no table of that name exists in *any*
     schema of the database (it asks `DatabaseMetaData.getTables(null, null, "iceberg_tables",
@@ -75,7 +77,10 @@ def pg_catalog_tables(url: str, name: str) -> None:
 
     try:
         with psycopg.connect(url, autocommit=True) as conn:
-            for statement in PG_CATALOG_TABLES:
+            for table, statement in PG_CATALOG_TABLES:
+                row = conn.execute("SELECT to_regclass(%s)", (table,)).fetchone()
+                if row is not None and row[0] is not None:
+                    continue
                 try:
                     conn.execute(statement)
                 except (psycopg.errors.UniqueViolation, psycopg.errors.DuplicateTable):
