@@ -117,6 +117,10 @@ def test_a_role_without_create_works_on_catalog_tables_made_before() -> None:
         session.jdbc(iceberg.Where(catalog_uri=own, warehouse="file:///tmp/unused", state_url=PG), "facts")
         host = PG.split("@", 1)[1] if "@" in PG else PG.split("://", 1)[1]
         theirs = f"postgresql+psycopg://{role}@{host}{sep}options=-csearch_path%3D{schema}"
+        try:
+            psycopg.connect("postgresql" + theirs[len("postgresql+psycopg"):]).close()
+        except psycopg.OperationalError as err:
+            pytest.skip(f"the server does not let a new role log in without a password: {err}")
         where = iceberg.Where(catalog_uri=theirs, warehouse="file:///tmp/unused", state_url=PG)
         session.jdbc(where, "facts")  # finds both tables: creates nothing, needs no CREATE
         with psycopg.connect(PG, autocommit=True) as conn:
