@@ -8,7 +8,7 @@ import json
 import os
 import uuid
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import pytest
 
@@ -58,13 +58,26 @@ def test_anything_else_is_refused_with_exit_65_before_spark_starts(kind: str, mo
 PG = os.environ.get("FLOWC_TEST_PG")
 
 
+def catalog_at(schema: str, role: str | None = None) -> Any:
+    """The `Where` of an Iceberg catalog in `schema` of FLOWC_TEST_PG's database, reached as
+    FLOWC_TEST_PG's user or as `role`."""
+    from flowc_runtime import iceberg
+
+    assert PG is not None
+    sep = "&" if "?" in PG else "?"
+    server = PG.split("://", 1)[1]
+    if role is not None:
+        server = f"{role}@{server.split('@', 1)[-1]}"
+    uri = f"postgresql+psycopg://{server}{sep}options=-csearch_path%3D{schema}"
+    return iceberg.Where(catalog_uri=uri, warehouse="file:///tmp/unused", state_url=PG)
+
+
 @pytest.mark.skipif(not PG, reason="FLOWC_TEST_PG is not set")
 def test_a_postgres_catalog_gets_its_tables_in_its_schema_beside_another_catalog() -> None:
     """Iceberg's JdbcCatalog skips creating `iceberg_tables` when any schema of the database has
     one: the runtime creates the catalog's tables in the connection's schema itself."""
     import psycopg
 
-    from flowc_runtime import iceberg
     from flowc_runtime.spark import session
 
     assert PG is not None
@@ -75,9 +88,7 @@ def test_a_postgres_catalog_gets_its_tables_in_its_schema_beside_another_catalog
         conn.execute(f"CREATE SCHEMA {other}")
         conn.execute(f"CREATE TABLE {other}.iceberg_tables (catalog_name VARCHAR(255))")
     try:
-        sep = "&" if "?" in PG else "?"
-        catalog = f"postgresql+psycopg://{PG.split('://', 1)[1]}{sep}options=-csearch_path%3D{schema}"
-        where = iceberg.Where(catalog_uri=catalog, warehouse="file:///tmp/unused", state_url=PG)
+        where = catalog_at(schema)
         props = session.jdbc(where, "facts")
         assert props["uri"].endswith(f"currentSchema={schema}"), props
         session.jdbc(where, "facts")  # a second attempt finds them: nothing to do
@@ -101,7 +112,6 @@ def test_a_role_without_create_works_on_catalog_tables_made_before() -> None:
     create tables in the schema, and needs not."""
     import psycopg
 
-    from flowc_runtime import iceberg
     from flowc_runtime.spark import session
 
     assert PG is not None
@@ -112,16 +122,12 @@ def test_a_role_without_create_works_on_catalog_tables_made_before() -> None:
         conn.execute(f"CREATE ROLE {role} LOGIN")
         conn.execute(f"GRANT USAGE ON SCHEMA {schema} TO {role}")
     try:
-        sep = "&" if "?" in PG else "?"
-        own = f"postgresql+psycopg://{PG.split('://', 1)[1]}{sep}options=-csearch_path%3D{schema}"
-        session.jdbc(iceberg.Where(catalog_uri=own, warehouse="file:///tmp/unused", state_url=PG), "facts")
-        host = PG.split("@", 1)[1] if "@" in PG else PG.split("://", 1)[1]
-        theirs = f"postgresql+psycopg://{role}@{host}{sep}options=-csearch_path%3D{schema}"
+        session.jdbc(catalog_at(schema), "facts")
+        where = catalog_at(schema, role)
         try:
-            psycopg.connect("postgresql" + theirs[len("postgresql+psycopg"):]).close()
+            psycopg.connect("postgresql" + where.catalog_uri[len("postgresql+psycopg"):]).close()
         except psycopg.OperationalError as err:
             pytest.skip(f"the server does not let a new role log in without a password: {err}")
-        where = iceberg.Where(catalog_uri=theirs, warehouse="file:///tmp/unused", state_url=PG)
         session.jdbc(where, "facts")  # finds both tables: creates nothing, needs no CREATE
         with psycopg.connect(PG, autocommit=True) as conn:
             conn.execute(f"DROP TABLE {schema}.iceberg_namespace_properties")
