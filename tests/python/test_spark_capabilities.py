@@ -60,7 +60,7 @@ PG = os.environ.get("FLOWC_TEST_PG")
 
 def catalog_at(schema: str, role: str | None = None) -> Any:
     """The `Where` of an Iceberg catalog in `schema` of FLOWC_TEST_PG's database, reached as
-    FLOWC_TEST_PG's user or as `role`."""
+    FLOWC_TEST_PG's user or as `role` (as a task's connection URL names it)."""
     from flowc_runtime import iceberg
 
     assert PG is not None
@@ -68,8 +68,8 @@ def catalog_at(schema: str, role: str | None = None) -> Any:
     server = PG.split("://", 1)[1]
     if role is not None:
         server = f"{role}@{server.split('@', 1)[-1]}"
-    uri = f"postgresql+psycopg://{server}{sep}options=-csearch_path%3D{schema}"
-    return iceberg.Where(catalog_uri=uri, warehouse="file:///tmp/unused", state_url=PG)
+    return iceberg.locate(f"postgresql://{server}{sep}options=-csearch_path%3D{schema}&warehouse=file:///tmp/unused",
+                          "facts")
 
 
 @pytest.mark.skipif(not PG, reason="FLOWC_TEST_PG is not set")
@@ -125,7 +125,7 @@ def test_a_role_without_create_works_on_catalog_tables_made_before() -> None:
         session.jdbc(catalog_at(schema), "facts")
         where = catalog_at(schema, role)
         try:
-            psycopg.connect("postgresql" + where.catalog_uri[len("postgresql+psycopg"):]).close()
+            psycopg.connect(where.state_url).close()
         except psycopg.OperationalError as err:
             pytest.skip(f"the server does not let a new role log in without a password: {err}")
         session.jdbc(where, "facts")  # finds both tables: creates nothing, needs no CREATE

@@ -331,9 +331,6 @@ class Cell:
         from pyiceberg.catalog.sql import SqlCatalog
         from pyiceberg.exceptions import NoSuchTableError
 
-        # Iceberg's JdbcCatalog creates its table without the column pyiceberg added for views
-        # (`iceberg_type`); pyiceberg reads it as is and warns on every load: not a finding here
-        logging.getLogger("pyiceberg.catalog.sql").setLevel(logging.ERROR)
         lake = self.dir / "lake"
         if self.pg:
             uri = "postgresql+psycopg://" + self.pg_url().split("://", 1)[1]
@@ -409,6 +406,9 @@ def main() -> int:
     parser.add_argument("--also-postgres", action="append", default=[], metavar="FAULT",
                         help="run this cell once more with the catalog and the state on PostgreSQL")
     args = parser.parse_args()
+    # Iceberg's JdbcCatalog creates its table without the column pyiceberg added for views
+    # (`iceberg_type`); pyiceberg reads it as is and warns on every load: not a finding here
+    logging.getLogger("pyiceberg.catalog.sql").setLevel(logging.ERROR)
     unknown = sorted(set(args.only + args.also_postgres) - set(FAULTS))
     if unknown:
         print(f"spark cells: no cell {', '.join(unknown)} (cells: {', '.join(FAULTS)})", file=sys.stderr)

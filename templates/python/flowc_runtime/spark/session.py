@@ -46,7 +46,7 @@ def jdbc(where: iceberg.Where, name: str) -> dict[str, str]:
                 params.append("currentSchema=" + value.split("search_path=", 1)[1].split()[0])
         query = ("?" + "&".join(params)) if params else ""
         props["uri"] = f"jdbc:postgresql://{host}{port}{parsed.path}{query}"
-        pg_catalog_tables("postgresql" + uri[len("postgresql+psycopg"):], name)
+        pg_catalog_tables(where.state_url, name)  # the same database, as psycopg reaches it
         return props
     raise FlowError(f"`{name}` (iceberg_table): no JDBC driver for the catalog database of its connection")
 
