@@ -180,6 +180,24 @@ pub fn findings(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// A large file is parsed in chunks (cut between items and between the
+/// statements of a block): whatever the text, cut in 2 to 4 chunks it parses
+/// to exactly what the whole text parses to, spans and problems included,
+/// or the chunked parse declines.
+pub fn chunks_hold(text: &str) -> Result<(), String> {
+    let whole = crate::syntax::parse(FileId(0), text);
+    for chunks in 2..=4 {
+        if let Some(parts) = crate::syntax::parser::parse_in_chunks(FileId(0), text, chunks) {
+            if parts != whole {
+                return Err(format!(
+                    "{chunks} chunks parse differently from the whole file\n--- whole\n{whole:?}\n--- chunks\n{parts:?}"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Format `text` and verify the formatter's promises. Returns the formatted
 /// text, or `None` when the formatter refused a file that does not parse.
 pub fn format_holds(text: &str) -> Result<Option<String>, String> {

@@ -116,19 +116,36 @@ const CHUNKED_MIN_BYTES: usize = 256 * 1024;
 /// builds for the chunks being parsed at one time stay small.
 const CHUNK_BYTES: usize = 64 * 1024;
 
+/// The first lines of the blocks open at a cut, outermost first: an item's
+/// (`pipeline p {`, `sink s: k {`, `kind k {`), then perhaps a task's, then
+/// perhaps the task's `env {`. Each is a line `(start, end)` of the file,
+/// its line break included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Heads {
+    lines: [(usize, usize); 3],
+    open: usize,
+}
+
+impl Heads {
+    fn lines(&self) -> &[(usize, usize)] {
+        &self.lines[..self.open]
+    }
+}
+
 /// A place where the file can be cut: the start of a line that begins a
-/// top-level item after another one ended, or a line that begins a `task`
-/// right after the previous task of the same pipeline ended.
+/// top-level item after another one ended, or a line that begins a statement
+/// of an item's block (or of a task's) after the previous statement ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Cut {
     at: usize,
-    /// For a cut inside a pipeline: the pipeline's first line (start, end),
-    /// which the chunk after the cut repeats so that it parses on its own.
-    header: Option<(usize, usize)>,
+    /// For a cut inside blocks: their first lines, which the chunk after
+    /// the cut repeats so that it parses on its own (the chunk before closes
+    /// them with a `}` each).
+    heads: Heads,
 }
 
 /// Parse a large file in chunks on all cores. A chunk is cut so that it
-/// parses as a file of its own: a cut inside a pipeline closes it with `}`
+/// parses as a file of its own: a cut inside a block closes it with `}`
 /// before the cut and repeats its first line after. `None` (parse the whole
 /// file instead) for small files, a single core, no place to cut, or any
 /// chunk that does not parse: the whole-file parse then explains the error
@@ -159,30 +176,32 @@ pub fn parse_in_chunks(
     if cuts.is_empty() {
         return None;
     }
+    let start = Cut {
+        at: 0,
+        heads: Heads::default(),
+    };
     let end = Cut {
         at: text.len(),
-        header: None,
+        heads: Heads::default(),
     };
-    let bounds: Vec<(Cut, Cut)> = std::iter::once(Cut {
-        at: 0,
-        header: None,
-    })
-    .chain(cuts.iter().copied())
-    .zip(cuts.iter().copied().chain(std::iter::once(end)))
-    .collect();
+    let bounds: Vec<(Cut, Cut)> = std::iter::once(start)
+        .chain(cuts.iter().copied())
+        .zip(cuts.iter().copied().chain(std::iter::once(end)))
+        .collect();
     // The text pest sees for a chunk, and where it sits in the file.
     let piece = |(begin, end): (Cut, Cut)| {
         let mut piece = String::new();
         let mut map = PosMap {
-            header: None,
+            heads: [(0, 0); 3],
+            open: begin.heads.open,
             base: begin.at,
         };
-        if let Some((hs, he)) = begin.header {
+        for (k, &(hs, he)) in begin.heads.lines().iter().enumerate() {
             piece.push_str(&text[hs..he]);
-            map.header = Some((hs, he - hs));
+            map.heads[k] = (hs, he - hs);
         }
         piece.push_str(&text[begin.at..end.at]);
-        if end.header.is_some() {
+        for _ in 0..end.heads.open {
             piece.push_str("}\n");
         }
         lower_text(file, &piece, map)
@@ -202,21 +221,21 @@ pub fn parse_in_chunks(
     if failed.load(Ordering::Relaxed) {
         return None;
     }
-    // Tasks still to join to a pipeline the chunk before left open, from
-    // each chunk on: the joined task lists are sized once, not grown.
+    // What each chunk adds to the item the chunk before left open (summed
+    // over the chunks that go on with it), so that the joined lists are
+    // sized once, not grown.
     let mut joining: Vec<usize> = done
         .iter()
         .zip(&bounds)
-        .map(|(result, (begin, _))| match (begin.header, result) {
-            (Some(_), Some((items, _))) => match items.first() {
-                Some(Item::Pipeline(p)) => p.tasks.len(),
-                _ => 0,
-            },
-            _ => 0,
+        .map(|(result, (begin, _))| match (begin.heads.open, result) {
+            (0, _) | (_, None) => 0,
+            (_, Some((items, _))) => items.first().map_or(0, Item::statements),
         })
         .collect();
     for k in (1..joining.len()).rev() {
-        joining[k - 1] += joining[k];
+        if bounds[k].0.heads.open > 0 {
+            joining[k - 1] += joining[k];
+        }
     }
     let mut items: Vec<Item> = Vec::new();
     let mut diags = Vec::new();
@@ -224,42 +243,120 @@ pub fn parse_in_chunks(
         let (more, d) = result?;
         diags.extend(d);
         let mut more = more.into_iter();
-        if begin.header.is_some() {
-            // The chunk goes on with the pipeline the previous one closed.
-            let (Some(Item::Pipeline(prev)), Some(Item::Pipeline(next))) =
-                (items.last_mut(), more.next())
-            else {
-                return None;
-            };
-            if prev.name.name != next.name.name {
-                return None;
-            }
-            prev.settings.extend(next.settings);
-            prev.allows.extend(next.allows);
-            prev.tasks.reserve(still);
-            prev.tasks.extend(next.tasks);
-            prev.span.end = next.span.end;
+        if begin.heads.open > 0 {
+            // The chunk goes on with the item the previous one closed.
+            join(items.last_mut()?, more.next()?, begin.heads.open, still)?;
         }
         items.extend(more);
     }
     Some((Some(File { items }), diags))
 }
 
+impl Item {
+    /// How many entries the item holds in the list that grows most when a
+    /// chunk goes on with it: a pipeline's tasks, a declaration's or a
+    /// kind's lines.
+    fn statements(&self) -> usize {
+        match self {
+            Item::Pipeline(p) => p.tasks.len(),
+            Item::Decl(d) => d.props.len(),
+            Item::Kind(k) => k.lines.len(),
+            Item::Use(_) => 0,
+        }
+    }
+}
+
+/// Append to `prev` what `next` holds of the same item, continued by the
+/// chunk after a cut inside `open` blocks (the item's, then a task's, then
+/// its `env`); `still` sizes its lists. `None` when `next` is not the same
+/// item.
+fn join(prev: &mut Item, next: Item, open: usize, still: usize) -> Option<()> {
+    match (prev, next) {
+        (Item::Pipeline(a), Item::Pipeline(b)) if a.name.name == b.name.name => {
+            let mut tasks = b.tasks.into_iter();
+            if open >= 2 {
+                let (Some(t), Some(u)) = (a.tasks.last_mut(), tasks.next()) else {
+                    return None;
+                };
+                if t.name.name != u.name.name {
+                    return None;
+                }
+                let mut stmts = u.stmts.into_iter();
+                if open == 3 {
+                    let (Some(TaskStmt::Env(e)), Some(TaskStmt::Env(f))) =
+                        (t.stmts.last_mut(), stmts.next())
+                    else {
+                        return None;
+                    };
+                    e.entries.extend(f.entries);
+                    e.span.end = f.span.end;
+                }
+                t.stmts.extend(stmts);
+                t.span.end = u.span.end;
+            }
+            a.tasks.reserve(still);
+            a.settings.extend(b.settings);
+            a.params.extend(b.params);
+            a.allows.extend(b.allows);
+            a.tasks.extend(tasks);
+            a.span.end = b.span.end;
+        }
+        (Item::Decl(a), Item::Decl(b))
+            if open == 1 && a.name.name == b.name.name && a.role == b.role =>
+        {
+            a.props.reserve(still);
+            a.props.extend(b.props);
+            a.span.end = b.span.end;
+        }
+        (Item::Kind(a), Item::Kind(b)) if open == 1 && a.name.name == b.name.name => {
+            a.lines.reserve(still);
+            a.lines.extend(b.lines);
+            a.params.extend(b.params);
+            a.span.end = b.span.end;
+        }
+        _ => return None,
+    }
+    Some(())
+}
+
+/// What a `{` opens, for [`cuts`]: a block whose statements may be cut
+/// between (an item's, a task's in a pipeline, an `env` in a task), or
+/// anything else.
+#[derive(Clone, Copy)]
+enum Open {
+    Item {
+        line: (usize, usize),
+        pipeline: bool,
+    },
+    Task {
+        line: (usize, usize),
+    },
+    Env {
+        line: (usize, usize),
+    },
+    Other,
+}
+
 /// Up to `chunks - 1` cuts that split `text` into chunks of about equal size
 /// (see [`Cut`]), found in one pass over the code outside strings and
 /// comments; `None` for brackets nested deeper than [`MAX_NESTING`], which
 /// pest must not see (the whole-file path reports them).
+///
+/// A cut inside blocks is only made where the grammar ends a statement
+/// anyway: at the start of a line whose first code character may begin a
+/// statement (or an `env` entry), in blocks that are all an item's, a
+/// task's or an `env` (not a bracket or a setting's `{ ... }`), after a line
+/// that does not end with a comma (the one way a statement goes on to the
+/// next line outside them).
 fn cuts(text: &str, chunks: usize) -> Option<Vec<Cut>> {
     let bytes = text.as_bytes();
     let target = text.len() / chunks;
     let mut out: Vec<Cut> = Vec::new();
-    let mut depth = 0usize;
+    let mut open: Vec<Open> = Vec::new();
     let mut line_start = 0usize;
     let mut line_has_code = false;
-    // The last code character that is not a blank, and the pipeline (first
-    // line) whose block is open at depth 1.
+    // The last code character that is not a blank (`"` for a string).
     let mut last = '\n';
-    let mut pipeline: Option<(usize, usize)> = None;
     let starts_word = |at: usize, word: &str| {
         bytes[at..].starts_with(word.as_bytes())
             && bytes
@@ -267,7 +364,12 @@ fn cuts(text: &str, chunks: usize) -> Option<Vec<Cut>> {
                 .is_some_and(|b| *b == b' ' || *b == b'\t')
     };
     let mut chars = code_chars(text);
+    let mut strings = 0usize;
     while let Some((i, c)) = chars.next() {
+        if chars.strings != strings {
+            strings = chars.strings;
+            last = '"';
+        }
         if c == '\n' {
             line_start = i + 1;
             line_has_code = false;
@@ -280,50 +382,98 @@ fn cuts(text: &str, chunks: usize) -> Option<Vec<Cut>> {
             line_has_code = true;
             let wanted = (out.len() + 1) * target;
             // Only blanks before it: a byte the iterator skips (a byte-order
-            // mark, any non-ASCII character) is text pest sees.
+            // mark, any non-ASCII character, a string) is text pest sees.
             let blank_before = bytes[line_start..i]
                 .iter()
                 .all(|b| matches!(b, b' ' | b'\t' | b'\r'));
-            if line_start >= wanted && out.len() + 1 < chunks && last == '}' && blank_before {
-                // An item starts with its keyword. The line's first code
-                // character decides, not its first byte: after blanks there
-                // may be a byte-order mark, which pest accepts at the start
-                // of a chunk but a file has only at byte 0.
-                if depth == 0 && c.is_ascii_alphabetic() {
-                    out.push(Cut {
-                        at: line_start,
-                        header: None,
-                    });
-                } else if depth == 1 && pipeline.is_some() && starts_word(i, "task") {
-                    out.push(Cut {
-                        at: line_start,
-                        header: pipeline,
-                    });
+            if line_start >= wanted && out.len() + 1 < chunks && blank_before {
+                // An item or a statement starts with a word. The line's
+                // first code character decides, not its first byte: after
+                // blanks there may be a byte-order mark, which pest accepts
+                // at the start of a chunk but a file has only at byte 0.
+                let word = c.is_ascii_alphabetic() || c == '_';
+                if open.is_empty() {
+                    if last == '}' && c.is_ascii_alphabetic() {
+                        out.push(Cut {
+                            at: line_start,
+                            heads: Heads::default(),
+                        });
+                    }
+                } else if word && last != ',' && open.len() <= 3 {
+                    let mut heads = Heads::default();
+                    for o in &open {
+                        match *o {
+                            Open::Item { line, .. } | Open::Task { line } | Open::Env { line } => {
+                                heads.lines[heads.open] = line;
+                                heads.open += 1;
+                            }
+                            Open::Other => break,
+                        }
+                    }
+                    if heads.open == open.len() {
+                        out.push(Cut {
+                            at: line_start,
+                            heads,
+                        });
+                    }
                 }
             }
         }
         match c {
             '{' | '[' | '(' => {
-                depth += 1;
-                if depth > MAX_NESTING {
+                if open.len() >= MAX_NESTING {
                     return None;
                 }
-                if depth == 1 && c == '{' {
-                    let first = line_start + text[line_start..].len()
-                        - text[line_start..].trim_start().len();
-                    let end = memchr::memchr(b'\n', &bytes[i..]).map_or(text.len(), |n| i + n + 1);
-                    pipeline = starts_word(first, "pipeline").then_some((line_start, end));
-                }
+                let first =
+                    line_start + text[line_start..].len() - text[line_start..].trim_start().len();
+                let line = (
+                    line_start,
+                    memchr::memchr(b'\n', &bytes[i..]).map_or(text.len(), |n| i + n + 1),
+                );
+                let block = match (c, open.as_slice()) {
+                    ('{', []) if starts_word(first, "pipeline") => Open::Item {
+                        line,
+                        pipeline: true,
+                    },
+                    ('{', [])
+                        if ["source", "sink", "effect", "kind"]
+                            .iter()
+                            .any(|w| starts_word(first, w)) =>
+                    {
+                        Open::Item {
+                            line,
+                            pipeline: false,
+                        }
+                    }
+                    ('{', [Open::Item { pipeline: true, .. }]) if starts_word(first, "task") => {
+                        Open::Task { line }
+                    }
+                    ('{', [Open::Item { pipeline: true, .. }, Open::Task { .. }])
+                        if starts_word(first, "env") =>
+                    {
+                        Open::Env { line }
+                    }
+                    _ => Open::Other,
+                };
+                open.push(block);
             }
             '}' | ']' | ')' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    pipeline = None;
-                }
+                open.pop();
             }
             // Up to the next line break, bracket, string or comment, nothing
-            // changes what is known: `last` is not `}`, the line has code.
-            _ => chars.skip_plain(),
+            // changes what is known but the last character that is not a
+            // blank, which is not `}`.
+            _ => {
+                chars.skip_plain();
+                if let Some(&b) = bytes[i..chars.at]
+                    .iter()
+                    .rev()
+                    .find(|b| !matches!(b, b' ' | b'\t' | b'\r'))
+                {
+                    last = char::from(b);
+                }
+                continue;
+            }
         }
         last = c;
     }
@@ -343,24 +493,29 @@ pub fn bare_parse(text: &str) -> Result<usize, String> {
 /// on its own thread may start with a copy of its pipeline's first line.
 #[derive(Clone, Copy)]
 struct PosMap {
-    /// Where the copied first line starts in the file, and its length.
-    header: Option<(usize, usize)>,
+    /// Where the copied first lines start in the file, and their lengths
+    /// (the first `open` of them).
+    heads: [(usize, usize); 3],
+    open: usize,
     /// Where the chunk's own text starts in the file.
     base: usize,
 }
 
 impl PosMap {
     const IDENTITY: PosMap = PosMap {
-        header: None,
+        heads: [(0, 0); 3],
+        open: 0,
         base: 0,
     };
 
-    fn pos(self, at: usize) -> usize {
-        match self.header {
-            Some((start, len)) if at < len => start + at,
-            Some((_, len)) => self.base + at - len,
-            None => self.base + at,
+    fn pos(self, mut at: usize) -> usize {
+        for &(start, len) in &self.heads[..self.open] {
+            if at < len {
+                return start + at;
+            }
+            at -= len;
         }
+        self.base + at
     }
 }
 
@@ -420,8 +575,10 @@ impl Lower {
             Rule::decl_item => {
                 let mut role = None;
                 let mut idents = Vec::new();
-                let mut props = Vec::new();
-                for p in pair.into_inner() {
+                let inner = pair.into_inner();
+                // Sized once: all but the words, names and braces are lines.
+                let mut props = Vec::with_capacity(inner.len().saturating_sub(5));
+                for p in inner {
                     match p.as_rule() {
                         Rule::kw_source => role = Some((Role::Source, self.span_of(&p))),
                         Rule::kw_sink => role = Some((Role::Sink, self.span_of(&p))),
@@ -505,7 +662,10 @@ impl Lower {
             match p.as_rule() {
                 Rule::ident => name = Some(self.ident(&p)),
                 Rule::args => {
-                    for v in p.into_inner() {
+                    let values = p.into_inner();
+                    // Sized once: most settings have one value.
+                    args.reserve_exact(values.len());
+                    for v in values {
                         if let Some(v) = self.value(v) {
                             args.push(v);
                         }
@@ -900,6 +1060,7 @@ fn code_chars(text: &str) -> CodeChars<'_> {
     CodeChars {
         bytes: text.as_bytes(),
         at: 0,
+        strings: 0,
     }
 }
 
@@ -909,6 +1070,8 @@ fn code_chars(text: &str) -> CodeChars<'_> {
 struct CodeChars<'a> {
     bytes: &'a [u8],
     at: usize,
+    /// How many strings were skipped so far.
+    strings: usize,
 }
 
 impl CodeChars<'_> {
@@ -943,20 +1106,23 @@ impl Iterator for CodeChars<'_> {
                     // To the line break, which is code again.
                     self.at = memchr::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |n| i + n);
                 }
-                b'"' => loop {
-                    let rest = &bytes[self.at.min(bytes.len())..];
-                    match memchr::memchr3(b'"', b'\\', b'\n', rest) {
-                        None => {
-                            self.at = bytes.len();
-                            break;
-                        }
-                        Some(n) if rest[n] == b'\\' => self.at += n + 2,
-                        Some(n) => {
-                            self.at += n + 1;
-                            break;
+                b'"' => {
+                    self.strings += 1;
+                    loop {
+                        let rest = &bytes[self.at.min(bytes.len())..];
+                        match memchr::memchr3(b'"', b'\\', b'\n', rest) {
+                            None => {
+                                self.at = bytes.len();
+                                break;
+                            }
+                            Some(n) if rest[n] == b'\\' => self.at += n + 2,
+                            Some(n) => {
+                                self.at += n + 1;
+                                break;
+                            }
                         }
                     }
-                },
+                }
                 _ if b.is_ascii() => return Some((i, char::from(b))),
                 _ => {}
             }

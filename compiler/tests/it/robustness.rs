@@ -154,6 +154,51 @@ fn chunk_stress_files() -> Vec<String> {
         }
         files.push(t);
     }
+    // One item (or one task) that is most of the file, so that the cuts
+    // fall between its statements: a kind's params among its lines, a
+    // declaration's settings that go on after a comma, over lines in
+    // brackets and in a `{ ... }` block, and a pipeline whose single task
+    // holds most lines, a long `env` among them, with pipeline settings and
+    // params after it.
+    for style in 0..2 {
+        let nl = if style == 1 { "\r\n" } else { "\n" };
+        let mut t = format!("kind k {{{nl}  roles sink{nl}");
+        for i in 0..40 {
+            let _ = write!(t, "  param p{i}: string?{nl}  _note{i} \"}} kind {{\"{nl}");
+        }
+        let _ = write!(t, "}}{nl}sink o: k {{ # {{{nl}");
+        for i in 0..40 {
+            let _ = write!(
+                t,
+                "  p{i} \"a\",{nl}    \"b\"{nl}  fields [a,{nl}    b]{nl}  resources {{{nl}    cpu \"1\"{nl}  }}{nl}"
+            );
+            if i % 7 == 0 {
+                let _ = write!(t, "{nl}  # a comment, {{ }}{nl}{nl}");
+            }
+        }
+        let _ = write!(
+            t,
+            "}}{nl}pipeline p {{{nl}  schedule \"@daily\"{nl}  task t {{{nl}"
+        );
+        for i in 0..40 {
+            let _ = write!(
+                t,
+                "    after a{i},{nl}      b{i}{nl}    x{i} \"}}\", 1{nl}    env {{{nl}      A \"b\"{nl}    }}{nl}"
+            );
+        }
+        let _ = write!(t, "    env {{{nl}");
+        for i in 0..60 {
+            let _ = write!(t, "      E{i} \"}} {{{i}\"{nl}");
+            if i % 9 == 0 {
+                let _ = write!(t, "{nl}      # env {{{nl}");
+            }
+        }
+        let _ = write!(
+            t,
+            "    }}{nl}    retries 2{nl}  }}{nl}  start 2026-01-01{nl}  param q: string{nl}  allow FL301 because \"x\"{nl}}}{nl}"
+        );
+        files.push(t);
+    }
     files
 }
 
