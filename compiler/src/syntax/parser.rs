@@ -272,47 +272,47 @@ impl Item {
 /// item.
 fn join(prev: &mut Item, next: Item, open: usize, still: usize) -> Option<()> {
     match (prev, next) {
-        (Item::Pipeline(a), Item::Pipeline(b)) if a.name.name == b.name.name => {
-            let mut tasks = b.tasks.into_iter();
+        (Item::Pipeline(into), Item::Pipeline(more)) if into.name.name == more.name.name => {
+            let mut tasks = more.tasks.into_iter();
             if open >= 2 {
-                let (Some(t), Some(u)) = (a.tasks.last_mut(), tasks.next()) else {
+                let (Some(task), Some(rest)) = (into.tasks.last_mut(), tasks.next()) else {
                     return None;
                 };
-                if t.name.name != u.name.name {
+                if task.name.name != rest.name.name {
                     return None;
                 }
-                let mut stmts = u.stmts.into_iter();
+                let mut stmts = rest.stmts.into_iter();
                 if open == 3 {
-                    let (Some(TaskStmt::Env(e)), Some(TaskStmt::Env(f))) =
-                        (t.stmts.last_mut(), stmts.next())
+                    let (Some(TaskStmt::Env(env)), Some(TaskStmt::Env(env_rest))) =
+                        (task.stmts.last_mut(), stmts.next())
                     else {
                         return None;
                     };
-                    e.entries.extend(f.entries);
-                    e.span.end = f.span.end;
+                    env.entries.extend(env_rest.entries);
+                    env.span.end = env_rest.span.end;
                 }
-                t.stmts.extend(stmts);
-                t.span.end = u.span.end;
+                task.stmts.extend(stmts);
+                task.span.end = rest.span.end;
             }
-            a.tasks.reserve(still);
-            a.settings.extend(b.settings);
-            a.params.extend(b.params);
-            a.allows.extend(b.allows);
-            a.tasks.extend(tasks);
-            a.span.end = b.span.end;
+            into.tasks.reserve(still);
+            into.settings.extend(more.settings);
+            into.params.extend(more.params);
+            into.allows.extend(more.allows);
+            into.tasks.extend(tasks);
+            into.span.end = more.span.end;
         }
-        (Item::Decl(a), Item::Decl(b))
-            if open == 1 && a.name.name == b.name.name && a.role == b.role =>
+        (Item::Decl(into), Item::Decl(more))
+            if open == 1 && into.name.name == more.name.name && into.role == more.role =>
         {
-            a.props.reserve(still);
-            a.props.extend(b.props);
-            a.span.end = b.span.end;
+            into.props.reserve(still);
+            into.props.extend(more.props);
+            into.span.end = more.span.end;
         }
-        (Item::Kind(a), Item::Kind(b)) if open == 1 && a.name.name == b.name.name => {
-            a.lines.reserve(still);
-            a.lines.extend(b.lines);
-            a.params.extend(b.params);
-            a.span.end = b.span.end;
+        (Item::Kind(into), Item::Kind(more)) if open == 1 && into.name.name == more.name.name => {
+            into.lines.reserve(still);
+            into.lines.extend(more.lines);
+            into.params.extend(more.params);
+            into.span.end = more.span.end;
         }
         _ => return None,
     }
