@@ -329,6 +329,53 @@ fn a_byte_order_mark_after_blanks_is_an_error_on_any_core_count() {
     }
 }
 
+/// A pipeline past the size from which a file is parsed in chunks, its
+/// `param` lines after its tasks: the chunked parse dropped the params of
+/// every chunk but the first, and with them their findings.
+#[test]
+fn a_large_pipeline_keeps_its_params_after_its_tasks_on_any_core_count() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = |params: &str| {
+        let mut text = String::from(concat!(
+            "source s: files {\n  path \"in/{interval.start}/\"\n  immutable\n  identity id\n}\n",
+            "sink o: postgres_table {\n  table \"t\"\n  primary_key id\n}\n",
+            "pipeline p {\n  schedule \"@daily\"\n  start 2026-01-01\n",
+        ));
+        // Each task after the one before: one writer of `o` at a time.
+        let mut i = 0;
+        while text.len() < 330_000 {
+            let after = if i > 0 {
+                format!("    after t{}\n", i - 1)
+            } else {
+                String::new()
+            };
+            let _ = write!(
+                text,
+                "  task t{i} {{\n{after}    read s pinned listing\n    key input.id\n    write o upsert\n    run command [\"echo\"]\n  }}\n"
+            );
+            i += 1;
+        }
+        text.push_str(params);
+        text.push_str("}\n");
+        text
+    };
+    write(
+        &dir.path().join("twice.flow"),
+        &file("  param region: string\n  param region: string\n"),
+    );
+    for codes in codes_on_any_core_count(dir.path(), "twice.flow") {
+        assert!(codes.iter().any(|c| c == "FL007"), "{codes:?}");
+    }
+    // The near miss: one param is no finding.
+    write(
+        &dir.path().join("once.flow"),
+        &file("  param region: string\n"),
+    );
+    for codes in codes_on_any_core_count(dir.path(), "once.flow") {
+        assert!(!codes.iter().any(|c| c == "FL007"), "{codes:?}");
+    }
+}
+
 /// A sink with `n + 1` `path` lines: `n` FL007 errors.
 fn duplicate_settings(n: usize) -> String {
     format!("sink s: files {{\n{}}}\n", "  path \"x\"\n".repeat(n + 1))
