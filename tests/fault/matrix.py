@@ -927,7 +927,7 @@ AUDIT_AT = "2026-01-03T00:30:00Z"
 # it reads SQLite, PostgreSQL, DuckDB and MySQL/MariaDB.
 AUDIT_UNREAD: tuple[str, ...] = ()
 # What the audit reports as a key held twice (a sink table's duplicate rows).
-AUDIT_DUPLICATES = {"duplicate-key", "identical-rows"}
+AUDIT_DUPLICATES = {"duplicate-key", "identical-rows", "message-resent"}
 
 
 def flowc_bin_path() -> Path:
@@ -938,10 +938,11 @@ def audit_sees_duplicates(write: Decl) -> bool:
     """Whether the audit can see a repeated row of `write`: a SQL table (it compares rows by the
     key's columns, without those of run-scoped terms, as the matrix does), a local `files`
     sink (its files read by DuckDB, compared within each interval's folder where the path names
-    the interval), or a local Delta table written with key columns (its current version; without
-    them a row names no interval, and a record copied by two intervals is no repeat)."""
+    the interval), a local Delta table written with key columns (its current version; without
+    them a row names no interval, and a record copied by two intervals is no repeat), or a Kafka
+    topic (its messages name their interval and attempt in headers)."""
     kind = write["sink"]["kind"]
-    return bool(kind in (*SQL_KINDS, "files") or kind == "delta_table" and audit_keyed(write))
+    return bool(kind in (*SQL_KINDS, "files", "kafka_topic") or kind == "delta_table" and audit_keyed(write))
 
 
 def audit_keyed(write: Decl) -> bool:

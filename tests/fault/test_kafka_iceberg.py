@@ -194,3 +194,172 @@ def test_a_transaction_timeout_above_the_brokers_maximum_is_refused(pytestconfig
         broker.stop()
     assert proc.returncode == 65, proc.stderr
     assert "refuses a transaction timeout of 960 s (the sink's `transaction_timeout`)" in proc.stderr, proc.stderr
+
+
+RESENT_FLOW = """\
+source rs_in: kafka_topic {
+  topic "rs_orders"
+  mutable
+  pin offsets
+  identity id
+  fields [id, rec, amount]
+}
+
+sink rs_out: kafka_topic {
+  topic "rs_out"
+}
+
+pipeline rs {
+  schedule "@daily"
+  start 2026-01-01
+  timezone "UTC"
+  require none
+
+  task copy {
+    read rs_in commit after_write
+    write rs_out append
+    run command ["python", "-m", "rs.copy"]
+  }
+}
+
+source rt_in: kafka_topic {
+  topic "rs_orders"
+  mutable
+  pin offsets
+  identity id
+  fields [id, rec, amount]
+}
+
+sink rt_out: kafka_topic {
+  topic "rt_out"
+}
+
+pipeline rt {
+  schedule "@daily"
+  start 2026-01-01
+  timezone "UTC"
+  require none
+
+  task copy {
+    read rt_in commit in_transaction
+    write rt_out transactional
+    on_ambiguous retry
+    run command ["python", "-m", "rt.copy"]
+  }
+}
+"""
+
+
+@needs_broker
+def test_audit_tells_a_resent_message_from_a_recurring_record(pytestconfig: pytest.Config,
+                                                               tmp_path: Path) -> None:
+    """`message-resent` on a real broker. Day 1 runs and is re-run by hand (a new run: a new
+    attempt that re-reads its pinned offsets and appends the same two messages again); day 2
+    copies two new source messages equal to day 1's. Besides, another producer's message
+    without flowc's headers, and an aborted transaction's message carrying day 2's headers.
+    The audit counts day 1's two values sent by two attempts, and nothing else: not day 2's
+    values that day 1 also sent (a recurring record), not the unmarked message, not the aborted
+    one (read `read_committed`). Each message the runtime sent names its task, interval and
+    attempt (the attempt's fencing token, counted per interval). And on a `transactional`
+    output (`rt`), two attempts' copies of one message, planted with the runtime's headers, are
+    an error; the same value from two intervals is not counted."""
+    import json as jsonlib
+
+    import confluent_kafka as ck
+    from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
+
+    assert DIST is not None
+    if pytestconfig.getoption("db") != "sqlite":
+        pytest.skip("a Kafka case: it runs in the SQLite pass")
+    flow = tmp_path / "rs.flow"
+    flow.write_text(RESENT_FLOW, encoding="utf-8")
+    code = tmp_path / "code"
+    matrix.scaffold(matrix.flowc_bin(), code, [str(flow)])
+    broker = kafka_broker.Broker(DIST)
+    try:
+        servers = broker.bootstrap
+        admin = AdminClient({"bootstrap.servers": servers, "log_level": 3})
+        topics = [NewTopic(t, 1, 1) for t in ("rs_orders", "rs_out", "rt_out")]
+        for future in admin.create_topics(topics).values():
+            future.result(30)
+        plain = ck.Producer({"bootstrap.servers": servers, "log_level": 3})
+
+        def seed() -> None:
+            for rec in ("a", "b"):
+                plain.produce("rs_orders", value=jsonlib.dumps({"id": rec, "rec": rec, "amount": 1}).encode())
+            assert plain.flush(30) == 0
+
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
+        env.update({"PYTHONPATH": str(code), "FLOW_CONN_RS_IN": f"kafka://{servers}",
+                    "FLOW_CONN_RS_OUT": f"kafka://{servers}", "FLOWC_STATE": f"sqlite://{tmp_path}/state.sqlite"})
+
+        def run(day: int, run_id: str) -> None:
+            start, end = matrix.INTERVALS[day]
+            proc = subprocess.run(
+                [sys.executable, "-m", "rs.copy"], cwd=tmp_path, capture_output=True, text=True, timeout=180,
+                env={**env, "FLOW_INTERVAL_START": start, "FLOW_INTERVAL_END": end, "FLOW_RUN_ID": run_id,
+                     "FLOW_ATTEMPT": "1"})
+            assert proc.returncode == 0, proc.stderr
+
+        seed()
+        run(0, "day-1")
+        run(0, "day-1-rerun")
+        seed()
+        run(1, "day-2")
+        plain.produce("rs_out", value=jsonlib.dumps({"id": "a", "rec": "a", "amount": 1}).encode())
+        assert plain.flush(30) == 0
+        zombie = ck.Producer({"bootstrap.servers": servers, "transactional.id": "rs-zombie", "log_level": 3})
+        zombie.init_transactions(30)
+        zombie.begin_transaction()
+        zombie.produce("rs_out", value=b'{"amount":1,"id":"a","rec":"a"}',
+                       headers=[("flowc-task", b"rs.copy"), ("flowc-interval", matrix.INTERVALS[1][0].encode()),
+                                ("flowc-attempt", b"99")])
+        zombie.flush(30)
+        zombie.abort_transaction(30)
+
+        # the runtime's headers, as a reader sees them
+        reader = ck.Consumer({"bootstrap.servers": servers, "group.id": "rs-test", "auto.offset.reset": "earliest",
+                              "isolation.level": "read_committed", "enable.auto.commit": False, "log_level": 3})
+        reader.assign([ck.TopicPartition("rs_out", 0, 0)])
+        marks = []
+        for _ in range(100):
+            msg = reader.poll(0.5)
+            if msg is not None and msg.error() is None:
+                marks.append(dict(msg.headers() or []))
+            if len(marks) == 7:
+                break
+        reader.close()
+        for day, attempt, value in ((0, b"1", b"v"), (0, b"2", b"v"), (0, b"1", b"w"), (1, b"3", b"w")):
+            plain.produce("rt_out", value=value,
+                          headers=[("flowc-task", b"rt.copy"), ("flowc-interval", matrix.INTERVALS[day][0].encode()),
+                                   ("flowc-attempt", attempt)])
+        assert plain.flush(30) == 0
+
+        def audit(pipeline: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run(
+                [str(matrix.flowc_bin()), "audit", "--format", "json", "--since", matrix.DAYS[0], "--until",
+                 matrix.DAYS[1], "--at", matrix.AUDIT_AT, "--pipeline", pipeline, str(flow)],
+                env={**env, "FLOW_CONN_RT_IN": f"kafka://{servers}", "FLOW_CONN_RT_OUT": f"kafka://{servers}",
+                     "FLOWC_PYTHON": sys.executable},
+                cwd=tmp_path, capture_output=True, text=True, timeout=300)
+
+        appended, planted = audit("rs"), audit("rt")
+    finally:
+        broker.stop()
+    days = [m.get("flowc-interval") for m in marks]
+    assert days == [d.encode() for d in [matrix.INTERVALS[0][0]] * 4 + [matrix.INTERVALS[1][0]] * 2] + [None], marks
+    assert all(m.get("flowc-task") == b"rs.copy" for m in marks[:6]), marks
+    # the fencing token counts the attempts of one interval: day 1's two runs, day 2's one
+    assert [m.get("flowc-attempt") for m in marks[:6]] == [b"1", b"1", b"2", b"2", b"1", b"1"], marks
+    assert appended.returncode == 0, appended.stdout + appended.stderr
+    report = jsonlib.loads(appended.stdout)
+    resent = [f for f in report["findings"] if f["check"] == "message-resent"]
+    assert len(resent) == 1 and resent[0]["count"] == 2 and resent[0]["severity"] == "note", report
+    assert "2 messages were sent again in topic `rs_out` by another attempt of its interval (2 more copies; " \
+           f"interval {matrix.INTERVALS[0][0]}" in resent[0]["message"], resent
+    assert planted.returncode == 1, planted.stdout + planted.stderr
+    report = jsonlib.loads(planted.stdout)
+    resent = [f for f in report["findings"] if f["check"] == "message-resent"]
+    assert len(resent) == 1 and resent[0]["count"] == 1 and resent[0]["severity"] == "error", report
+    assert "1 message was sent again in topic `rt_out` by another attempt of its interval (1 more copy; " \
+           f"interval {matrix.INTERVALS[0][0]}: attempts 1,2)" in resent[0]["message"], resent

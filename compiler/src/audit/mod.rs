@@ -23,6 +23,7 @@ pub enum Check {
     LateCommit,
     DuplicateKey,
     IdenticalRows,
+    MessageResent,
     RegressedRow,
     LedgerMismatch,
     OutboxUnsent,
@@ -35,12 +36,13 @@ pub enum Check {
 
 impl Check {
     /// Every check, in the order findings are listed.
-    pub const ALL: [Check; 13] = [
+    pub const ALL: [Check; 14] = [
         Check::IntervalMissing,
         Check::IntervalRepeated,
         Check::LateCommit,
         Check::DuplicateKey,
         Check::IdenticalRows,
+        Check::MessageResent,
         Check::RegressedRow,
         Check::LedgerMismatch,
         Check::OutboxUnsent,
@@ -58,6 +60,7 @@ impl Check {
             Check::LateCommit => "late-commit",
             Check::DuplicateKey => "duplicate-key",
             Check::IdenticalRows => "identical-rows",
+            Check::MessageResent => "message-resent",
             Check::RegressedRow => "regressed-row",
             Check::LedgerMismatch => "ledger-mismatch",
             Check::OutboxUnkeyed => "outbox-unkeyed",
@@ -81,6 +84,9 @@ impl Check {
             }
             Check::DuplicateKey => "a key is held by more than one row of a sink table",
             Check::IdenticalRows => "a sink table without key columns holds identical rows",
+            Check::MessageResent => {
+                "a topic holds a message that two attempts of its interval both sent"
+            }
             Check::RegressedRow => {
                 "a row's version or interval fence is older than another row of its key that should have replaced it"
             }

@@ -199,10 +199,12 @@ fn severity(check: Check, o: &Output<'_>, no_regression: Option<bool>) -> (Sever
             Severity::Note,
             format!("`{g}`: a re-run of an output that is applied by key"),
         ),
-        Check::DuplicateKey | Check::OutboxRepeated if no_duplicates(o.guarantee) => {
+        Check::DuplicateKey | Check::OutboxRepeated | Check::MessageResent
+            if no_duplicates(o.guarantee) =>
+        {
             (Severity::Error, format!("`{g}` allows no duplicate"))
         }
-        Check::DuplicateKey | Check::OutboxRepeated => {
+        Check::DuplicateKey | Check::OutboxRepeated | Check::MessageResent => {
             (Severity::Note, format!("`{g}` allows duplicates"))
         }
         Check::IdenticalRows if !no_duplicates(o.guarantee) => {
@@ -349,6 +351,19 @@ fn message(
             text(d.get("rows_involved")),
             text(d.get("table")),
             ignored(d)
+        ),
+        Check::MessageResent => format!(
+            "{} sent again in topic `{}` by another attempt of its interval ({} more {}; interval {}: attempts {})",
+            plural(count, "message was", "messages were"),
+            text(d.get("topic")),
+            text(d.get("messages_again")),
+            if d.get("messages_again").and_then(Value::as_u64) == Some(1) {
+                "copy"
+            } else {
+                "copies"
+            },
+            text(first_example(examples, "interval_start")),
+            text(first_example(examples, "attempts"))
         ),
         Check::OutboxUnsent => format!(
             "{} unsent more than {}s after their interval ended ({} {}, oldest {})",

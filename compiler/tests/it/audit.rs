@@ -209,8 +209,9 @@ fn sarif_has_a_rule_per_check_and_a_result_per_finding() {
     let run0 = &v["runs"][0];
     assert_eq!(
         run0["tool"]["driver"]["rules"].as_array().map(Vec::len),
-        Some(13)
+        Some(flowc::audit::Check::ALL.len())
     );
+    assert_eq!(flowc::audit::Check::ALL.len(), 14);
     let results = run0["results"].as_array().expect("results");
     assert_eq!(results.len(), 4);
     let levels: Vec<&str> = results.iter().filter_map(|r| r["level"].as_str()).collect();

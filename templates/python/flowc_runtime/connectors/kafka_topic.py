@@ -63,6 +63,12 @@ class KafkaTopic(Connector):
     def group(self, attempt: Attempt) -> str:
         return kafka.group_id(attempt.task.pipeline, attempt.task.task)
 
+    def marks(self, attempt: Attempt) -> list[tuple[str, bytes]]:
+        """The headers of the attempt's messages (kafka.py): its task, interval and token."""
+        task, ctx = attempt.task, attempt.ctx
+        who = str(attempt.token) if attempt.token is not None else f"{ctx.run_id}#{ctx.attempt}"
+        return kafka.headers(task.pipeline, task.task, ctx.interval_key, who)
+
     def commit_mode(self, read: Read) -> str:
         return read.commit or "after_write"
 
@@ -145,7 +151,7 @@ class KafkaTopic(Connector):
         hooks.step("before_commit")
         attempt.maybe_committed = True
         handle = kafka.producer(servers)
-        kafka.produce_all(handle, topic, rows)
+        kafka.produce_all(handle, topic, rows, self.marks(attempt))
         hooks.step("after_produce")
         attempt.log(f"`{write.sink.name}`: appended {len(rows)} message(s)")
 
@@ -195,7 +201,7 @@ class KafkaTopic(Connector):
         opened = time.monotonic()  # the broker's clock starts at the first message, a little later
         try:
             handle.begin_transaction()
-            kafka.produce_all(handle, topic, rows)
+            kafka.produce_all(handle, topic, rows, self.marks(attempt))
             if offsets:
                 group = kafka.consumer(servers, self.group(attempt))
                 try:
