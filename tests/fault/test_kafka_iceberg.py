@@ -162,26 +162,38 @@ pipeline lt {
 """
 
 
+def kafka_case(config: pytest.Config, tmp_path: Path, flow_text: str,
+               topics: list[str]) -> tuple[Path, Path, kafka_broker.Broker]:
+    """A Kafka case of the SQLite pass (skipped in the others): `flow_text` written to a file and
+    scaffolded, a broker started with `topics` (one partition each). The caller stops the broker."""
+    from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
+
+    assert DIST is not None
+    if config.getoption("db") != "sqlite":
+        pytest.skip("a Kafka case: it runs in the SQLite pass")
+    flow = tmp_path / "case.flow"
+    flow.write_text(flow_text, encoding="utf-8")
+    code = tmp_path / "code"
+    matrix.scaffold(matrix.flowc_bin(), code, [str(flow)])
+    broker = kafka_broker.Broker(DIST)
+    try:
+        admin = AdminClient({"bootstrap.servers": broker.bootstrap, "log_level": 3})
+        for future in admin.create_topics([NewTopic(t, 1, 1) for t in topics]).values():
+            future.result(30)
+    except BaseException:
+        broker.stop()
+        raise
+    return flow, code, broker
+
+
 @needs_broker
 def test_a_transaction_timeout_above_the_brokers_maximum_is_refused(pytestconfig: pytest.Config,
                                                                     tmp_path: Path) -> None:
     """`transaction_timeout 16m` on a broker that allows 15 (its default
     `transaction.max.timeout.ms`): the broker refuses the producer; the attempt exits 65 (no retry
     can help) naming the setting, with nothing produced."""
-    from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
-
-    assert DIST is not None
-    if pytestconfig.getoption("db") != "sqlite":
-        pytest.skip("a Kafka case: it runs in the SQLite pass")
-    flow = tmp_path / "long.flow"
-    flow.write_text(LONG_TIMEOUT_FLOW, encoding="utf-8")
-    code = tmp_path / "code"
-    matrix.scaffold(matrix.flowc_bin(), code, [str(flow)])
-    broker = kafka_broker.Broker(DIST)
+    _, code, broker = kafka_case(pytestconfig, tmp_path, LONG_TIMEOUT_FLOW, ["orders", "out_long"])
     try:
-        admin = AdminClient({"bootstrap.servers": broker.bootstrap, "log_level": 3})
-        for future in admin.create_topics([NewTopic("orders", 1, 1), NewTopic("out_long", 1, 1)]).values():
-            future.result(30)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
         env.update({"PYTHONPATH": str(code), "FLOW_INTERVAL_START": "2026-01-01T00:00:00Z",
                     "FLOW_INTERVAL_END": "2026-01-02T00:00:00Z", "FLOW_RUN_ID": "r", "FLOW_ATTEMPT": "1",
@@ -266,22 +278,10 @@ def test_audit_tells_a_resent_message_from_a_recurring_record(pytestconfig: pyte
     import json as jsonlib
 
     import confluent_kafka as ck
-    from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 
-    assert DIST is not None
-    if pytestconfig.getoption("db") != "sqlite":
-        pytest.skip("a Kafka case: it runs in the SQLite pass")
-    flow = tmp_path / "rs.flow"
-    flow.write_text(RESENT_FLOW, encoding="utf-8")
-    code = tmp_path / "code"
-    matrix.scaffold(matrix.flowc_bin(), code, [str(flow)])
-    broker = kafka_broker.Broker(DIST)
+    flow, code, broker = kafka_case(pytestconfig, tmp_path, RESENT_FLOW, ["rs_orders", "rs_out", "rt_out"])
     try:
         servers = broker.bootstrap
-        admin = AdminClient({"bootstrap.servers": servers, "log_level": 3})
-        topics = [NewTopic(t, 1, 1) for t in ("rs_orders", "rs_out", "rt_out")]
-        for future in admin.create_topics(topics).values():
-            future.result(30)
         plain = ck.Producer({"bootstrap.servers": servers, "log_level": 3})
 
         def seed() -> None:
