@@ -877,16 +877,16 @@ class Audit:
         url = self.env.get("FLOW_CONN_" + name.upper())
         if not url:
             raise CannotAudit(f"`{name}` has no connection: set FLOW_CONN_{name.upper()} or pass --conn {name}=URL")
-        try:
-            handle = kafka.consumer(kafka.bootstrap(url, name), "flowc.audit")
-        except (FlowError, ImportError) as err:
-            raise CannotAudit(f"`{name}`: {err}") from err
         with tempfile.TemporaryDirectory(prefix="flowc-audit-") as spill:
             db = ReadOnly.in_memory(f"topic {topic}", f"auditing the topic `{topic}`")
             try:
                 db.execute(f"SET memory_limit = '{TOPIC_MEMORY}'")
                 db.execute(f"SET temp_directory = '{spill}'")
                 db.execute(f"CREATE TABLE {TOPIC_TABLE} (interval_no INTEGER, attempt_no INTEGER, value_digest UBIGINT)")
+                try:
+                    handle = kafka.consumer(kafka.bootstrap(url, name), "flowc.audit")
+                except (FlowError, ImportError) as err:
+                    raise CannotAudit(f"`{name}`: {err}") from err
                 me = f"{at['pipeline']}.{at['task']}".encode()
                 marked, unmarked, intervals, attempts = read_topic(db, handle, topic, me)
                 if unmarked and not marked:
