@@ -191,14 +191,12 @@ pub fn parse_in_chunks(
     // The text pest sees for a chunk, and where it sits in the file.
     let piece = |(begin, end): (Cut, Cut)| {
         let mut piece = String::new();
-        let mut map = PosMap {
-            heads: [(0, 0); 3],
-            open: begin.heads.open,
+        let map = PosMap {
+            heads: begin.heads,
             base: begin.at,
         };
-        for (k, &(hs, he)) in begin.heads.lines().iter().enumerate() {
+        for &(hs, he) in begin.heads.lines() {
             piece.push_str(&text[hs..he]);
-            map.heads[k] = (hs, he - hs);
         }
         piece.push_str(&text[begin.at..end.at]);
         for _ in 0..end.heads.open {
@@ -424,36 +422,41 @@ fn cuts(text: &str, chunks: usize) -> Option<Vec<Cut>> {
                 if open.len() >= MAX_NESTING {
                     return None;
                 }
-                let first =
-                    line_start + text[line_start..].len() - text[line_start..].trim_start().len();
-                let line = (
-                    line_start,
-                    memchr::memchr(b'\n', &bytes[i..]).map_or(text.len(), |n| i + n + 1),
+                // Only a brace may open a block whose statements are cut
+                // between, and only where such a block is open around it:
+                // the line's first word says which block.
+                let holder = matches!(
+                    open.as_slice(),
+                    [] | [Open::Item { pipeline: true, .. }]
+                        | [Open::Item { pipeline: true, .. }, Open::Task { .. }]
                 );
-                let block = match (c, open.as_slice()) {
-                    ('{', []) if starts_word(first, "pipeline") => Open::Item {
-                        line,
-                        pipeline: true,
-                    },
-                    ('{', [])
-                        if ["source", "sink", "effect", "kind"]
+                let block = if c == '{' && holder {
+                    let first = line_start + text[line_start..].len()
+                        - text[line_start..].trim_start().len();
+                    let line = (
+                        line_start,
+                        memchr::memchr(b'\n', &bytes[i..]).map_or(text.len(), |n| i + n + 1),
+                    );
+                    match open.len() {
+                        0 if starts_word(first, "pipeline") => Open::Item {
+                            line,
+                            pipeline: true,
+                        },
+                        0 if ["source", "sink", "effect", "kind"]
                             .iter()
                             .any(|w| starts_word(first, w)) =>
-                    {
-                        Open::Item {
-                            line,
-                            pipeline: false,
+                        {
+                            Open::Item {
+                                line,
+                                pipeline: false,
+                            }
                         }
+                        1 if starts_word(first, "task") => Open::Task { line },
+                        2 if starts_word(first, "env") => Open::Env { line },
+                        _ => Open::Other,
                     }
-                    ('{', [Open::Item { pipeline: true, .. }]) if starts_word(first, "task") => {
-                        Open::Task { line }
-                    }
-                    ('{', [Open::Item { pipeline: true, .. }, Open::Task { .. }])
-                        if starts_word(first, "env") =>
-                    {
-                        Open::Env { line }
-                    }
-                    _ => Open::Other,
+                } else {
+                    Open::Other
                 };
                 open.push(block);
             }
@@ -490,30 +493,31 @@ pub fn bare_parse(text: &str) -> Result<usize, String> {
 }
 
 /// Where the text that pest saw sits in the file: a chunk of a file parsed
-/// on its own thread may start with a copy of its pipeline's first line.
+/// on its own thread may start with copies of the first lines of the blocks
+/// it goes on with.
 #[derive(Clone, Copy)]
 struct PosMap {
-    /// Where the copied first lines start in the file, and their lengths
-    /// (the first `open` of them).
-    heads: [(usize, usize); 3],
-    open: usize,
+    /// The first lines of the blocks the chunk repeats before its own text.
+    heads: Heads,
     /// Where the chunk's own text starts in the file.
     base: usize,
 }
 
 impl PosMap {
     const IDENTITY: PosMap = PosMap {
-        heads: [(0, 0); 3],
-        open: 0,
+        heads: Heads {
+            lines: [(0, 0); 3],
+            open: 0,
+        },
         base: 0,
     };
 
     fn pos(self, mut at: usize) -> usize {
-        for &(start, len) in &self.heads[..self.open] {
-            if at < len {
+        for &(start, end) in self.heads.lines() {
+            if at < end - start {
                 return start + at;
             }
-            at -= len;
+            at -= end - start;
         }
         self.base + at
     }
