@@ -137,15 +137,24 @@ def committed(handle: Any, topic: str, parts: list[int]) -> dict[int, int]:
     return {tp.partition: (tp.offset if tp.offset >= 0 else -1) for tp in result}
 
 
+def whole(handle: Any, topic: str) -> Ranges:
+    """Per partition: every offset it still holds, from its start to its current end (the last
+    stable offset of a `read_committed` reader)."""
+    ck = _kafka()
+    ranges: Ranges = {}
+    for p in partitions(handle, topic):
+        low, high = handle.get_watermark_offsets(ck.TopicPartition(topic, p), timeout=TIMEOUT, cached=False)
+        ranges[p] = (low, max(low, high))
+    return ranges
+
+
 def ranges_now(handle: Any, topic: str) -> Ranges:
     """Per partition: from the group's committed offset (else the partition's start) to its
     current end (the last stable offset of a `read_committed` reader)."""
-    ck = _kafka()
-    parts = partitions(handle, topic)
-    done = committed(handle, topic, parts)
+    held = whole(handle, topic)
+    done = committed(handle, topic, sorted(held))
     ranges: Ranges = {}
-    for p in parts:
-        low, high = handle.get_watermark_offsets(ck.TopicPartition(topic, p), timeout=TIMEOUT, cached=False)
+    for p, (low, high) in held.items():
         start = done.get(p, -1)
         start = low if start < 0 else max(start, low)
         ranges[p] = (start, max(start, high))
@@ -169,17 +178,6 @@ def decode(value: bytes | None) -> dict[str, Any]:
     except ValueError:
         return {"value": text}
     return parsed if isinstance(parsed, dict) else {"value": parsed}
-
-
-def whole(handle: Any, topic: str) -> Ranges:
-    """Per partition: every offset it still holds, from its start to its current end (the last
-    stable offset of a `read_committed` reader)."""
-    ck = _kafka()
-    ranges: Ranges = {}
-    for p in partitions(handle, topic):
-        low, high = handle.get_watermark_offsets(ck.TopicPartition(topic, p), timeout=TIMEOUT, cached=False)
-        ranges[p] = (low, max(low, high))
-    return ranges
 
 
 def messages(handle: Any, topic: str, ranges: Ranges) -> Iterator[Any]:
