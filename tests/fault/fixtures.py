@@ -284,7 +284,7 @@ def inputs_file(prefix: str, kind: str) -> tuple[list[Decl], dict[str, Any]]:
 
 
 def delta_file(prefix: str, lease: bool) -> tuple[list[Decl], dict[str, Any]]:
-    """conditional_commit and overwrite on delta; append and overwrite on a folder."""
+    """conditional_commit, overwrite and append on delta; append and overwrite on a folder."""
     p = prefix
     decls = [
         Decl(f"{p}orders_in", "files", {"path": "in/{interval.start}/"}, immutable=True, pin="listing",
@@ -303,6 +303,7 @@ def delta_file(prefix: str, lease: bool) -> tuple[list[Decl], dict[str, Any]]:
             Decl(f"{p}feed", "delta_table", {"location": "feed"}, pin="version", identity=["id"], fields=FIELDS),
             Decl(f"{p}feed_copy", "delta_table", {"location": "feed_copy"}),
             Decl(f"{p}feed_live", "delta_table", {"location": "feed_live"}),
+            Decl(f"{p}log", "delta_table", {"location": "log"}),
         ]
         tasks += [
             TaskDef("conditional_unpinned", [(f"{p}drop", None)],
@@ -314,6 +315,8 @@ def delta_file(prefix: str, lease: bool) -> tuple[list[Decl], dict[str, Any]]:
                     writes=[{"sink": f"{p}feed_copy", "mode": "conditional_commit"}]),
             TaskDef("delta_unpinned", [(f"{p}feed", "unpinned")],
                     writes=[{"sink": f"{p}feed_live", "mode": "conditional_commit"}]),
+            # an append without a key: only its commits show a re-run's copy (`commit-repeated`)
+            TaskDef("delta_append", [(src, None)], writes=[{"sink": f"{p}log", "mode": "append"}]),
         ]
         decls, tasks = decls + v02_delta_decls(p), tasks + v02_delta_tasks(p)
     return decls, {"tasks": tasks, "lease": lease}

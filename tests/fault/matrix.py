@@ -927,7 +927,9 @@ AUDIT_AT = "2026-01-03T00:30:00Z"
 # it reads SQLite, PostgreSQL, DuckDB and MySQL/MariaDB.
 AUDIT_UNREAD: tuple[str, ...] = ()
 # What the audit reports as a key held twice (a sink table's duplicate rows).
-AUDIT_DUPLICATES = {"duplicate-key", "identical-rows", "message-resent"}
+AUDIT_DUPLICATES = {"duplicate-key", "identical-rows", "message-resent", "commit-repeated"}
+# The write modes whose commits to a Delta or Iceberg table the audit compares (audit.LAKE_APPENDS).
+LAKE_APPENDS = ("append", "transactional", "conditional_commit")
 
 
 def flowc_bin_path() -> Path:
@@ -939,10 +941,13 @@ def audit_sees_duplicates(write: Decl) -> bool:
     key's columns, without those of run-scoped terms, as the matrix does), a local `files`
     sink (its files read by DuckDB, compared within each interval's folder where the path names
     the interval), a local Delta table written with key columns (its current version; without
-    them a row names no interval, and a record copied by two intervals is no repeat), or a Kafka
+    them a row names no interval, and a record copied by two intervals is no repeat), a Delta or
+    Iceberg table a write appends to (its commits name their interval and attempt), or a Kafka
     topic (its messages name their interval and attempt in headers)."""
     kind = write["sink"]["kind"]
-    return bool(kind in (*SQL_KINDS, "files", "kafka_topic") or kind == "delta_table" and audit_keyed(write))
+    lake = kind in ("delta_table", "iceberg_table")
+    return bool(kind in (*SQL_KINDS, "files", "kafka_topic") or kind == "delta_table" and audit_keyed(write)
+                or lake and write["mode"] in LAKE_APPENDS)
 
 
 def audit_keyed(write: Decl) -> bool:
@@ -999,7 +1004,10 @@ def audit_column(task: Decl, name: str, role: str, decl: Decl, guarantee: str, a
         # two rows with two keys: nothing the audit can tell from two records (docs/audit.md,
         # "What leaves no evidence").
         from_input = fault == "dup_identity"
-        if shown and not found and not from_input and (audit_keyed(decl) or not replayed):
+        # A Delta or Iceberg table that a write appends to shows a re-run's copy in its commits,
+        # whatever the register says (`commit-repeated`).
+        commits = decl["sink"]["kind"] in ("delta_table", "iceberg_table") and decl["mode"] in LAKE_APPENDS
+        if shown and not found and not from_input and (audit_keyed(decl) or commits or not replayed):
             return False, text + " (duplicates the audit missed)"
     return True, text
 

@@ -274,10 +274,13 @@ def test_audit_tells_a_resent_message_from_a_recurring_record(pytestconfig: pyte
     one (read `read_committed`). Each message the runtime sent names its task, interval and
     attempt (the attempt's fencing token, counted per interval). And on a `transactional`
     output (`rt`), two attempts' copies of one message, planted with the runtime's headers, are
-    an error; the same value from two intervals is not counted."""
+    an error; the same value from two intervals is not counted. And once the source topic's
+    first records are deleted (as retention does), day 1's pinned offset range is `pin-gone`
+    (a warning: re-running day 1 fails), day 2's, still held, is not."""
     import json as jsonlib
 
     import confluent_kafka as ck
+    from confluent_kafka.admin import AdminClient
 
     flow, code, broker = kafka_case(pytestconfig, tmp_path, RESENT_FLOW, ["rs_orders", "rs_out", "rt_out"])
     try:
@@ -334,6 +337,10 @@ def test_audit_tells_a_resent_message_from_a_recurring_record(pytestconfig: pyte
                           headers=[("flowc-task", b"rt.copy"), ("flowc-interval", matrix.INTERVALS[day][0].encode()),
                                    ("flowc-attempt", attempt)])
         assert plain.flush(30) == 0
+        # retention deleted day 1's source records (offsets 0 and 1); day 2 read offsets 2 and 3
+        admin = AdminClient({"bootstrap.servers": servers, "log_level": 3})
+        for future in admin.delete_records([ck.TopicPartition("rs_orders", 0, 2)]).values():
+            future.result(30)
 
         def audit(pipeline: str) -> subprocess.CompletedProcess[str]:
             return subprocess.run(
@@ -357,6 +364,10 @@ def test_audit_tells_a_resent_message_from_a_recurring_record(pytestconfig: pyte
     assert len(resent) == 1 and resent[0]["count"] == 2 and resent[0]["severity"] == "note", report
     assert "2 messages were sent again in topic `rs_out` by another attempt of its interval (2 more copies; " \
            f"interval {matrix.INTERVALS[0][0]}" in resent[0]["message"], resent
+    gone = [f for f in report["findings"] if f["check"] == "pin-gone"]
+    assert [(f["input"], f["count"], f["severity"]) for f in gone] == [("rs_in", 1, "warning")], report
+    assert gone[0]["examples"] == [{"interval_start": matrix.INTERVALS[0][0], "pinned": "partition 0 offsets 0-2",
+                                    "why": "the partition now starts at offset 2", "partitions": 1}], gone
     assert planted.returncode == 1, planted.stdout + planted.stderr
     report = jsonlib.loads(planted.stdout)
     resent = [f for f in report["findings"] if f["check"] == "message-resent"]

@@ -588,6 +588,10 @@ sink facts: delta_table {
   location "facts"
 }
 
+sink copies: delta_table {
+  location "copies"
+}
+
 pipeline delta_week {
 {HEAD}
   task log {
@@ -597,27 +601,232 @@ pipeline delta_week {
     allow  FL202 because "the audit's fixture: a re-run appends the interval again"
     run    command ["python", "-m", "delta_week.log"]
   }
+
+  task copy {
+    read   orders_in
+    write  copies append
+    allow  FL202 because "the audit's fixture: an append without a key"
+    run    command ["python", "-m", "delta_week.copy"]
+  }
 }
 """.replace("{INPUT}", INPUT).replace("{HEAD}", HEAD)
 
 
+def lake_findings(report: dict[str, Any], *checks: str) -> list[tuple[str, str | None, str, int]]:
+    return [(f[0], f[2], f[3], f[4]) for f in found(report) if f[0] in checks]
+
+
 def test_a_delta_sink_shows_a_rerun_append(tmp_path: Path) -> None:
     """A local Delta table is read at its current version: a re-run of one day's `append` holds
-    that day's keys twice (`duplicate-key`, a note for a `none` output); before it, nothing."""
+    that day's keys twice (`duplicate-key`, a note for a `none` output); before it, nothing.
+    Its log shows the re-run too, keyed or not: the day's rows appended by two attempts
+    (`commit-repeated`), where a copy of the same records every day (no key: a row names no
+    interval) is no repeat."""
     pytest.importorskip("deltalake")
     lake = Lake(tmp_path, "delta_week", DELTA_FLOW, {"orders_in": f"file://{tmp_path}/files",
-                                                     "facts": f"file://{tmp_path}/lake"})
-    days = WEEK[:2]
+                                                     "facts": f"file://{tmp_path}/lake",
+                                                     "copies": f"file://{tmp_path}/lake"})
+    days = WEEK[:3]
     lake.inputs(days, same=False)
     for day in days:
         lake.run("log", day, f"scheduled__{day}")
-    code, report = lake.audit("2026-03-02")
-    assert code == 0 and [f for f in found(report) if f[0] == "duplicate-key"] == [], report
-    assert not [u for u in report["not_observable"] if "facts" in json.dumps(u)], report
+        lake.run("copy", day, f"scheduled__{day}")
+    code, report = lake.audit("2026-03-03")
+    assert code == 0 and lake_findings(report, "duplicate-key", "identical-rows", "commit-repeated") == [], report
+    assert not [u for u in report["not_observable"] if "facts" in json.dumps(u) or "copies" in json.dumps(u)], report
     lake.run("log", days[0], f"manual__{days[0]}")
+    lake.run("copy", days[1], f"manual__{days[1]}")
+    code, report = lake.audit("2026-03-03")
+    assert lake_findings(report, "duplicate-key", "identical-rows", "commit-repeated") == [
+        ("commit-repeated", "copies", "note", 1), ("commit-repeated", "facts", "note", 1),
+        ("duplicate-key", "facts", "note", 3)], report
+    again = next(f for f in report["findings"] if f["check"] == "commit-repeated" and f["output"] == "copies")
+    assert again["examples"][0]["interval_start"] == stamp(days[1]) and again["examples"][0]["rows"] == "3,3", again
+    assert f"appended again to the Delta table `copies` by another attempt (3 more rows; interval {stamp(days[1])}" \
+        in again["message"], again
+
+
+DELTA_TXN_FLOW = """
+{INPUT}
+sink facts: delta_table {
+  location "facts"
+}
+
+pipeline delta_txn {
+{HEAD}
+  task load {
+    read   orders_in
+    write  facts conditional_commit
+    run    command ["python", "-m", "delta_txn.load"]
+  }
+}
+""".replace("{INPUT}", INPUT).replace("{HEAD}", HEAD)
+
+
+def test_a_transaction_committed_twice_breaks_an_effectively_once_delta_output(tmp_path: Path) -> None:
+    """A `conditional_commit` re-run commits nothing (its transaction is in the log): the audit
+    finds nothing. A second commit of the same transaction id (planted: a writer around the
+    protocol) is a repeat that `effectively_once` rules out: an error, exit 1."""
+    pytest.importorskip("deltalake")
+    import pyarrow as pa
+    from deltalake import CommitProperties, DeltaTable, write_deltalake
+
+    lake = Lake(tmp_path, "delta_txn", DELTA_TXN_FLOW, {"orders_in": f"file://{tmp_path}/files",
+                                                        "facts": f"file://{tmp_path}/lake"})
+    days = WEEK[:2]
+    lake.inputs(days, same=False)
+    for day in days:
+        lake.run("load", day, f"scheduled__{day}")
+    lake.run("load", days[0], f"manual__{days[0]}")  # skipped: the transaction is in the log
     code, report = lake.audit("2026-03-02")
-    assert [(f[0], f[2], f[3], f[4]) for f in found(report) if f[0] == "duplicate-key"] == \
-        [("duplicate-key", "facts", "note", 3)], report
+    assert code == 0 and lake_findings(report, "commit-repeated", "identical-rows") == [], report
+    uri = str(tmp_path / "lake" / "facts")
+    first = DeltaTable(uri).history()[-1]
+    marks = {k: v for k, v in first.items() if str(k).startswith("flowc.")}
+    assert set(marks) == {"flowc.task", "flowc.interval", "flowc.attempt", "flowc.txn"}, first
+    assert marks["flowc.task"] == "delta_txn.load" and marks["flowc.interval"] == stamp(days[0]), marks
+    write_deltalake(uri, pa.table({"id": ["x"], "amount": [1]}), mode="append",
+                    commit_properties=CommitProperties(custom_metadata={**marks, "flowc.attempt": "99"}))
+    code, report = lake.audit("2026-03-02")
+    assert lake_findings(report, "commit-repeated") == [("commit-repeated", "facts", "error", 1)], report
+    assert code == 1, report
+    again = next(f for f in report["findings"] if f["check"] == "commit-repeated")
+    assert f"transaction {marks['flowc.txn']}: attempts " in again["message"], again
+
+
+PIN_FLOW = """
+source dfeed: delta_table {
+  location  "feed"
+  mutable
+  pin       version
+  identity  id
+  fields    [id, amount]
+}
+
+source ifeed: iceberg_table {
+  table     "lake.feed"
+  mutable
+  pin       snapshot
+  identity  id
+  fields    [id, amount]
+}
+
+sink dcopy: delta_table {
+  location "copy"
+}
+
+sink icopy: iceberg_table {
+  table "lake.copy"
+}
+
+pipeline lake_pins {
+{HEAD}
+  task dcopy {
+    read   dfeed
+    write  dcopy conditional_commit
+    run    command ["python", "-m", "lake_pins.dcopy"]
+  }
+
+  task icopy {
+    read   ifeed
+    write  icopy conditional_commit
+    run    command ["python", "-m", "lake_pins.icopy"]
+  }
+}
+""".replace("{HEAD}", HEAD)
+
+
+def test_a_vacuumed_delta_version_and_an_expired_iceberg_snapshot_are_pins_gone(tmp_path: Path) -> None:
+    """Each day's task pins the source's version (Delta) or snapshot (Iceberg) it read. While
+    the source keeps them, nothing; after a Delta overwrite and a `VACUUM`, both pinned versions'
+    data files are gone, and after an expiry of the first Iceberg snapshot it is gone:
+    `pin-gone` warnings, with the version or snapshot named (re-running those days fails)."""
+    pytest.importorskip("deltalake")
+    pytest.importorskip("pyiceberg")
+    import pyarrow as pa
+    from deltalake import DeltaTable, write_deltalake
+
+    from flowc_runtime import iceberg
+
+    lake_url = f"file://{tmp_path}/lake"
+    lake = Lake(tmp_path, "lake_pins", PIN_FLOW, {"dfeed": lake_url, "ifeed": lake_url, "dcopy": lake_url,
+                                                  "icopy": lake_url})
+    feed = str(tmp_path / "lake" / "feed")
+    cat = iceberg.catalog(iceberg.locate(lake_url, "ifeed"))
+    snapshots = []
+    for day in WEEK[:2]:
+        rows = [{"id": f"{day:%m%d}-{j}", "amount": j} for j in (1, 2)]
+        write_deltalake(feed, pa.Table.from_pylist(rows), mode="append")
+        iceberg.write(cat, ("lake", "feed"), rows, "append")
+        snapshots.append(iceberg.snapshot_id(iceberg.load(cat, ("lake", "feed"))))
+        lake.run("dcopy", day, f"scheduled__{day}")
+        lake.run("icopy", day, f"scheduled__{day}")
+    code, report = lake.audit("2026-03-02")
+    assert code == 0 and lake_findings(report, "pin-gone") == [], report
+    assert not [u for u in report["not_observable"] if "feed" in json.dumps(u)], report
+
+    write_deltalake(feed, pa.Table.from_pylist([{"id": "new", "amount": 0}]), mode="overwrite")
+    DeltaTable(feed).vacuum(retention_hours=0, enforce_retention_duration=False, dry_run=False)
+    table = iceberg.load(cat, ("lake", "feed"))
+    assert table is not None
+    table.maintenance.expire_snapshots().by_id(snapshots[0]).commit()
+    code, report = lake.audit("2026-03-02")
+    assert code == 0, report  # warnings: the copies are whole, only a re-run of those days fails
+    assert [(f[0], f[1], f[3], f[4]) for f in found(report) if f[0] == "pin-gone"] == [
+        ("pin-gone", "dcopy", "warning", 2), ("pin-gone", "icopy", "warning", 1)], report
+    by_input = {f["input"]: f for f in report["findings"] if f["check"] == "pin-gone"}
+    assert "pinned versions of `dfeed` no longer exist" in by_input["dfeed"]["message"], by_input
+    assert "data files are gone (vacuumed)" in by_input["dfeed"]["message"], by_input
+    assert by_input["ifeed"]["examples"] == [{"interval_start": stamp(WEEK[0]), "pinned": f"snapshot {snapshots[0]}",
+                                              "why": "the table no longer holds it (expired)"}], by_input
+
+
+def test_delta_commits_read_the_marks_of_either_runtime_and_see_unmarked_ones_as_such(tmp_path: Path) -> None:
+    """The Python runtime's marks are keys of a commit's metadata, Spark's a JSON object in its
+    `userMetadata`: both are read. A table whose commits carry no marks (another writer's) gives
+    nothing to compare; a transaction id committed twice is a repeat even from one attempt."""
+    pytest.importorskip("deltalake")
+    import pyarrow as pa
+    from deltalake import CommitProperties, write_deltalake
+
+    from flowc_runtime import audit
+
+    uri = str(tmp_path / "t")
+    rows = pa.table({"id": [1, 2]})
+    mark = {"flowc.task": "p.t", "flowc.interval": "2026-03-01T00:00:00Z"}
+    write_deltalake(uri, rows, mode="append")  # another writer's
+    write_deltalake(uri, rows, mode="append", commit_properties=CommitProperties(
+        custom_metadata={**mark, "flowc.attempt": "1"}))
+    write_deltalake(uri, rows, mode="append", commit_properties=CommitProperties(
+        custom_metadata={"userMetadata": json.dumps({**mark, "flowc.attempt": "2"})}))
+    write_deltalake(uri, rows, mode="overwrite", commit_properties=CommitProperties(
+        custom_metadata={**mark, "flowc.attempt": "3"}))
+    commits = audit.delta_commits(uri, "t")
+    assert [(c.id, c.task, c.attempt, c.appends, c.rows) for c in commits] == [
+        ("0", "", "", True, 2), ("1", "p.t", "1", True, 2), ("2", "p.t", "2", True, 2), ("3", "p.t", "3", False, 2)]
+    plan: dict[str, Any] = {"now": "2026-03-09T00:00:00Z", "pipelines": []}
+    at = {"pipeline": "p", "task": "t", "output": "t"}
+    check = audit.Audit(plan, {})
+    assert check.commit_repeats(at, {"name": "t", "kind": "delta_table"}, commits) is True
+    assert [(o["check"], o["count"], o["detail"]["rows_again"], o["examples"][0]["attempts"])
+            for o in check.observations] == [("commit-repeated", 1, 2, "1,2")]
+    other = audit.Audit(plan, {})
+    assert other.commit_repeats({**at, "task": "u"}, {"name": "t", "kind": "delta_table"}, commits) is False
+    assert other.observations == [] and other.checked == []
+    txn = [audit.commit_of(str(k), {**mark, "flowc.attempt": "1", "flowc.txn": "x"}, True, 2) for k in (1, 2)]
+    twice = audit.Audit(plan, {})
+    twice.commit_repeats(at, {"name": "t", "kind": "delta_table"}, txn)
+    assert [(o["count"], o["examples"][0]["txn"]) for o in twice.observations] == [(1, "x")]
+    once = audit.Audit(plan, {})
+    once.commit_repeats(at, {"name": "t", "kind": "delta_table"}, txn[:1] + [
+        audit.commit_of("3", {**mark, "flowc.attempt": "2", "flowc.txn": "y"}, True, 2)])
+    assert once.observations == []  # two transactions of one interval (two batches' ids): no repeat
+    runs = audit.Audit(plan, {})  # `txn run.id`: ids new at every run, compared by interval
+    runs.commit_repeats(at, {"name": "t", "kind": "delta_table"}, txn[:1] + [
+        audit.commit_of("3", {**mark, "flowc.attempt": "2", "flowc.txn": "y"}, True, 2)], txns=False)
+    assert [(o["count"], o["examples"][0]["attempts"], "txn" in o["examples"][0]) for o in runs.observations] == \
+        [(1, "1,2", False)]
+    assert audit.by_txn({"txn": [{"term": "run_id"}]}) is False and audit.by_txn({"txn": None}) is True
 
 
 ICEBERG_FLOW = """
@@ -655,7 +864,8 @@ def test_an_iceberg_sink_shows_a_rerun_append_read_only(tmp_path: Path) -> None:
     current snapshot by its key columns: a re-run of one day's `append` holds that day's keys
     twice (`duplicate-key`, a note for a `none` output); before it, nothing. The catalog is
     opened read-only (its file is the same byte for byte after the audit). A write without key
-    columns is listed as not observable, as a Delta table's is."""
+    columns is compared by its snapshots: a day that two attempts both appended
+    (`commit-repeated`)."""
     pytest.importorskip("pyiceberg")
     lake = Lake(tmp_path, "ice_week", ICEBERG_FLOW, {"orders_in": f"file://{tmp_path}/files",
                                                      "facts": f"file://{tmp_path}/lake",
@@ -670,13 +880,17 @@ def test_an_iceberg_sink_shows_a_rerun_append_read_only(tmp_path: Path) -> None:
     code, report = lake.audit("2026-03-02")
     assert code == 0 and [f for f in found(report) if f[0] == "duplicate-key"] == [], report
     assert catalog.read_bytes() == before
-    assert not [u for u in report["not_observable"] if "`facts`" in json.dumps(u)], report
-    unkeyed = [u["what"] for u in report["not_observable"] if "`copies`" in u["what"]]
-    assert unkeyed and "an Iceberg table written without key columns" in unkeyed[0], report
+    assert not [u for u in report["not_observable"] if "`facts`" in json.dumps(u) or "`copies`" in json.dumps(u)], \
+        report
+    assert lake_findings(report, "duplicate-key", "commit-repeated") == [], report
     lake.run("log", days[0], f"manual__{days[0]}")
+    lake.run("copy", days[1], f"manual__{days[1]}")
     code, report = lake.audit("2026-03-02")
-    assert [(f[0], f[2], f[3], f[4]) for f in found(report) if f[0] == "duplicate-key"] == \
-        [("duplicate-key", "facts", "note", 3)], report
+    assert lake_findings(report, "duplicate-key", "identical-rows", "commit-repeated") == [
+        ("commit-repeated", "copies", "note", 1), ("commit-repeated", "facts", "note", 1),
+        ("duplicate-key", "facts", "note", 3)], report
+    again = next(f for f in report["findings"] if f["check"] == "commit-repeated" and f["output"] == "copies")
+    assert again["examples"][0]["interval_start"] == stamp(days[1]) and "(3 more rows;" in again["message"], again
     assert catalog.read_bytes() != before  # the re-run committed a snapshot; the audit only read it
 
 
@@ -703,7 +917,7 @@ def test_an_iceberg_catalog_on_postgresql_is_read_in_read_only_sessions(tmp_path
         cat = iceberg.catalog(where)
         iceberg.conditional_commit(cat, ("lake", "facts"), [{"id": "a", "amount": 1}, {"id": "a", "amount": 2}],
                                    iceberg.NO_SNAPSHOT, "txn-1")
-        db = audit.ReadOnly.over_iceberg(where, ("lake", "facts"), "facts")
+        db = audit.ReadOnly.over_iceberg(audit.open_iceberg(where, ("lake", "facts"), "facts"), where.catalog_uri)
         assert db is not None
         assert db.query(f"SELECT id, COUNT(*) FROM {audit.ICEBERG_VIEW} GROUP BY id") == [("a", 2)]
         db.close()
@@ -714,3 +928,16 @@ def test_an_iceberg_catalog_on_postgresql_is_read_in_read_only_sessions(tmp_path
     finally:
         with psycopg.connect(PG, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def test_a_path_template_as_a_pattern_matches_what_it_renders_and_no_deeper_folder() -> None:
+    """The prefixes of a `files` sink on an object store are found by its path as a pattern: a
+    placeholder is one folder name (never a `/`), an escape `{{` is the brace itself."""
+    from flowc_runtime.context import pattern
+
+    within = pattern("t/out/{interval.date}/x{{y}}/")
+    assert within.match("t/out/2026-03-01/x{y}/part-1.jsonl")
+    assert not within.match("t/out/2026/03/x{y}/part-1.jsonl")  # a placeholder spans no `/`
+    assert not within.match("t/out/2026-03-01/xy/part-1.jsonl")
+    assert not within.match("t/other/2026-03-01/x{y}/part-1.jsonl")
+    assert pattern("a.b/").match("a.b/c") and not pattern("a.b/").match("axb/c")  # literal text is literal

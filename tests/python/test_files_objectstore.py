@@ -476,3 +476,102 @@ def test_a_scaffolded_task_reads_parquet_from_the_store_into_sqlite(s3: S3, tmp_
     done = subprocess.run(run_task, cwd=tmp_path / "py", env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 75, done.stderr
     assert "does not exist" in done.stderr
+
+
+AUDIT_FLOW = """source orders_in: files {
+  path      "in/{interval.date}/"
+  immutable
+  pin       listing
+  identity  id
+  fields    [id, amount]
+}
+
+sink daily: files {
+  path "out/{interval.date}/"
+}
+
+pipeline store_week {
+  schedule  "@daily"
+  start     2026-03-01
+  timezone  "UTC"
+  require   none
+
+  task log {
+    read   orders_in
+    write  daily append
+    allow  FL202 because "the audit's fixture: a re-run appends the interval again"
+    run    command ["python", "-m", "store_week.log"]
+  }
+}
+"""
+
+
+def test_the_audit_reads_a_files_sink_and_a_pinned_listing_on_the_store(s3: S3, tmp_path: Path) -> None:
+    """`flowc audit` on a deployment whose input and output are both on the store: the sink's
+    objects are copied (streamed) and compared per interval's prefix, a re-run's copy of one
+    day found as `identical-rows` there (the examples name the store's prefix, never the copy's
+    folder); the pinned listing's objects are asked for their metadata, an object whose ETag
+    changed and one that is gone found as `pin-changed`. No credential of the connection shows."""
+    import obstore
+
+    binary = Path(os.environ.get("FLOWC_BIN") or ROOT / "target" / "debug" / "flowc")
+    if not binary.exists():
+        pytest.fail(f"no flowc binary at {binary}: run `cargo build --bin flowc` (or set FLOWC_BIN)")
+    (tmp_path / "store_week.flow").write_text(AUDIT_FLOW, encoding="utf-8")
+    done = subprocess.run([str(binary), "scaffold", "--lang", "python", "--out", "py", "store_week.flow"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    base = prefix()
+    days = ["2026-03-01", "2026-03-02"]
+    for day in days:
+        rows = [{"id": f"{day}-{j}", "amount": j} for j in (1, 2)]
+        s3.put(f"{base}in/{day}/part-0.jsonl", encoded(rows, "jsonl"))
+    conns = {"orders_in": s3.conn(base), "daily": s3.conn(base)}
+    state = f"sqlite://{tmp_path}/state.sqlite"
+
+    def run_day(day: str, run_id: str) -> None:
+        end = f"2026-03-0{int(day[-1]) + 1}T00:00:00Z"
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
+        env.update({"FLOW_PIPELINE": "store_week", "FLOW_TASK": "log", "FLOW_INTERVAL_START": f"{day}T00:00:00Z",
+                    "FLOW_INTERVAL_END": end, "FLOW_RUN_ID": run_id, "FLOW_ATTEMPT": "1", "FLOWC_STATE": state})
+        env.update({f"FLOW_CONN_{k.upper()}": v for k, v in conns.items()})
+        proc = subprocess.run([sys.executable, "-m", "store_week.log"], cwd=tmp_path / "py", env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+
+    def audit() -> dict[str, Any]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
+        env["FLOWC_PYTHON"] = sys.executable
+        proc = subprocess.run([str(binary), "audit", "--since", days[0], "--until", days[-1], "--at",
+                               "2026-03-09T00:00:00Z", "--format", "json", "--state", state,
+                               *(f"--conn={k}={v}" for k, v in conns.items()), "store_week.flow"],
+                              cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
+        assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+        assert SECRET not in proc.stdout + proc.stderr
+        report: dict[str, Any] = json.loads(proc.stdout)
+        assert report["could_not_run"] == [] and report["not_observable"] == [], report
+        return report
+
+    def found(report: dict[str, Any], check: str) -> list[dict[str, Any]]:
+        return [f for f in report["findings"] if f["check"] == check]
+
+    for day in days:
+        run_day(day, f"scheduled__{day}")
+    report = audit()
+    assert found(report, "identical-rows") == [] and found(report, "pin-changed") == [], report
+
+    run_day(days[1], f"manual__{days[1]}")  # the second day appended again
+    report = audit()
+    (repeated,) = found(report, "identical-rows")
+    assert (repeated["output"], repeated["count"], repeated["severity"]) == ("daily", 2, "note"), repeated
+    folders = {e["values"]["_flowc_folder"] for e in repeated["examples"]}
+    assert folders == {f"s3://{BUCKET}/{base}out/{days[1]}"}, repeated
+
+    s3.put(f"{base}in/{days[0]}/part-0.jsonl", encoded([{"id": "x", "amount": 9}], "jsonl"))  # a new ETag
+    obstore.delete(s3.store(), f"{base}in/{days[1]}/part-0.jsonl")
+    report = audit()
+    (pins,) = found(report, "pin-changed")
+    assert (pins["input"], pins["count"], pins["severity"]) == ("orders_in", 2, "warning"), pins
+    changes = sorted((e["interval_start"][:10], e["change"], e["object"]) for e in pins["examples"])
+    assert changes == [(days[0], "changed", f"s3://{BUCKET}/{base}in/{days[0]}/part-0.jsonl"),
+                       (days[1], "gone", f"s3://{BUCKET}/{base}in/{days[1]}/part-0.jsonl")], pins

@@ -22,7 +22,8 @@ tests/fault/inject):
 
 Each sink is read back with the Python runtime's libraries (deltalake; pyiceberg over the same
 SQL catalog) and judged as the fault matrix judges (tests/fault/kafka_iceberg.py): `loss`,
-`dup`, `regress`. An output predicted `exactly_once`/`effectively_once` is as predicted when no
+`dup`, `regress`; on the sinks the task appends to, `flowc audit`'s reader of commits must find
+a repeated commit exactly when the rows show `dup`. An output predicted `exactly_once`/`effectively_once` is as predicted when no
 cell shows an anomaly; a weaker one when at least one cell shows an anomaly its guarantee
 allows. A cell that cannot run to its end shows `error`. Prints one row per output, the
 versions, and `spark cells: X/Y as predicted`; exits 1 unless every output is as predicted.
@@ -67,6 +68,9 @@ DELTA = {"sp_delta_commit": "d_commit", "sp_delta_append": "d_append", "sp_delta
          "sp_delta_days": "d_days"}
 ICEBERG = {"sp_ice_commit": "sp.commit_t", "sp_ice_append": "sp.append_t", "sp_ice_latest": "sp.latest_t",
            "sp_ice_days": "sp.days_t"}
+# The sinks the task appends to (`append`, `conditional_commit`): `flowc audit` compares their
+# commits (`commit-repeated`), by the marks every commit carries.
+APPENDS = ("sp_delta_commit", "sp_delta_append", "sp_ice_commit", "sp_ice_append")
 # What a test of a few rows passes to `spark-submit` (none of it changes what a commit does):
 # one core and partition; the Delta log read as one partition (its default, 50, made every
 # attempt take twice as long: 60 s instead of 30 on a quiet 2-core machine); no whole-stage
@@ -102,6 +106,7 @@ class Setup:
         if gen.returncode != 0:
             raise RuntimeError(f"flowc scaffold failed:\n{gen.stderr}")
         shutil.copy(HERE / "load_transform.py", self.code / "sp" / "load_transform.py")
+        sys.path.insert(0, str(self.code))  # the scaffolded flowc_runtime (its audit reader: commits_agree)
         self.versions = ""
         self.cds: str | None = None
 
@@ -328,6 +333,13 @@ class Cell:
             if not (path / "_delta_log").exists():
                 return []
             return list(DeltaTable(str(path)).to_pyarrow_table().to_pylist())
+        table = self.iceberg(sink)
+        if table is None or table.current_snapshot() is None:
+            return []
+        return list(table.scan().to_arrow().to_pylist())
+
+    def iceberg(self, sink: str) -> Any:
+        """The Iceberg table of `sink` (pyiceberg over the cell's SQL catalog), None before it exists."""
         from pyiceberg.catalog.sql import SqlCatalog
         from pyiceberg.exceptions import NoSuchTableError
 
@@ -338,12 +350,38 @@ class Cell:
         else:
             cat = SqlCatalog("flowc", uri=f"sqlite:///{lake}/catalog.sqlite", warehouse=(lake / "warehouse").as_uri())
         try:
-            table = cat.load_table(ICEBERG[sink])
+            return cat.load_table(ICEBERG[sink])
         except NoSuchTableError:
-            return []
-        if table.current_snapshot() is None:
-            return []
-        return list(table.scan().to_arrow().to_pylist())
+            return None
+
+    def commits_agree(self, sink: str, anomalies: set[str]) -> None:
+        """`flowc audit`'s reader of a table's commits (`commit-repeated`, the scaffolded
+        flowc_runtime.audit) on a sink the task appends to: every commit of the task carries its
+        marks (Delta's `userMetadata`, Iceberg's snapshot properties, as the Spark runtime writes
+        them), and an interval two attempts both appended is found exactly when the rows show
+        `dup`."""
+        from flowc_runtime import audit
+
+        if sink in DELTA:
+            path = self.dir / DELTA[sink]
+            if not (path / "_delta_log").exists():
+                return
+            commits = audit.delta_commits(str(path), sink)
+        else:
+            table = self.iceberg(sink)
+            if table is None:
+                return
+            commits = audit.iceberg_commits(table)
+        check = audit.Audit({"now": INTERVALS[-1][1], "pipelines": []}, {})
+        kind = "delta_table" if sink in DELTA else "iceberg_table"
+        if not check.commit_repeats({"pipeline": "sp", "task": "load", "output": sink}, {"name": sink, "kind": kind},
+                                    commits):
+            self.problems.append(f"`{sink}`: no commit carries the task's marks ({len(commits)} commits)")
+            return
+        found = [o["examples"] for o in check.observations]
+        if bool(found) != ("dup" in anomalies):
+            self.problems.append(f"`{sink}`: the audit's commit-repeated ({found or 'nothing'}) disagrees with the "
+                                 f"rows ({'+'.join(sorted(anomalies)) or 'clean'})")
 
     def judge(self, sink: str) -> set[str]:
         rows = self.rows(sink)
@@ -372,7 +410,13 @@ class Cell:
         except Exception as err:  # noqa: BLE001 - a cell that cannot run is reported as such
             self.problems.append(f"the cell did not run to its end: {err}")
             return {sink: {"error"} for sink in sinks}
-        return {sink: self.judge(sink) for sink in sinks}
+        judged = {sink: self.judge(sink) for sink in sinks}
+        for sink in APPENDS:
+            try:
+                self.commits_agree(sink, judged[sink])
+            except Exception as err:  # noqa: BLE001 - a reader that fails is a problem of the cell
+                self.problems.append(f"`{sink}`: the audit's commit reader failed: {type(err).__name__}: {err}")
+        return judged
 
 
 def decoy_catalog(pg: str) -> None:

@@ -24,6 +24,7 @@ pub enum Check {
     DuplicateKey,
     IdenticalRows,
     MessageResent,
+    CommitRepeated,
     RegressedRow,
     LedgerMismatch,
     OutboxUnsent,
@@ -36,13 +37,14 @@ pub enum Check {
 
 impl Check {
     /// Every check, in the order findings are listed.
-    pub const ALL: [Check; 14] = [
+    pub const ALL: [Check; 15] = [
         Check::IntervalMissing,
         Check::IntervalRepeated,
         Check::LateCommit,
         Check::DuplicateKey,
         Check::IdenticalRows,
         Check::MessageResent,
+        Check::CommitRepeated,
         Check::RegressedRow,
         Check::LedgerMismatch,
         Check::OutboxUnsent,
@@ -61,6 +63,7 @@ impl Check {
             Check::DuplicateKey => "duplicate-key",
             Check::IdenticalRows => "identical-rows",
             Check::MessageResent => "message-resent",
+            Check::CommitRepeated => "commit-repeated",
             Check::RegressedRow => "regressed-row",
             Check::LedgerMismatch => "ledger-mismatch",
             Check::OutboxUnkeyed => "outbox-unkeyed",
@@ -87,6 +90,9 @@ impl Check {
             Check::MessageResent => {
                 "a topic holds a message that two attempts of its interval both sent"
             }
+            Check::CommitRepeated => {
+                "a Delta or Iceberg table holds an interval's rows that two attempts both appended"
+            }
             Check::RegressedRow => {
                 "a row's version or interval fence is older than another row of its key that should have replaced it"
             }
@@ -100,8 +106,12 @@ impl Check {
                 "outbox rows are still unsent after their interval's end plus the grace period"
             }
             Check::OutboxRepeated => "one message is held by more than one outbox row",
-            Check::PinGone => "a pinned snapshot no longer exists, so its interval cannot be re-read",
-            Check::PinChanged => "a file of a pinned listing is gone since it was pinned",
+            Check::PinGone => {
+                "a pinned snapshot, version or offset range is no longer held by its source, so its interval cannot be re-read"
+            }
+            Check::PinChanged => {
+                "a file of a pinned listing is gone, or an object's ETag changed, since it was pinned"
+            }
             Check::CursorLagging => {
                 "a cursor read's bookmark is behind the source's maximum by more than the lookback"
             }

@@ -199,14 +199,18 @@ fn severity(check: Check, o: &Output<'_>, no_regression: Option<bool>) -> (Sever
             Severity::Note,
             format!("`{g}`: a re-run of an output that is applied by key"),
         ),
-        Check::DuplicateKey | Check::OutboxRepeated | Check::MessageResent
+        Check::DuplicateKey
+        | Check::OutboxRepeated
+        | Check::MessageResent
+        | Check::CommitRepeated
             if no_duplicates(o.guarantee) =>
         {
             (Severity::Error, format!("`{g}` allows no duplicate"))
         }
-        Check::DuplicateKey | Check::OutboxRepeated | Check::MessageResent => {
-            (Severity::Note, format!("`{g}` allows duplicates"))
-        }
+        Check::DuplicateKey
+        | Check::OutboxRepeated
+        | Check::MessageResent
+        | Check::CommitRepeated => (Severity::Note, format!("`{g}` allows duplicates")),
         Check::IdenticalRows if !no_duplicates(o.guarantee) => {
             (Severity::Note, format!("`{g}` allows duplicates"))
         }
@@ -365,6 +369,22 @@ fn message(
             text(first_example(examples, "interval_start")),
             text(first_example(examples, "attempts"))
         ),
+        Check::CommitRepeated => {
+            let rows = d.get("rows_again").and_then(Value::as_u64);
+            let what = match first_example(examples, "txn") {
+                Some(txn) => format!("transaction {}", text(Some(txn))),
+                None => format!("interval {}", text(first_example(examples, "interval_start"))),
+            };
+            format!(
+                "{} appended again to the {} by another attempt ({} more {}; {what}: attempts {}, commits {})",
+                plural(count, "interval's rows were", "intervals' rows were"),
+                text(d.get("table")),
+                text(d.get("rows_again")),
+                if rows == Some(1) { "row" } else { "rows" },
+                text(first_example(examples, "attempts")),
+                text(first_example(examples, "commits"))
+            )
+        }
         Check::OutboxUnsent => format!(
             "{} unsent more than {}s after their interval ended ({} {}, oldest {})",
             plural(count, "outbox row", "outbox rows"),
@@ -424,20 +444,35 @@ fn message(
             plural(count, "message", "messages"),
             text(d.get("rows_involved"))
         ),
-        Check::PinGone => format!(
-            "{} of `{input}` no longer {} (interval {}: `{}`): re-running {} fails",
-            plural(count, "pinned snapshot", "pinned snapshots"),
-            if count == 1 { "exists" } else { "exist" },
-            text(first_example(examples, "interval_start")),
-            text(first_example(examples, "staging_table")),
-            if count == 1 { "it" } else { "them" }
-        ),
+        Check::PinGone => {
+            // a staging table (SQL), a Delta version, an Iceberg snapshot, a Kafka offset range
+            let what = d
+                .get("what")
+                .and_then(Value::as_str)
+                .unwrap_or("pinned snapshot");
+            let pinned = match first_example(examples, "staging_table") {
+                Some(table) => format!("`{}`", text(Some(table))),
+                None => format!(
+                    "{}: {}",
+                    text(first_example(examples, "pinned")),
+                    text(first_example(examples, "why"))
+                ),
+            };
+            format!(
+                "{} of `{input}` no longer {} (interval {}: {pinned}): re-running {} fails",
+                plural(count, what, &format!("{what}s")),
+                if count == 1 { "exists" } else { "exist" },
+                text(first_example(examples, "interval_start")),
+                if count == 1 { "it" } else { "them" }
+            )
+        }
         Check::PinChanged => format!(
-            "{} of `{input}`'s pinned listings {} gone ({} of interval {}): re-running {} fails",
+            "{} of `{input}`'s pinned listings changed since {} pinned ({} of interval {}: {}): re-running {} fails",
             plural(count, "file", "files"),
-            if count == 1 { "is" } else { "are" },
+            if count == 1 { "it was" } else { "they were" },
             text(first_example(examples, "object")),
             text(first_example(examples, "interval_start")),
+            text(first_example(examples, "change")),
             if count == 1 { "it" } else { "them" }
         ),
         Check::CursorLagging => format!(

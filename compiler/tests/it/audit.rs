@@ -211,7 +211,7 @@ fn sarif_has_a_rule_per_check_and_a_result_per_finding() {
         run0["tool"]["driver"]["rules"].as_array().map(Vec::len),
         Some(flowc::audit::Check::ALL.len())
     );
-    assert_eq!(flowc::audit::Check::ALL.len(), 14);
+    assert_eq!(flowc::audit::Check::ALL.len(), 15);
     let results = run0["results"].as_array().expect("results");
     assert_eq!(results.len(), 4);
     let levels: Vec<&str> = results.iter().filter_map(|r| r["level"].as_str()).collect();

@@ -86,6 +86,27 @@ class Refused(Stop):
     code = EXIT_REFUSED
 
 
+# The marks a commit to a table format carries (Delta commit metadata, Iceberg snapshot
+# properties), as Kafka messages carry them in headers (kafka.py): the task, the interval and the
+# attempt that committed, so `flowc audit` tells an interval two attempts both appended from
+# two commits of one attempt (docs/audit.md, `commit-repeated`).
+TASK_MARK = "flowc.task"
+INTERVAL_MARK = "flowc.interval"
+ATTEMPT_MARK = "flowc.attempt"
+
+
+def who(attempt: Attempt) -> str:
+    """The attempt, as its commits name it: its fencing token, else its run and number."""
+    ctx = attempt.ctx
+    return str(attempt.token) if attempt.token is not None else f"{ctx.run_id}#{ctx.attempt}"
+
+
+def marks(attempt: Attempt) -> dict[str, str]:
+    """The marks of a commit that `attempt` makes (TASK_MARK, INTERVAL_MARK, ATTEMPT_MARK)."""
+    return {TASK_MARK: f"{attempt.task.pipeline}.{attempt.task.task}", INTERVAL_MARK: attempt.ctx.interval_key,
+            ATTEMPT_MARK: who(attempt)}
+
+
 def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 

@@ -29,6 +29,8 @@ What it observes (each an entry of `observations`, `check` naming it):
   per partition for `replace partition`); `identical-rows` where a write has no key columns;
 * `message-resent`: in a Kafka topic, a message (its value) that two attempts of one interval
   both sent, told by the headers the runtime puts on every message (kafka.py);
+* `commit-repeated`: in a Delta or Iceberg table, an interval whose rows two attempts both
+  appended, told by the marks the runtime puts in every commit's metadata (attempts.marks);
 * `regressed-row`: for `newest by` and fenced upserts, a row whose version or interval fence
   (`_flow_interval_end`) is older than another row of its key, which should have replaced it;
 * `ledger-mismatch`: an `append ledger` table holding another number of rows than its ledger
@@ -37,8 +39,9 @@ What it observes (each an entry of `observations`, `check` naming it):
   than their id);
 * `outbox-unsent`: outbox rows (`flowc_outbox`) still unsent after their interval's end plus the
   grace period; `outbox-repeated`: one message (its payload) held by more than one outbox row;
-* `pin-gone`: a pinned snapshot (a staging table) that no longer exists; `pin-changed`: a file of
-  a pinned listing that is gone or changed;
+* `pin-gone`: a pinned snapshot (a staging table, an Iceberg snapshot), Delta version or Kafka
+  offset range that the source no longer holds; `pin-changed`: a file of
+  a pinned listing that is gone, or an object whose ETag changed;
 * `cursor-lagging`: a cursor read's bookmark behind the source column's maximum by more than the
   lookback.
 
@@ -58,13 +61,14 @@ import sqlite3
 import sys
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlparse, urlunparse
 
-from . import delta, files, formats, iceberg, kafka
-from .context import Context, FlowError, has_placeholder, parse_time, redact, wildcard
+from . import attempts, delta, files, formats, iceberg, kafka
+from .context import Context, FlowError, has_placeholder, literal_prefix, parse_time, pattern, redact, wildcard
 from .spec import Endpoint, StateStore
 from .sql import FENCE_COLUMN
 
@@ -85,6 +89,11 @@ ICEBERG_VIEW = "flowc_audit_iceberg"
 TOPIC_TABLE = "flowc_audit_messages"
 TOPIC_BATCH = 10_000
 TOPIC_MEMORY = "256MB"
+# The write modes whose every commit adds rows to a Delta or Iceberg table: two attempts of an
+# interval that both commit are two copies of its rows (`commit-repeated`).
+LAKE_APPENDS = ("append", "transactional", "conditional_commit")
+# The modes of a Delta `WRITE` that add rows and replace none (delta-rs and Spark spell them so).
+DELTA_ADDS = ("append", "errorifexists", "error", "ignore")
 VOLATILE_TERMS = frozenset({"run_id", "attempt_id", "attempt_number", "now", "uuid", "random"})
 # flowc's own columns of a sink table (the fence), left out of `identical-rows`.
 OWN_PREFIXES = ("_flow_", "_flowc_")
@@ -157,19 +166,26 @@ class ReadOnly:
         return self
 
     @classmethod
-    def over_files(cls, paths: list[str], fmt: str) -> ReadOnly:
+    def over_files(cls, paths: list[str], fmt: str, shown: tuple[str, str] | None = None) -> ReadOnly:
         """An in-memory DuckDB whose view `FILES_VIEW` holds the rows of the data files `paths`
         (JSON Lines, JSON, CSV or Parquet, read by DuckDB's built-in readers, never written),
-        with the folder of each row's file in `FOLDER_COLUMN`."""
+        with the folder of each row's file in `FOLDER_COLUMN` (where `shown` = (copy, origin),
+        a copy's folder shown as its origin's)."""
         reader = {"jsonl": "read_json_auto({}, format = 'newline_delimited', filename = true)",
                   "json": "read_json_auto({}, filename = true)",
                   "csv": "read_csv_auto({}, filename = true)",
                   "parquet": "read_parquet({}, filename = true)"}[fmt]
         self = cls.in_memory("files", "a `files` sink")
-        listed = "[" + ", ".join("'" + p.replace("'", "''") + "'" for p in paths) + "]"
+        def literal(text: str) -> str:
+            return "'" + text.replace("'", "''") + "'"
+
+        listed = "[" + ", ".join(literal(p) for p in paths) + "]"
+        folder = "parse_dirpath(filename)"
+        if shown is not None:
+            folder = f"replace({folder}, {literal(shown[0].rstrip('/'))}, {literal(shown[1].rstrip('/'))})"
         try:
             self.conn.execute(f"CREATE VIEW {FILES_VIEW} AS SELECT * EXCLUDE (filename), "
-                              f"parse_dirpath(filename) AS {FOLDER_COLUMN} FROM {reader.format(listed)}")
+                              f"{folder} AS {FOLDER_COLUMN} FROM {reader.format(listed)}")
         except Exception as err:  # noqa: BLE001 - a file DuckDB cannot read stops the check
             raise CannotAudit(f"cannot read the {fmt} files: {redact(str(err).strip().splitlines()[0])}") from err
         return self
@@ -194,7 +210,7 @@ class ReadOnly:
         return self
 
     @classmethod
-    def over_iceberg(cls, where: iceberg.Where, ident: tuple[str, str], name: str) -> ReadOnly | None:
+    def over_iceberg(cls, table: Any, catalog_uri: str) -> ReadOnly | None:
         """An in-memory DuckDB with the current snapshot of the Iceberg table `ident` as the
         relation `ICEBERG_VIEW`, or None for a table with no snapshot yet. The catalog is opened
         read-only (a SQLite file `mode=ro`, a PostgreSQL session `default_transaction_read_only`;
@@ -202,34 +218,13 @@ class ReadOnly:
         pyarrow dataset with the table's schema, never loaded whole. Rows that delete files
         remove are not in a data file alone: such a snapshot is read through pyiceberg's own
         scan into the in-memory database instead."""
-        try:
-            import pyarrow.dataset as pads
-            from pyiceberg.catalog.sql import SqlCatalog
-            from pyiceberg.exceptions import NoSuchTableError
-        except ImportError as err:
-            raise CannotAudit("an `iceberg_table` sink needs the `pyiceberg` package in the Python that runs the "
-                              "audit (FLOWC_PYTHON)") from err
-        uri = where.catalog_uri
-        if uri.startswith("sqlite:///"):
-            path = uri[len("sqlite:///"):]
-            if not Path(path).is_file():
-                raise CannotAudit(f"`{name}`: the Iceberg catalog {path} does not exist")
-            uri = f"sqlite:///file:{quote(os.path.abspath(path))}?mode=ro&uri=true"
-        else:
-            uri = read_only_pg(uri)
-        try:
-            cat = SqlCatalog(iceberg.CATALOG, uri=uri, warehouse=where.warehouse, init_catalog_tables="false")
-            table = cat.load_table(ident)
-        except NoSuchTableError as err:
-            raise CannotAudit(f"the Iceberg table `{'.'.join(ident)}` of `{name}` does not exist") from err
-        except Exception as err:  # noqa: BLE001 - an unreachable or unreadable catalog stops the check
-            raise CannotAudit(f"cannot read the Iceberg catalog of `{name}`: "
-                              f"{redact(str(err).strip().splitlines()[0])}") from err
+        import pyarrow.dataset as pads
+
         if table.current_snapshot() is None:
             return None
         scan = table.scan()
         tasks = list(scan.plan_files())
-        self = cls.in_memory(where.catalog_uri, "an `iceberg_table` sink")
+        self = cls.in_memory(catalog_uri, "an `iceberg_table` sink")
         if any(task.delete_files for task in tasks):
             self.conn.register("flowc_audit_iceberg_scan", scan.to_arrow_batch_reader())
             self.conn.execute(f"CREATE TABLE {ICEBERG_VIEW} AS SELECT * FROM flowc_audit_iceberg_scan")
@@ -285,6 +280,34 @@ class ReadOnly:
         if self.dialect != "postgres":
             return ""
         return str(self.query("SELECT current_schema()")[0][0] or "public")
+
+
+def open_iceberg(where: iceberg.Where, ident: tuple[str, str], name: str) -> Any:
+    """The Iceberg table `ident` of the sink `name`, its SQL catalog opened read-only (a SQLite
+    file `mode=ro`, a PostgreSQL session `default_transaction_read_only`; its tables are never
+    created)."""
+    try:
+        from pyiceberg.catalog.sql import SqlCatalog
+        from pyiceberg.exceptions import NoSuchTableError
+    except ImportError as err:
+        raise CannotAudit("an `iceberg_table` sink needs the `pyiceberg` package in the Python that runs the "
+                          "audit (FLOWC_PYTHON)") from err
+    uri = where.catalog_uri
+    if uri.startswith("sqlite:///"):
+        path = uri[len("sqlite:///"):]
+        if not Path(path).is_file():
+            raise CannotAudit(f"`{name}`: the Iceberg catalog {path} does not exist")
+        uri = f"sqlite:///file:{quote(os.path.abspath(path))}?mode=ro&uri=true"
+    else:
+        uri = read_only_pg(uri)
+    try:
+        cat = SqlCatalog(iceberg.CATALOG, uri=uri, warehouse=where.warehouse, init_catalog_tables="false")
+        return cat.load_table(ident)
+    except NoSuchTableError as err:
+        raise CannotAudit(f"the Iceberg table `{'.'.join(ident)}` of `{name}` does not exist") from err
+    except Exception as err:  # noqa: BLE001 - an unreachable or unreadable catalog stops the check
+        raise CannotAudit(f"cannot read the Iceberg catalog of `{name}`: "
+                          f"{redact(str(err).strip().splitlines()[0])}") from err
 
 
 # How long the audit waits for a DuckDB file that a running attempt holds open (the runtime's
@@ -442,6 +465,8 @@ class Audit:
         self.examples = int(plan.get("examples", 5))
         self.grace = timedelta(seconds=int(plan.get("grace_seconds", 3600)))
         self.conns = Connections()
+        # private temporary folders (an object store's files, copied): removed when the audit ends
+        self.spills: list[tempfile.TemporaryDirectory[str]] = []
         self.observations: list[Json] = []
         self.not_observable: list[Json] = []
         self.errors: list[Json] = []
@@ -468,6 +493,8 @@ class Audit:
                 self.pipeline(pipeline)
         finally:
             self.conns.close()
+            for spill in self.spills:
+                spill.cleanup()
         return {
             "version": OUTPUT_VERSION,
             "observations": self.observations,
@@ -595,6 +622,12 @@ class Audit:
                 self.listing_pins(here, p, task, src, state, pins)
             elif pin == "cursor":
                 self.cursor_lag(here, p, task, read, state, bookmarks)
+            elif pin in ("version", "snapshot") and src["kind"] == "delta_table":
+                self.delta_pins(here, p, task, src, state, pins)
+            elif pin in ("version", "snapshot") and src["kind"] == "iceberg_table":
+                self.iceberg_pins(here, p, task, src, state, pins)
+            elif pin == "offsets" and src["kind"] == "kafka_topic":
+                self.offset_pins(here, p, task, src, state, pins)
             elif pin is not None:
                 self.unseen(here, f"pin `{pin}` of `{src['name']}` ({src['kind']}): whether the source still "
                             "retains the pinned version is not checked by this audit")
@@ -615,34 +648,142 @@ class Audit:
         db = self.conns.get(sql_url(src, self.env))
         gone = [{"interval_start": start, "staging_table": value}
                 for start, value in self.pinned(p, task, src, state, pins) if not db.exists(value)]
+        self.gone_pins(at, gone, "pinned snapshot")
+
+    def gone_pins(self, at: Json, gone: list[Json], what: str) -> None:
         self.ran(at, "pin-gone")
         if gone:
-            self.observe(at, "pin-gone", len(gone), gone[: self.examples])
+            self.observe(at, "pin-gone", len(gone), gone[: self.examples], what=what)
+
+    def delta_pins(self, at: Json, p: Json, task: Json, src: Json, state: ReadOnly, pins: str) -> None:
+        """`pin-gone` for a Delta source's pinned versions: a version whose commit the log no
+        longer holds (cleaned up after its retention), or one of whose data files is gone
+        (`VACUUM`): re-reading its interval fails. Reads the log and lists files, never data."""
+        uri = self.delta_uri(src, at, "the pinned versions of")
+        if uri is None:
+            return
+        try:
+            from deltalake import DeltaTable
+        except ImportError as err:
+            raise CannotAudit("a `delta_table` source needs the `deltalake` package in the Python that runs the "
+                              "audit (FLOWC_PYTHON)") from err
+        gone: list[Json] = []
+        for start, value in self.pinned(p, task, src, state, pins):
+            try:
+                version = int(value)
+            except ValueError:
+                continue
+            if version < 0:  # no table when it was pinned: the interval read nothing
+                continue
+            try:
+                table = DeltaTable(uri, version=version)
+            except Exception as err:  # noqa: BLE001 - a version the log no longer holds
+                gone.append({"interval_start": start, "pinned": f"version {version}",
+                             "why": redact(str(err).strip().splitlines()[0])[:200]})
+                continue
+            missing = [f for f in table.file_uris() if not Path(unquote(urlparse(f).path)).exists()]
+            if missing:
+                gone.append({"interval_start": start, "pinned": f"version {version}",
+                             "why": f"{len(missing)} of its data files are gone (vacuumed), such as {missing[0]}"})
+        self.gone_pins(at, gone, "pinned version")
+
+    def iceberg_pins(self, at: Json, p: Json, task: Json, src: Json, state: ReadOnly, pins: str) -> None:
+        """`pin-gone` for an Iceberg source's pinned snapshots: a snapshot the table's metadata
+        no longer holds (expired): re-reading its interval fails."""
+        found = self.iceberg_table(src, at, "the pinned snapshots of")
+        if found is None:
+            return
+        _, table = found
+        gone: list[Json] = []
+        for start, value in self.pinned(p, task, src, state, pins):
+            try:
+                snapshot = int(value)
+            except ValueError:
+                continue
+            if snapshot != iceberg.NO_SNAPSHOT and table.snapshot_by_id(snapshot) is None:
+                gone.append({"interval_start": start, "pinned": f"snapshot {snapshot}",
+                             "why": "the table no longer holds it (expired)"})
+        self.gone_pins(at, gone, "pinned snapshot")
+
+    def offset_pins(self, at: Json, p: Json, task: Json, src: Json, state: ReadOnly, pins: str) -> None:
+        """`pin-gone` for a Kafka source's pinned offset ranges: a range whose first offsets the
+        partition no longer holds (its start is below the partition's first retained offset:
+        deleted by retention), so re-reading its interval cannot read what it read. Asks the
+        broker for each partition's first and last offsets only."""
+        name = str(src["name"])
+        topic = str((src.get("params") or {}).get("topic") or "")
+        if not topic or has_placeholder(topic):
+            self.unseen(at, f"the pinned offsets of `{name}`: its topic name changes with the interval ({topic})")
+            return
+        url = self.env.get("FLOW_CONN_" + name.upper())
+        if not url:
+            raise CannotAudit(f"`{name}` has no connection: set FLOW_CONN_{name.upper()} or pass --conn {name}=URL")
+        stored = self.pinned(p, task, src, state, pins)
+        if not stored:
+            self.gone_pins(at, [], "pinned offset range")
+            return
+        try:
+            handle = kafka.consumer(kafka.bootstrap(url, name), "flowc.audit")
+        except (FlowError, ImportError) as err:
+            raise CannotAudit(f"`{name}`: {err}") from err
+        try:
+            kept = kafka.whole(handle, topic)
+        finally:
+            handle.close()
+        gone: list[Json] = []
+        for start, value in stored:
+            try:
+                ranges = kafka.decode_ranges(value)
+            except (ValueError, TypeError, KeyError, AttributeError):
+                continue
+            lost = [(part, first, end) for part, (first, end) in sorted(ranges.items())
+                    if end > first and part in kept and kept[part][0] > first]
+            if lost:
+                part, first, end = lost[0]
+                gone.append({"interval_start": start, "pinned": f"partition {part} offsets {first}-{end}",
+                             "why": f"the partition now starts at offset {kept[part][0]}",
+                             "partitions": len(lost)})
+        self.gone_pins(at, gone, "pinned offset range")
 
     def listing_pins(self, at: Json, p: Json, task: Json, src: Json, state: ReadOnly, pins: str) -> None:
-        base = self.env.get("FLOW_CONN_" + str(src["name"]).upper(), "")
-        parsed = urlparse(base)
-        if base and parsed.scheme not in ("", "file"):
-            self.unseen(at, f"listing pins of `{src['name']}` in an object store ({parsed.scheme}): ETags are not "
-                        "compared by this audit")
-            return
-        root = Path(unquote(parsed.path) if parsed.scheme == "file" else base or ".")
+        """`pin-changed`: a file of a pinned listing that is gone since (a local or mounted
+        folder), or an object that is gone or whose ETag is not the pinned one (an object store,
+        asked for its metadata only: at the pinned version, where the bucket keeps versions)."""
+        base = self.env.get("FLOW_CONN_" + str(src["name"]).upper(), "") or None
+        template = str((src.get("params") or {}).get("path", ""))
         changed: list[Json] = []
         checked = 0
+        # an interval's end, for a path that names it (the window's intervals; else its start)
+        ends = {str(s): str(e) for s, e in p.get("intervals", [])}
         for start, value in self.pinned(p, task, src, state, pins):
             try:
                 listing = json.loads(value)
             except json.JSONDecodeError:
                 continue
-            template = str((src.get("params") or {}).get("path", ""))
-            folder = root / Context("", "", parse_time(start), parse_time(start), "audit", 1,
-                                    timezone=p.get("timezone") or "UTC").render(template)
+            rendered = Context("", "", parse_time(start), parse_time(ends.get(start, start)), "audit", 1,
+                               timezone=p.get("timezone") or "UTC").render(template)
+            try:
+                where = files.location(base, rendered)
+            except FlowError as err:
+                raise CannotAudit(f"`{src['name']}`: {err}") from err
             for entry in listing if isinstance(listing, list) else []:
                 name = entry.get("name") if isinstance(entry, dict) else entry
                 if not isinstance(name, str):
                     continue
                 checked += 1
-                if not (folder / name).exists() and not Path(name).exists():
+                if isinstance(where, files.StorePrefix):
+                    try:
+                        now = where.meta(entry)
+                    except FlowError as err:
+                        raise CannotAudit(f"`{src['name']}`: {err}") from err
+                    pinned = entry.get("etag") if isinstance(entry, dict) else None
+                    if now is None:
+                        changed.append({"interval_start": start, "object": where.describe(name), "change": "gone"})
+                    elif pinned and now.get("e_tag") and now["e_tag"] != pinned:
+                        changed.append({"interval_start": start, "object": where.describe(name), "change": "changed",
+                                        "pinned_etag": pinned, "etag": now["e_tag"]})
+                elif isinstance(where, files.LocalFolder) and not (where.root / name).exists() \
+                        and not Path(name).exists():
                     changed.append({"interval_start": start, "object": name, "change": "gone"})
         self.ran(at, "pin-changed")
         if changed:
@@ -689,28 +830,42 @@ class Audit:
             self.topic_repeats(sink, at)
             return
         folders: list[str] = []  # a files sink whose path names the interval: compared per folder
+        # whether `commit-repeated` read the lake's commits (they carry the task's marks)
+        seen = False
         if sink["kind"] == "files":
             found = self.files_rows(sink, at)
             if found is None:
                 return
             db, table, folders = found
         elif sink["kind"] == "delta_table":
-            delta_db = self.delta_rows(sink, at)
-            if delta_db is None:
+            uri = self.delta_uri(sink, at)
+            if uri is None:
                 return
-            db, table = delta_db, DELTA_VIEW
+            if mode in LAKE_APPENDS:
+                seen = self.commit_repeats(at, sink, delta_commits(uri, str(sink["name"])), by_txn(write))
+            db, table = ReadOnly.over_delta(uri), DELTA_VIEW
+            self.conns.open[f"delta:{sink['name']}"] = db  # closed with the others
         elif sink["kind"] == "iceberg_table":
-            # unkeyed: not observable (as below), said before the catalog is opened for nothing
+            found_table = self.iceberg_table(sink, at)
+            if found_table is None:
+                return
+            where, ice = found_table
+            if mode in LAKE_APPENDS:
+                seen = self.commit_repeats(at, sink, iceberg_commits(ice), by_txn(write))
+            # unkeyed: no row-level check (as below), said before the snapshot is scanned for nothing
             if not write.get("key"):
-                self.unseen(at, unkeyed_lake(sink))
+                if not seen:
+                    self.unseen(at, unkeyed_lake(sink))
                 return
-            ice_db = self.iceberg_rows(sink, at)
+            ice_db = ReadOnly.over_iceberg(ice, where.catalog_uri)
             if ice_db is None:
+                self.ran(at, "duplicate-key")
                 return
+            self.conns.open[f"iceberg:{sink['name']}"] = ice_db  # closed with the others
             db, table = ice_db, ICEBERG_VIEW
         elif sink["kind"] not in SQL_KINDS:
-            self.unseen(at, f"duplicates in `{sink['name']}` ({sink['kind']}): this audit reads SQL tables, local "
-                        "`files` sinks, local Delta tables, Iceberg tables with a local warehouse and Kafka topics only")
+            self.unseen(at, f"duplicates in `{sink['name']}` ({sink['kind']}): this audit reads SQL tables, `files` "
+                        "sinks, local Delta tables, Iceberg tables with a local warehouse and Kafka topics only")
             return
         else:
             table = table_of(sink)
@@ -758,8 +913,10 @@ class Audit:
                 scope = [column]
         if sink["kind"] in ("delta_table", "iceberg_table") and not key:
             # Nothing in a row names the interval that wrote it: the same record committed by two
-            # intervals (a copy of a source that keeps its rows) is no repeat.
-            self.unseen(at, unkeyed_lake(sink))
+            # intervals (a copy of a source that keeps its rows) is no repeat. The commits do
+            # name it (`commit-repeated`, above), where they carry the runtime's marks.
+            if not seen:
+                self.unseen(at, unkeyed_lake(sink))
             return
         if ignored and not key:
             self.unseen(at, f"duplicates in `{sink['name']}`: its key or partition holds only run-scoped terms "
@@ -783,65 +940,106 @@ class Audit:
             self.duplicates(db, table, [*folders, *columns], at, "identical-rows", key=[], partition=folders,
                             ignored=ignored)
 
-    def delta_rows(self, sink: Json, at: Json) -> ReadOnly | None:
-        """A local `delta_table` sink's current version (ReadOnly.over_delta); None, said as not
-        observable, for a table in an object store or one whose location names the interval."""
+    def delta_uri(self, sink: Json, at: Json, what: str = "duplicates in") -> str | None:
+        """Where a local `delta_table` is (where the task reads or writes it); None, said as not
+        observable (`what` of it), for a table in an object store or one whose location names
+        the interval."""
         name = str(sink["name"])
         location = str((sink.get("params") or {}).get("location", ""))
         url = self.env.get("FLOW_CONN_" + name.upper())
         if "{" in location:
-            self.unseen(at, f"duplicates in `{name}`: its location changes with the interval ({location})")
+            self.unseen(at, f"{what} `{name}`: its location changes with the interval ({location})")
             return None
         if "://" in location and not location.startswith("file://") or url and not url.startswith("file:"):
-            self.unseen(at, f"duplicates in `{name}`: its Delta table is in an object store, which this audit does "
+            self.unseen(at, f"{what} `{name}`: its Delta table is in an object store, which this audit does "
                         "not read yet")
             return None
-        db = ReadOnly.over_delta(delta.location(url, location))  # where the task writes it
-        self.conns.open[f"delta:{name}"] = db  # closed with the others
-        return db
+        return delta.location(url, location)
 
-    def iceberg_rows(self, sink: Json, at: Json) -> ReadOnly | None:
-        """An `iceberg_table` sink's current snapshot (ReadOnly.over_iceberg); None for a table
-        with no snapshot yet (nothing to compare), or, said as not observable, for a warehouse
-        in an object store or a table name that names the interval."""
+    def iceberg_table(self, sink: Json, at: Json, what: str = "duplicates in") -> tuple[iceberg.Where, Any] | None:
+        """An `iceberg_table`'s catalog entry and table (open_iceberg, read-only); None, said as
+        not observable (`what` of it), for a warehouse in an object store or a table name that
+        names the interval."""
         name = str(sink["name"])
         text = str((sink.get("params") or {}).get("table", ""))
         if "{" in text:
-            self.unseen(at, f"duplicates in `{name}`: its table name changes with the interval ({text})")
+            self.unseen(at, f"{what} `{name}`: its table name changes with the interval ({text})")
             return None
         where = iceberg.locate(self.env.get("FLOW_CONN_" + name.upper()), name)
         if not where.warehouse.startswith("file:"):
-            self.unseen(at, f"duplicates in `{name}`: its Iceberg warehouse is in an object store, which this audit "
+            self.unseen(at, f"{what} `{name}`: its Iceberg warehouse is in an object store, which this audit "
                         "does not read yet")
             return None
-        db = ReadOnly.over_iceberg(where, iceberg.identifier(text, name), name)
-        if db is None:
-            self.ran(at, "duplicate-key")
-            return None
-        self.conns.open[f"iceberg:{name}"] = db  # closed with the others
-        return db
+        return where, open_iceberg(where, iceberg.identifier(text, name), name)
+
+    def commit_repeats(self, at: Json, sink: Json, commits: list[Commit], txns: bool = True) -> bool:
+        """`commit-repeated`: an interval of the task whose rows more than one of its attempts
+        appended to a Delta or Iceberg table, or a transaction id committed twice. Every commit
+        the runtime makes names its task, interval and attempt in its metadata (attempts.marks;
+        a conditional commit its transaction id too), so a retry that appended an interval's rows
+        again (its first attempt committed, then failed before the attempt register said so) is
+        two commits of one interval by two attempts. Several commits of one attempt are its own
+        (none does that today); a commit that added no rows is no copy. A conditional commit's
+        unit is its transaction id (`txns`: two ids of one interval, from records' terms, are two
+        parts of it), unless its `txn` holds a run-scoped term: an id new at every run names
+        nothing a re-run would repeat, so its commits are compared by interval. Whether the task's
+        commits carry the marks (else, said by the caller, not observable). Only the commits the
+        table still holds are read: Delta's log after its retention, Iceberg's unexpired
+        snapshots."""
+        me = f"{at['pipeline']}.{at['task']}"
+        mine = [c for c in commits if c.task == me]
+        if not mine:
+            return False
+        self.ran(at, "commit-repeated")
+        units: dict[tuple[str, str], list[Commit]] = {}
+        for commit in mine:
+            if commit.appends and commit.rows != 0:
+                slot = ("txn", commit.txn) if commit.txn and txns else ("interval", commit.interval)
+                units.setdefault(slot, []).append(commit)
+        repeated: list[Json] = []
+        again = 0
+        for (unit, _), group in units.items():
+            first = group[0]
+            copies = group[1:] if unit == "txn" else [c for c in group if c.attempt != first.attempt]
+            if not copies:
+                continue
+            again += sum(max(c.rows, 0) for c in copies)
+            who = sorted({c.attempt for c in group}, key=natural)
+            repeated.append({"interval_start": first.interval, "attempts": ",".join(who),
+                             "commits": ",".join(c.id for c in group),
+                             "rows": ",".join(str(c.rows) if c.rows >= 0 else "?" for c in group),
+                             **({"txn": first.txn} if unit == "txn" else {})})
+        if repeated:
+            repeated.sort(key=lambda r: (r["interval_start"], r["commits"]))
+            what = "Delta table" if sink["kind"] == "delta_table" else "Iceberg table"
+            self.observe(at, "commit-repeated", len(repeated), repeated[: self.examples], rows_again=again,
+                         commits=len(mine), table=f"{what} `{sink['name']}`")
+        return True
 
     def files_rows(self, sink: Json, at: Json) -> tuple[ReadOnly, str, list[str]] | None:
-        """A local `files` sink's data files as one view (ReadOnly.over_files), and the folder
-        column to compare within when its path names the interval (each interval's folder holds
-        that interval's rows); None, said as not observable, for an object store. Every data
-        file of its format under the folders the path's template can render (found by the
-        template with each placeholder a wildcard), as the runtime lists them: files named `.…`
-        or `_…` (staged, not published) are left out."""
+        """A `files` sink's data files as one view (ReadOnly.over_files), and the folder column
+        to compare within when its path names the interval (each interval's folder holds that
+        interval's rows); None when it holds no file. Every data file of its format under the
+        folders the path's template can render (found by the template with each placeholder a
+        wildcard), as the runtime lists them: files named `.…` or `_…` (staged, not published)
+        are left out. On an object store, its objects are read from a local copy (store_copy)."""
         name = str(sink["name"])
         params = sink.get("params") or {}
         template = str(params.get("path", ""))
         url = self.env.get("FLOW_CONN_" + name.upper())
-        if "://" in template and not template.startswith("file://") or url and not url.startswith("file:"):
-            self.unseen(at, f"duplicates in `{name}`: its files are in an object store, which this audit does not "
-                        "read yet")
-            return None
         fmt = str(params.get("format") or formats.DEFAULT_WRITE)
         if fmt not in formats.FORMATS:
             raise CannotAudit(f"`{name}` has the format {fmt!r}, which this audit cannot read")
-        root = files.location(url, template)  # where the task writes it: a local folder here
-        assert isinstance(root, files.LocalFolder)
+        try:
+            root = files.location(url, template)  # where the task writes it
+        except FlowError as err:
+            raise CannotAudit(f"`{name}`: {err}") from err
         extensions = tuple(ext for ext, of in formats.EXTENSIONS.items() if of == fmt)
+        shown: tuple[str, str] | None = None
+        if isinstance(root, files.StorePrefix):
+            local, shown = self.store_copy(name, root, extensions)
+            root = files.LocalFolder(local)
+        assert isinstance(root, files.LocalFolder)
         # Every published data file (the runtime's own listing) of every folder the path renders to.
         paths = [str(Path(folder) / files.entry_name(entry))
                  for folder in sorted(glob.glob(wildcard(str(root.root))))
@@ -850,9 +1048,41 @@ class Audit:
         if not paths:
             self.ran(at, "identical-rows")
             return None
-        db = ReadOnly.over_files(paths, fmt)
+        db = ReadOnly.over_files(paths, fmt, shown)
         self.conns.open[f"files:{name}"] = db  # closed with the others
         return db, FILES_VIEW, [FOLDER_COLUMN] if has_placeholder(template) else []
+
+    def store_copy(self, name: str, root: files.StorePrefix, extensions: tuple[str, ...]) -> tuple[Path, tuple[str, str]]:
+        """A `files` sink on an object store, copied for DuckDB's readers: every data object
+        (the runtime's own listing: `.…`/`_…` names left out) under the prefixes its path can
+        render, streamed object by object into a private temporary folder that mirrors the
+        bucket's keys (removed when the audit ends). Returns the sink's path template inside that
+        folder, and the folder's text with what to show instead (the store's URL)."""
+        spill = tempfile.TemporaryDirectory(prefix="flowc-audit-files-")
+        self.spills.append(spill)
+        top = Path(spill.name)
+        head = literal_prefix(root.prefix)
+        lister = files.StorePrefix(root.url, head[: head.rfind("/") + 1], root.store)
+        within = pattern(root.prefix)
+        try:
+            found = lister.listing()
+        except FlowError as err:
+            raise CannotAudit(f"`{name}`: {err}") from err
+        for entry in found:
+            key = lister.prefix + files.entry_name(entry)
+            if not within.match(key) or not key.endswith(extensions):
+                continue
+            parts = key.split("/")
+            if any(part in ("", ".", "..") for part in parts):
+                raise CannotAudit(f"`{name}`: the object key {key!r} in {root.url} is no relative path; this audit "
+                                  "does not copy it")
+            target = top.joinpath(*parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                lister.copy_to(entry, target)
+            except FlowError as err:
+                raise CannotAudit(f"`{name}`: {err}") from err
+        return top / root.prefix, (str(top) + "/", root.url + "/")
 
     def topic_repeats(self, sink: Json, at: Json) -> None:
         """`message-resent`: the messages of one interval that two of its attempts both sent.
@@ -1110,6 +1340,92 @@ def read_topic(db: ReadOnly, handle: Any, topic: str, me: bytes) -> tuple[int, i
         handle.close()
     return (marked, unmarked, [k.decode(errors="replace") for k in intervals],
             [k.decode(errors="replace") for k in attempts])
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One commit of a Delta or Iceberg table, as `commit-repeated` reads it: its id (a Delta
+    version, an Iceberg snapshot id), the marks it carries (attempts.marks; empty strings where
+    it carries none), whether it appends rows, and how many (-1: not recorded)."""
+
+    id: str
+    task: str
+    interval: str
+    attempt: str
+    txn: str
+    appends: bool
+    rows: int
+
+
+def commit_of(ident: str, marks: dict[str, Any], appends: bool, rows: Any) -> Commit:
+    def mark(name: str) -> str:
+        value = marks.get(name)
+        return "" if value is None else str(value)
+
+    try:
+        count = int(rows)
+    except (TypeError, ValueError):
+        count = -1
+    return Commit(ident, mark(attempts.TASK_MARK), mark(attempts.INTERVAL_MARK), mark(attempts.ATTEMPT_MARK),
+                  mark(delta.TXN_MARK), appends, count)
+
+
+def by_txn(write: Json) -> bool:
+    """Whether the commits of a conditional commit are told apart by their transaction ids (its
+    `txn` holds no run-scoped term; a write without `txn` commits one id per interval)."""
+    return not any(term.get("term") in VOLATILE_TERMS for term in write.get("txn") or [])
+
+
+def delta_commits(uri: str, name: str) -> list[Commit]:
+    """The commits of the Delta table at `uri` that its log still holds, oldest first. The marks
+    are keys of a commit's metadata (the Python runtime's), else of the JSON object in its
+    `userMetadata` (Spark's); an append is a `WRITE` that adds rows (mode `Append`, or
+    `ErrorIfExists` and `Ignore`, which create the table), its rows `num_added_rows`
+    (delta-rs) or `numOutputRows` (Spark)."""
+    try:
+        from deltalake import DeltaTable
+    except ImportError as err:
+        raise CannotAudit("a `delta_table` sink needs the `deltalake` package in the Python that runs the audit "
+                          "(FLOWC_PYTHON)") from err
+    try:
+        history = DeltaTable(uri).history()
+    except Exception as err:  # noqa: BLE001 - a missing or unreadable table stops the check
+        raise CannotAudit(f"cannot read the log of the Delta table {uri}: {redact(str(err).strip().splitlines()[0])}") \
+            from err
+    found = []
+    for info in history:
+        marks: dict[str, Any] = {}
+        user = info.get("userMetadata")
+        if isinstance(user, str) and user.startswith("{"):
+            try:
+                parsed = json.loads(user)
+            except json.JSONDecodeError:
+                parsed = None
+            if isinstance(parsed, dict):
+                marks.update(parsed)
+        marks.update({k: v for k, v in info.items() if str(k).startswith("flowc.")})
+        params = info.get("operationParameters") or {}
+        metrics = info.get("operationMetrics") or {}
+        # a write that adds rows: `Append`, or the first write of a new table (`ErrorIfExists`)
+        appends = info.get("operation") == "WRITE" and str(params.get("mode", "")).lower() in DELTA_ADDS
+        rows = metrics.get("num_added_rows", metrics.get("numOutputRows"))
+        found.append((int(info.get("version", -1)), commit_of(str(info.get("version", "?")), marks, appends, rows)))
+    return [c for _, c in sorted(found, key=lambda vc: vc[0])]
+
+
+def iceberg_commits(table: Any) -> list[Commit]:
+    """The snapshots of the Iceberg table that its metadata still holds, oldest first: the marks
+    are properties of a snapshot's summary, an append is a snapshot of operation `append`, its
+    rows `added-records`."""
+    found = []
+    for snap in sorted(table.metadata.snapshots, key=lambda sn: (sn.sequence_number or 0, sn.timestamp_ms)):
+        summary = snap.summary
+        if summary is None:
+            continue
+        props = dict(summary.additional_properties)
+        operation = getattr(summary.operation, "value", summary.operation)
+        found.append(commit_of(str(snap.snapshot_id), props, str(operation) == "append", props.get("added-records")))
+    return found
 
 
 def natural(text: str) -> tuple[int, str]:

@@ -227,6 +227,20 @@ def has_placeholder(template: str) -> bool:
     return literal_prefix(template) != template.replace("{{", "{").replace("}}", "}")
 
 
+def pattern(template: str) -> re.Pattern[str]:
+    """A path template as a regular expression matching the start of every path it renders to:
+    each placeholder one or more characters other than `/`, its literal text (the `{{`/`}}`
+    escapes undone) as it is."""
+    parts: list[str] = []
+    at = 0
+    for m in _TEMPLATE.finditer(template):
+        parts.append(re.escape(template[at:m.start()]))
+        parts.append(re.escape(m.group(0)[0]) if m.group(0) in ("{{", "}}") else "[^/]+")
+        at = m.end()
+    parts.append(re.escape(template[at:]))
+    return re.compile("".join(parts))
+
+
 def wildcard(template: str) -> str:
     """A path template as a `glob` pattern matching every path it renders to: each placeholder
     `*`, its literal text (the `{{`/`}}` escapes undone) escaped."""

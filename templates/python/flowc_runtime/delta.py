@@ -66,12 +66,20 @@ class CommitRejected(FlowError):
     pass
 
 
-def conditional_commit(uri: str, records: list[dict[str, Any]], recorded_version: int, app_id: str) -> None:
-    """Append the records in one commit that carries `app_id` and only lands on `recorded_version`."""
+# The commit metadata key of a conditional commit's transaction id (its `txn` action, which
+# `DeltaTable.history()` does not show, holds the same id).
+TXN_MARK = "flowc.txn"
+
+
+def conditional_commit(uri: str, records: list[dict[str, Any]], recorded_version: int, app_id: str,
+                       marks: dict[str, str] | None = None) -> None:
+    """Append the records in one commit that carries `app_id` and only lands on `recorded_version`;
+    `marks` (attempts.marks) and the id go into the commit's metadata too."""
     from deltalake import CommitProperties, DeltaTable, Transaction, write_deltalake
     from deltalake.exceptions import CommitFailedError
 
-    props = CommitProperties(max_commit_retries=0, app_transactions=[Transaction(app_id, 1)])
+    props = CommitProperties(max_commit_retries=0, app_transactions=[Transaction(app_id, 1)],
+                             custom_metadata={**(marks or {}), TXN_MARK: app_id})
     try:
         if recorded_version < 0:
             write_deltalake(uri, _arrow(records), mode="error", commit_properties=props)
@@ -88,19 +96,22 @@ def conditional_commit(uri: str, records: list[dict[str, Any]], recorded_version
         raise
 
 
-def write(uri: str, records: list[dict[str, Any]], mode: str, predicate: str | None = None) -> None:
-    """One commit. A concurrent commit that conflicts with it (Delta's optimistic check: two
-    replaces of one partition, two overwrites) raises `CommitRejected`: nothing was committed."""
-    from deltalake import write_deltalake
+def write(uri: str, records: list[dict[str, Any]], mode: str, predicate: str | None = None,
+          marks: dict[str, str] | None = None) -> None:
+    """One commit, `marks` (attempts.marks) in its metadata. A concurrent commit that conflicts
+    with it (Delta's optimistic check: two replaces of one partition, two overwrites) raises
+    `CommitRejected`: nothing was committed."""
+    from deltalake import CommitProperties, write_deltalake
     from deltalake.exceptions import CommitFailedError
 
+    props = CommitProperties(custom_metadata=dict(marks)) if marks else None
     try:
         if mode == "overwrite":
-            write_deltalake(uri, _arrow(records), mode="overwrite", schema_mode="overwrite")
+            write_deltalake(uri, _arrow(records), mode="overwrite", schema_mode="overwrite", commit_properties=props)
         elif mode == "replace":
-            write_deltalake(uri, _arrow(records), mode="overwrite", predicate=predicate)
+            write_deltalake(uri, _arrow(records), mode="overwrite", predicate=predicate, commit_properties=props)
         else:
-            write_deltalake(uri, _arrow(records), mode="append")
+            write_deltalake(uri, _arrow(records), mode="append", commit_properties=props)
     except CommitFailedError as err:
         raise CommitRejected(f"commit rejected by a concurrent commit ({err})") from err
 

@@ -258,6 +258,30 @@ class StorePrefix(Location):
             raise FlowError(changed)
         return data
 
+    def meta(self, entry: Entry) -> dict[str, Any] | None:
+        """The object of `entry` as the store has it now (its `e_tag`, ...), at the entry's
+        pinned version where it has one; None when it is gone. Reads nothing but its metadata."""
+        import obstore
+
+        version = entry.get("version") if isinstance(entry, dict) else None
+        options: dict[str, Any] = {"head": True, **({"version": version} if version else {})}
+        try:
+            result = self._call("looking up", obstore.get, self.store, self.prefix + entry_name(entry),
+                                options=options)
+        except _missing():
+            return None
+        return dict(result.meta)
+
+    def copy_to(self, entry: Entry, target: Path) -> None:
+        """The object of `entry`, streamed into the local file `target` (in chunks: never the
+        whole object in memory). For `flowc audit`, which reads a sink's objects as files."""
+        import obstore
+
+        result = self._call("reading", obstore.get, self.store, self.prefix + entry_name(entry))
+        with open(target, "wb") as out:
+            for chunk in self._call("reading", result.stream, 1 << 20):
+                out.write(chunk)
+
     def prepare(self, data: bytes, ext: str) -> Any:
         """Nothing is visible until the object is put (an object store's put is atomic)."""
         return (data, ext)

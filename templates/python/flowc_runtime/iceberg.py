@@ -175,8 +175,10 @@ def without_library_retries(table: Any) -> Any:
     return table
 
 
-def conditional_commit(cat: Any, ident: tuple[str, str], records: list[dict[str, Any]], recorded: int, txn: str) -> None:
-    """Append `records` in one snapshot that carries `txn` and lands only on snapshot `recorded`:
+def conditional_commit(cat: Any, ident: tuple[str, str], records: list[dict[str, Any]], recorded: int, txn: str,
+                       marks: dict[str, str] | None = None) -> None:
+    """Append `records` in one snapshot that carries `txn` (and `marks`, attempts.marks, in its
+    summary too) and lands only on snapshot `recorded`:
     the catalog's own commit asserts that `main` is still at `recorded` (pyiceberg's
     `AssertRefSnapshotId`, checked in the same catalog transaction that swaps the metadata),
     tried once."""
@@ -189,7 +191,7 @@ def conditional_commit(cat: Any, ident: tuple[str, str], records: list[dict[str,
     table = without_library_retries(table)
     try:
         # the transaction's requirement is the snapshot this table was loaded at: `recorded`
-        table.append(arrow(records, table), snapshot_properties={TXN_PROPERTY: txn})
+        table.append(arrow(records, table), snapshot_properties={**(marks or {}), TXN_PROPERTY: txn})
     except CommitFailedException as err:
         raise CommitRejected(f"commit rejected: the table moved past snapshot {recorded} ({err})") from err
     landed = snapshot_id(load(cat, ident))
@@ -207,21 +209,23 @@ def _parent(table: Any | None, snapshot: int) -> int | None:
 
 
 def write(cat: Any, ident: tuple[str, str], records: list[dict[str, Any]], mode: str,
-          column: str | None = None, values: list[Any] | None = None) -> None:
-    """One snapshot: `append`, `overwrite` (all rows), `replace` (the rows whose `column` is in `values`)."""
+          column: str | None = None, values: list[Any] | None = None, marks: dict[str, str] | None = None) -> None:
+    """One snapshot: `append`, `overwrite` (all rows), `replace` (the rows whose `column` is in
+    `values`); `marks` (attempts.marks) in its summary."""
     from pyiceberg.exceptions import CommitFailedException
     from pyiceberg.expressions import In
 
     table = ensure_table(cat, ident, records)
     data = arrow(records, table)
     try:
+        props = dict(marks or {})
         if mode == "overwrite":
-            table.overwrite(data)
+            table.overwrite(data, snapshot_properties=props)
         elif mode == "replace" and column is not None:
             # (pyiceberg's expressions are pydantic models whose stubs hide the positional form)
             rows_of: Any = In
-            table.overwrite(data, overwrite_filter=rows_of(column, values or []))
+            table.overwrite(data, overwrite_filter=rows_of(column, values or []), snapshot_properties=props)
         else:
-            table.append(data)
+            table.append(data, snapshot_properties=props)
     except CommitFailedException as err:
         raise CommitRejected(f"commit rejected by a concurrent commit ({err})") from err

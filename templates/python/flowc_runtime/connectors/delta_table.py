@@ -72,17 +72,18 @@ class DeltaTable(Connector):
             raise FlowError(f"`{write.sink.name}`: {err}; nothing was committed") from err
 
     def commit(self, attempt: Attempt, write: Write, uri: str, rows: list[Record]) -> None:
+        marks = attempts.marks(attempt)
         if write.mode == "overwrite":
-            delta.write(uri, rows, "overwrite")
+            delta.write(uri, rows, "overwrite", marks=marks)
         elif write.mode == "replace_partition" and write.partition is not None:
             column = write.partition.column_name()
             values = sorted({delta.sql_literal(r[column]) for r in rows}) if column else []
             if column and not values:
                 values = [delta.sql_literal(term_value(write.partition, attempt.ctx, {}, {}))]
             predicate = f"{column} IN ({', '.join(values)})"
-            delta.write(uri, rows, "replace", predicate)
+            delta.write(uri, rows, "replace", predicate, marks=marks)
         elif write.mode in ("append", "transactional"):
-            delta.write(uri, rows, "append")
+            delta.write(uri, rows, "append", marks=marks)
         else:
             raise FlowError(f"no runtime for mode `{write.mode}` on kind `delta_table`")
 
@@ -107,7 +108,7 @@ class DeltaTable(Connector):
         attempts.assert_latest(attempt, None)  # fencing, just before the commit (see attempts.py)
         attempt.maybe_committed = True
         try:
-            delta.conditional_commit(uri, rows, recorded, app_id)
+            delta.conditional_commit(uri, rows, recorded, app_id, attempts.marks(attempt))
         except delta.CommitRejected as err:
             if delta.txn_done(uri, app_id):
                 attempt.log(

@@ -78,7 +78,7 @@ class IcebergTable(Connector):
         attempt.maybe_committed = True
         mode = {"replace_partition": "replace", "transactional": "append"}.get(write.mode, write.mode)
         try:
-            iceberg.write(cat, ident, rows, mode, column, values)
+            iceberg.write(cat, ident, rows, mode, column, values, attempts.marks(attempt))
         except iceberg.CommitRejected as err:
             attempt.maybe_committed = committed_before
             raise FlowError(f"`{write.sink.name}`: {err}; nothing was committed") from err
@@ -105,7 +105,7 @@ class IcebergTable(Connector):
         attempts.assert_latest(attempt, None)  # fencing, just before the commit (see attempts.py)
         attempt.maybe_committed = True
         try:
-            iceberg.conditional_commit(cat, ident, rows, recorded, txn)
+            iceberg.conditional_commit(cat, ident, rows, recorded, txn, attempts.marks(attempt))
         except iceberg.CommitRejected as err:
             if iceberg.txn_done(iceberg.load(cat, ident), txn):
                 attempt.log(

@@ -65,9 +65,8 @@ class KafkaTopic(Connector):
 
     def marks(self, attempt: Attempt) -> list[tuple[str, bytes]]:
         """The headers of the attempt's messages (kafka.py): its task, interval and token."""
-        task, ctx = attempt.task, attempt.ctx
-        who = str(attempt.token) if attempt.token is not None else f"{ctx.run_id}#{ctx.attempt}"
-        return kafka.headers(task.pipeline, task.task, ctx.interval_key, who)
+        return kafka.headers(attempt.task.pipeline, attempt.task.task, attempt.ctx.interval_key,
+                             attempts.who(attempt))
 
     def commit_mode(self, read: Read) -> str:
         return read.commit or "after_write"

@@ -206,9 +206,11 @@ class SparkAttempt(Attempt):
                 where = None
                 if column is not None:
                     where = f"`{column}` IN ({', '.join(sql_literal(v) for v in values)})" if values else "false"
-                delta.write(frame, self.delta_path(write.sink), mode, replace_where=where)
+                delta.write(frame, self.delta_path(write.sink), mode, replace_where=where,
+                            marks=attempts.marks(self))
             else:
-                iceberg.write(self.spark, self.iceberg_ident(write.sink), frame, mode, column, values)
+                iceberg.write(self.spark, self.iceberg_ident(write.sink), frame, mode, column, values,
+                              attempts.marks(self))
         except (delta.CommitRejected, iceberg.CommitRejected) as err:
             self.maybe_committed = committed_before
             raise FlowError(f"`{write.sink.name}`: {err}; nothing was committed") from err
@@ -238,12 +240,13 @@ class SparkAttempt(Attempt):
                 # already in the log is skipped, and of two concurrent ones the second is refused
                 path = self.delta_path(sink)
                 before = delta.current_version(self.spark, path)
-                delta.write(frame, path, "append", app_id=txn)
+                delta.write(frame, path, "append", app_id=txn, marks=attempts.marks(self))
                 if delta.current_version(self.spark, path) == before:
                     log(f"`{sink.name}`: Delta skipped the write: {txn} is in the log, committed by another attempt")
                     return
             else:
-                iceberg.conditional_commit(self.spark, self.iceberg_ident(sink), frame, recorded, txn)
+                iceberg.conditional_commit(self.spark, self.iceberg_ident(sink), frame, recorded, txn,
+                                           attempts.marks(self))
         except (delta.CommitRejected, iceberg.CommitRejected) as err:
             if self.txn_done(sink, txn):
                 log(f"`{sink.name}`: commit of {txn} rejected; it is in the table, committed by another attempt: "

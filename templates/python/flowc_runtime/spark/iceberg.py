@@ -87,13 +87,14 @@ def rejected(err: BaseException) -> bool:
         "org.apache.iceberg.exceptions.CommitFailedException" in text
 
 
-def conditional_commit(spark: Any, ident: tuple[str, str], frame: Any, recorded: int, txn: str) -> None:
-    """Append `frame` in one snapshot that carries `txn`, refused unless the table's data is as at
-    snapshot `recorded` (-1: no data at all)."""
+def conditional_commit(spark: Any, ident: tuple[str, str], frame: Any, recorded: int, txn: str,
+                       marks: dict[str, str] | None = None) -> None:
+    """Append `frame` in one snapshot that carries `txn` (and `marks`, attempts.marks), refused
+    unless the table's data is as at snapshot `recorded` (-1: no data at all)."""
     from pyspark.sql import functions as F
 
     ensure_table(spark, ident, frame)
-    writer = frame.writeTo(table_name(ident)).option(f"snapshot-property.{TXN_PROPERTY}", txn) \
+    writer = marked(frame.writeTo(table_name(ident)), {**(marks or {}), TXN_PROPERTY: txn}) \
         .option("isolation-level", "serializable")
     if recorded != NO_SNAPSHOT:
         writer = writer.option("validate-from-snapshot-id", str(recorded))
@@ -105,13 +106,21 @@ def conditional_commit(spark: Any, ident: tuple[str, str], frame: Any, recorded:
         raise
 
 
+def marked(writer: Any, properties: dict[str, str]) -> Any:
+    """`writer` whose snapshot's summary holds `properties` (Iceberg's `snapshot-property.*`)."""
+    for name, value in sorted(properties.items()):
+        writer = writer.option(f"snapshot-property.{name}", value)
+    return writer
+
+
 def write(spark: Any, ident: tuple[str, str], frame: Any, mode: str, column: str | None = None,
-          values: list[Any] | None = None) -> None:
-    """One snapshot: `append`, `overwrite` (all rows), `replace` (the rows whose `column` is in `values`)."""
+          values: list[Any] | None = None, marks: dict[str, str] | None = None) -> None:
+    """One snapshot: `append`, `overwrite` (all rows), `replace` (the rows whose `column` is in
+    `values`); `marks` (attempts.marks) in its summary."""
     from pyspark.sql import functions as F
 
     ensure_table(spark, ident, frame, column if mode == "replace" else None)
-    writer = frame.writeTo(table_name(ident))
+    writer = marked(frame.writeTo(table_name(ident)), marks or {})
     try:
         if mode == "overwrite":
             writer.overwrite(F.lit(True))
