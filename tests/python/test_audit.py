@@ -616,6 +616,22 @@ def lake_findings(report: dict[str, Any], *checks: str) -> list[tuple[str, str |
     return [(f[0], f[2], f[3], f[4]) for f in found(report) if f[0] in checks]
 
 
+def rerun_and_find_commits(lake: Lake, days: list[date], until: str) -> dict[str, Any]:
+    """Day 1 of `log` (keyed) and day 2 of `copy` (no key) run again by hand, then audited: the
+    keyed sink shows its day's keys twice and both show the day's commits by two attempts.
+    Returns the unkeyed sink's `commit-repeated` finding."""
+    lake.run("log", days[0], f"manual__{days[0]}")
+    lake.run("copy", days[1], f"manual__{days[1]}")
+    _, report = lake.audit(until)
+    assert lake_findings(report, "duplicate-key", "identical-rows", "commit-repeated") == [
+        ("commit-repeated", "copies", "note", 1), ("commit-repeated", "facts", "note", 1),
+        ("duplicate-key", "facts", "note", 3)], report
+    again: dict[str, Any] = next(f for f in report["findings"]
+                                 if f["check"] == "commit-repeated" and f["output"] == "copies")
+    assert again["examples"][0]["interval_start"] == stamp(days[1]), again
+    return again
+
+
 def test_a_delta_sink_shows_a_rerun_append(tmp_path: Path) -> None:
     """A local Delta table is read at its current version: a re-run of one day's `append` holds
     that day's keys twice (`duplicate-key`, a note for a `none` output); before it, nothing.
@@ -634,14 +650,8 @@ def test_a_delta_sink_shows_a_rerun_append(tmp_path: Path) -> None:
     code, report = lake.audit("2026-03-03")
     assert code == 0 and lake_findings(report, "duplicate-key", "identical-rows", "commit-repeated") == [], report
     assert not [u for u in report["not_observable"] if "facts" in json.dumps(u) or "copies" in json.dumps(u)], report
-    lake.run("log", days[0], f"manual__{days[0]}")
-    lake.run("copy", days[1], f"manual__{days[1]}")
-    code, report = lake.audit("2026-03-03")
-    assert lake_findings(report, "duplicate-key", "identical-rows", "commit-repeated") == [
-        ("commit-repeated", "copies", "note", 1), ("commit-repeated", "facts", "note", 1),
-        ("duplicate-key", "facts", "note", 3)], report
-    again = next(f for f in report["findings"] if f["check"] == "commit-repeated" and f["output"] == "copies")
-    assert again["examples"][0]["interval_start"] == stamp(days[1]) and again["examples"][0]["rows"] == "3,3", again
+    again = rerun_and_find_commits(lake, days, "2026-03-03")
+    assert again["examples"][0]["rows"] == "3,3", again
     assert f"appended again to the Delta table `copies` by another attempt (3 more rows; interval {stamp(days[1])}" \
         in again["message"], again
 
@@ -883,14 +893,8 @@ def test_an_iceberg_sink_shows_a_rerun_append_read_only(tmp_path: Path) -> None:
     assert not [u for u in report["not_observable"] if "`facts`" in json.dumps(u) or "`copies`" in json.dumps(u)], \
         report
     assert lake_findings(report, "duplicate-key", "commit-repeated") == [], report
-    lake.run("log", days[0], f"manual__{days[0]}")
-    lake.run("copy", days[1], f"manual__{days[1]}")
-    code, report = lake.audit("2026-03-02")
-    assert lake_findings(report, "duplicate-key", "identical-rows", "commit-repeated") == [
-        ("commit-repeated", "copies", "note", 1), ("commit-repeated", "facts", "note", 1),
-        ("duplicate-key", "facts", "note", 3)], report
-    again = next(f for f in report["findings"] if f["check"] == "commit-repeated" and f["output"] == "copies")
-    assert again["examples"][0]["interval_start"] == stamp(days[1]) and "(3 more rows;" in again["message"], again
+    again = rerun_and_find_commits(lake, days, "2026-03-02")
+    assert "(3 more rows;" in again["message"], again
     assert catalog.read_bytes() != before  # the re-run committed a snapshot; the audit only read it
 
 

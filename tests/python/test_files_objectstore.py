@@ -445,14 +445,21 @@ pipeline lake_daily {
 """
 
 
-def test_a_scaffolded_task_reads_parquet_from_the_store_into_sqlite(s3: S3, tmp_path: Path) -> None:
+def scaffolded(tmp_path: Path, name: str, text: str) -> Path:
+    """`text` written to `tmp_path/name` and scaffolded into `tmp_path/py` by the flowc binary
+    (FLOWC_BIN, else target/debug/flowc), whose path is returned."""
     binary = Path(os.environ.get("FLOWC_BIN") or ROOT / "target" / "debug" / "flowc")
     if not binary.exists():
         pytest.fail(f"no flowc binary at {binary}: run `cargo build --bin flowc` (or set FLOWC_BIN)")
-    (tmp_path / "lake.flow").write_text(FLOW, encoding="utf-8")
-    done = subprocess.run([str(binary), "scaffold", "--lang", "python", "--out", "py", "lake.flow"],
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    done = subprocess.run([str(binary), "scaffold", "--lang", "python", "--out", "py", name],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
+    return binary
+
+
+def test_a_scaffolded_task_reads_parquet_from_the_store_into_sqlite(s3: S3, tmp_path: Path) -> None:
+    scaffolded(tmp_path, "lake.flow", FLOW)
     assert "obstore==" in (tmp_path / "py" / "flowc_runtime" / "requirements.txt").read_text(encoding="utf-8")
     base = prefix()
     s3.put(f"{base}events/2026-01-01/part-0.parquet", encoded(ROWS, "parquet"))
@@ -514,13 +521,7 @@ def test_the_audit_reads_a_files_sink_and_a_pinned_listing_on_the_store(s3: S3, 
     changed and one that is gone found as `pin-changed`. No credential of the connection shows."""
     import obstore
 
-    binary = Path(os.environ.get("FLOWC_BIN") or ROOT / "target" / "debug" / "flowc")
-    if not binary.exists():
-        pytest.fail(f"no flowc binary at {binary}: run `cargo build --bin flowc` (or set FLOWC_BIN)")
-    (tmp_path / "store_week.flow").write_text(AUDIT_FLOW, encoding="utf-8")
-    done = subprocess.run([str(binary), "scaffold", "--lang", "python", "--out", "py", "store_week.flow"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stdout + done.stderr
+    binary = scaffolded(tmp_path, "store_week.flow", AUDIT_FLOW)
     base = prefix()
     days = ["2026-03-01", "2026-03-02"]
     for day in days:

@@ -207,10 +207,15 @@ fn severity(check: Check, o: &Output<'_>, no_regression: Option<bool>) -> (Sever
         {
             (Severity::Error, format!("`{g}` allows no duplicate"))
         }
+        Check::OutboxUnkeyed if no_duplicates(o.guarantee) => (
+            Severity::Warning,
+            format!("`{g}` relies on the receiver deduplicating by the key these rows lack"),
+        ),
         Check::DuplicateKey
         | Check::OutboxRepeated
         | Check::MessageResent
-        | Check::CommitRepeated => (Severity::Note, format!("`{g}` allows duplicates")),
+        | Check::CommitRepeated
+        | Check::OutboxUnkeyed => (Severity::Note, format!("`{g}` allows duplicates")),
         Check::IdenticalRows if !no_duplicates(o.guarantee) => {
             (Severity::Note, format!("`{g}` allows duplicates"))
         }
@@ -229,14 +234,6 @@ fn severity(check: Check, o: &Output<'_>, no_regression: Option<bool>) -> (Sever
         Check::LedgerMismatch => (
             Severity::Warning,
             "the ledger decides what a re-run appends: rows outside it are appended again, rows deleted since are not restored".to_owned(),
-        ),
-        Check::OutboxUnkeyed if no_duplicates(o.guarantee) => (
-            Severity::Warning,
-            format!("`{g}` relies on the receiver deduplicating by the key these rows lack"),
-        ),
-        Check::OutboxUnkeyed => (
-            Severity::Note,
-            format!("`{g}` allows duplicates"),
         ),
         Check::OutboxUnsent if no_loss(o.guarantee) => (
             Severity::Error,

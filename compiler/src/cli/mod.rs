@@ -255,9 +255,11 @@ Examples:
 Reads the systems through the connections the tasks get (FLOW_CONN_<NAME>,
 FLOWC_STATE, or --conn / --state), read-only, with bounded queries, and
 reports per pipeline and output: intervals missing or committed twice,
-duplicate keys, outbox rows unsent or repeated, pins gone, lagging
-bookmarks (docs/audit.md). Runs the runtime's reader with python3, or
-FLOWC_PYTHON (it needs psycopg for PostgreSQL).
+duplicate keys, messages sent again, lake commits repeated, outbox rows
+unsent or repeated, pins gone or changed, lagging bookmarks (docs/audit.md).
+Runs the runtime's reader with python3, or FLOWC_PYTHON (it needs psycopg
+for PostgreSQL, deltalake, pyiceberg, confluent-kafka or obstore for those
+systems: the packages the tasks run with).
 Exit status: 0 every output within its guarantee; 1 an output broke its guarantee;
 2 the audit could not run (unreachable system, missing table, bad arguments).")]
     Audit(audit::AuditArgs),

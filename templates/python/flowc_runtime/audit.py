@@ -195,13 +195,9 @@ class ReadOnly:
         """An in-memory DuckDB with the current version of the Delta table at `uri` as the
         relation `DELTA_VIEW` (read through `deltalake` as a pyarrow dataset, streamed by DuckDB:
         only read, never loaded whole)."""
+        table = delta_tables()
         try:
-            from deltalake import DeltaTable
-        except ImportError as err:
-            raise CannotAudit("a `delta_table` sink needs the `deltalake` package in the Python that runs the audit "
-                              "(FLOWC_PYTHON)") from err
-        try:
-            dataset = DeltaTable(uri).to_pyarrow_dataset()
+            dataset = table(uri).to_pyarrow_dataset()
         except Exception as err:  # noqa: BLE001 - a missing or unreadable table stops the check
             raise CannotAudit(f"cannot read the Delta table {uri}: {redact(str(err).strip().splitlines()[0])}") \
                 from err
@@ -280,6 +276,16 @@ class ReadOnly:
         if self.dialect != "postgres":
             return ""
         return str(self.query("SELECT current_schema()")[0][0] or "public")
+
+
+def delta_tables() -> Any:
+    """`deltalake.DeltaTable`, or CannotAudit when the package is missing."""
+    try:
+        from deltalake import DeltaTable
+    except ImportError as err:
+        raise CannotAudit("a `delta_table` needs the `deltalake` package in the Python that runs the audit "
+                          "(FLOWC_PYTHON)") from err
+    return DeltaTable
 
 
 def open_iceberg(where: iceberg.Where, ident: tuple[str, str], name: str) -> Any:
@@ -662,11 +668,7 @@ class Audit:
         uri = self.delta_uri(src, at, "the pinned versions of")
         if uri is None:
             return
-        try:
-            from deltalake import DeltaTable
-        except ImportError as err:
-            raise CannotAudit("a `delta_table` source needs the `deltalake` package in the Python that runs the "
-                              "audit (FLOWC_PYTHON)") from err
+        tables = delta_tables()
         gone: list[Json] = []
         for start, value in self.pinned(p, task, src, state, pins):
             try:
@@ -676,7 +678,7 @@ class Audit:
             if version < 0:  # no table when it was pinned: the interval read nothing
                 continue
             try:
-                table = DeltaTable(uri, version=version)
+                table = tables(uri, version=version)
             except Exception as err:  # noqa: BLE001 - a version the log no longer holds
                 gone.append({"interval_start": start, "pinned": f"version {version}",
                              "why": redact(str(err).strip().splitlines()[0])[:200]})
@@ -846,6 +848,10 @@ class Audit:
             db, table = ReadOnly.over_delta(uri), DELTA_VIEW
             self.conns.open[f"delta:{sink['name']}"] = db  # closed with the others
         elif sink["kind"] == "iceberg_table":
+            if not write.get("key") and mode not in LAKE_APPENDS:
+                # nothing to compare: no key columns, and its commits replace rather than add
+                self.unseen(at, unkeyed_lake(sink))
+                return
             found_table = self.iceberg_table(sink, at)
             if found_table is None:
                 return
@@ -1382,13 +1388,9 @@ def delta_commits(uri: str, name: str) -> list[Commit]:
     `userMetadata` (Spark's); an append is a `WRITE` that adds rows (mode `Append`, or
     `ErrorIfExists` and `Ignore`, which create the table), its rows `num_added_rows`
     (delta-rs) or `numOutputRows` (Spark)."""
+    table = delta_tables()
     try:
-        from deltalake import DeltaTable
-    except ImportError as err:
-        raise CannotAudit("a `delta_table` sink needs the `deltalake` package in the Python that runs the audit "
-                          "(FLOWC_PYTHON)") from err
-    try:
-        history = DeltaTable(uri).history()
+        history = table(uri).history()
     except Exception as err:  # noqa: BLE001 - a missing or unreadable table stops the check
         raise CannotAudit(f"cannot read the log of the Delta table {uri}: {redact(str(err).strip().splitlines()[0])}") \
             from err
