@@ -576,3 +576,80 @@ def test_the_audit_reads_a_files_sink_and_a_pinned_listing_on_the_store(s3: S3, 
     changes = sorted((e["interval_start"][:10], e["change"], e["object"]) for e in pins["examples"])
     assert changes == [(days[0], "changed", f"s3://{BUCKET}/{base}in/{days[0]}/part-0.jsonl"),
                        (days[1], "gone", f"s3://{BUCKET}/{base}in/{days[1]}/part-0.jsonl")], pins
+
+
+DELTA_FLOW = """source orders_in: files {
+  path      "in/{interval.date}/"
+  immutable
+  pin       listing
+  identity  id
+  fields    [id, amount]
+}
+
+sink log: delta_table {
+  location "log"
+}
+
+pipeline store_delta {
+  schedule  "@daily"
+  start     2026-03-01
+  timezone  "UTC"
+  require   none
+
+  task copy {
+    read   orders_in
+    write  log append
+    allow  FL202 because "the audit's fixture: a re-run appends the interval again"
+    run    command ["python", "-m", "store_delta.copy"]
+  }
+}
+"""
+
+
+def test_the_audit_reads_a_delta_table_on_the_store(s3: S3, tmp_path: Path) -> None:
+    """A Delta table on the store (`deltalake` with the usual AWS_* settings, in the task and
+    in the audit alike), written without a key: the audit reads its log there, and a re-run of
+    one day is `commit-repeated` (a note: the output is `none`); before it, nothing, and the
+    table is not listed as not observable."""
+    pytest.importorskip("deltalake")
+    binary = scaffolded(tmp_path, "store_delta.flow", DELTA_FLOW)
+    base = prefix()
+    days = ["2026-03-01", "2026-03-02"]
+    for day in days:
+        rows = [{"id": f"{day}-{j}", "amount": j} for j in (1, 2)]
+        s3.put(f"{base}in/{day}/part-0.jsonl", encoded(rows, "jsonl"))
+    store_env = {"AWS_ENDPOINT_URL": s3.endpoint, "AWS_ACCESS_KEY_ID": KEY, "AWS_SECRET_ACCESS_KEY": SECRET,
+                 "AWS_REGION": "us-east-1", "AWS_ALLOW_HTTP": "true"}
+    conns = {"orders_in": s3.conn(base), "log": f"s3://{BUCKET}/{base.rstrip('/')}"}
+    state = f"sqlite://{tmp_path}/state.sqlite"
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_", "AWS_"))}
+
+    def run_day(day: str, run_id: str) -> None:
+        env = {**clean, **store_env, "FLOW_PIPELINE": "store_delta", "FLOW_TASK": "copy",
+               "FLOW_INTERVAL_START": f"{day}T00:00:00Z", "FLOW_INTERVAL_END": f"2026-03-0{int(day[-1]) + 1}T00:00:00Z",
+               "FLOW_RUN_ID": run_id, "FLOW_ATTEMPT": "1", "FLOWC_STATE": state}
+        env.update({f"FLOW_CONN_{k.upper()}": v for k, v in conns.items()})
+        proc = subprocess.run([sys.executable, "-m", "store_delta.copy"], cwd=tmp_path / "py", env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+
+    def audit() -> dict[str, Any]:
+        proc = subprocess.run([str(binary), "audit", "--since", days[0], "--until", days[-1], "--at",
+                               "2026-03-09T00:00:00Z", "--format", "json", "--state", state,
+                               *(f"--conn={k}={v}" for k, v in conns.items()), "store_delta.flow"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                              env={**clean, **store_env, "FLOWC_PYTHON": sys.executable})
+        assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+        assert SECRET not in proc.stdout + proc.stderr
+        report: dict[str, Any] = json.loads(proc.stdout)
+        assert report["could_not_run"] == [] and report["not_observable"] == [], report
+        return report
+
+    for day in days:
+        run_day(day, f"scheduled__{day}")
+    assert [f for f in audit()["findings"] if f["check"] == "commit-repeated"] == []
+    assert s3.keys(f"{base}log/_delta_log/"), "the task wrote its Delta table on the store"
+    run_day(days[0], f"manual__{days[0]}")
+    (again,) = [f for f in audit()["findings"] if f["check"] == "commit-repeated"]
+    assert (again["output"], again["count"], again["severity"]) == ("log", 1, "note"), again
+    assert again["examples"][0]["interval_start"] == f"{days[0]}T00:00:00Z", again

@@ -663,8 +663,9 @@ class Audit:
 
     def delta_pins(self, at: Json, p: Json, task: Json, src: Json, state: ReadOnly, pins: str) -> None:
         """`pin-gone` for a Delta source's pinned versions: a version whose commit the log no
-        longer holds (cleaned up after its retention), or one of whose data files is gone
-        (`VACUUM`): re-reading its interval fails. Reads the log and lists files, never data."""
+        longer holds (cleaned up after its retention), or, on local storage, one of whose data
+        files is gone (`VACUUM`): re-reading its interval fails. Reads the log and lists files,
+        never data."""
         uri = self.delta_uri(src, at, "the pinned versions of")
         if uri is None:
             return
@@ -683,7 +684,9 @@ class Audit:
                 gone.append({"interval_start": start, "pinned": f"version {version}",
                              "why": redact(str(err).strip().splitlines()[0])[:200]})
                 continue
-            missing = [f for f in table.file_uris() if not Path(unquote(urlparse(f).path)).exists()]
+            # data files are looked for on local storage only (an object store's are not listed)
+            local = [f for f in table.file_uris() if "://" not in f or f.startswith("file://")]
+            missing = [f for f in local if not Path(unquote(urlparse(f).path)).exists()]
             if missing:
                 gone.append({"interval_start": start, "pinned": f"version {version}",
                              "why": f"{len(missing)} of its data files are gone (vacuumed), such as {missing[0]}"})
@@ -871,7 +874,7 @@ class Audit:
             db, table = ice_db, ICEBERG_VIEW
         elif sink["kind"] not in SQL_KINDS:
             self.unseen(at, f"duplicates in `{sink['name']}` ({sink['kind']}): this audit reads SQL tables, `files` "
-                        "sinks, local Delta tables, Iceberg tables with a local warehouse and Kafka topics only")
+                        "sinks, Delta tables, Iceberg tables with a local warehouse and Kafka topics only")
             return
         else:
             table = table_of(sink)
@@ -947,18 +950,15 @@ class Audit:
                             ignored=ignored)
 
     def delta_uri(self, sink: Json, at: Json, what: str = "duplicates in") -> str | None:
-        """Where a local `delta_table` is (where the task reads or writes it); None, said as not
-        observable (`what` of it), for a table in an object store or one whose location names
-        the interval."""
+        """Where a `delta_table` is (where the task reads or writes it: a local folder, or an
+        object store that `deltalake` reaches with the usual AWS_*, GOOGLE_*, AZURE_* settings,
+        as the runtime's does); None, said as not observable (`what` of it), for one whose
+        location names the interval."""
         name = str(sink["name"])
         location = str((sink.get("params") or {}).get("location", ""))
         url = self.env.get("FLOW_CONN_" + name.upper())
         if "{" in location:
             self.unseen(at, f"{what} `{name}`: its location changes with the interval ({location})")
-            return None
-        if "://" in location and not location.startswith("file://") or url and not url.startswith("file:"):
-            self.unseen(at, f"{what} `{name}`: its Delta table is in an object store, which this audit does "
-                        "not read yet")
             return None
         return delta.location(url, location)
 
