@@ -1004,9 +1004,14 @@ def audit_column(task: Decl, name: str, role: str, decl: Decl, guarantee: str, a
         # two rows with two keys: nothing the audit can tell from two records (docs/audit.md,
         # "What leaves no evidence").
         from_input = fault == "dup_identity"
-        # A Delta or Iceberg table that a write appends to shows a re-run's copy in its commits,
-        # whatever the register says (`commit-repeated`).
-        commits = decl["sink"]["kind"] in ("delta_table", "iceberg_table") and decl["mode"] in LAKE_APPENDS
+        # A Delta or Iceberg table that a write appends to again on a re-run (a plain append, a
+        # conditional commit whose `txn` is new at every run) shows the re-run's copy in its
+        # commits, whatever the register says (`commit-repeated`). A conditional commit of one
+        # id per interval commits it once: rows it holds twice came so from its input (an
+        # unpinned source that changed), which no commit shows.
+        commits = decl["sink"]["kind"] in ("delta_table", "iceberg_table") and (
+            decl["mode"] in ("append", "transactional")
+            or decl["mode"] == "conditional_commit" and any(t["term"] in VOLATILE_TERMS for t in decl.get("txn") or []))
         if shown and not found and not from_input and (audit_keyed(decl) or commits or not replayed):
             return False, text + " (duplicates the audit missed)"
     return True, text
