@@ -650,6 +650,17 @@ class Audit:
         )
         return [(str(r[0]), str(r[1])) for r in rows]
 
+    def pinned_numbers(self, p: Json, task: Json, src: Json, state: ReadOnly, pins: str) -> list[tuple[str, int]]:
+        """The stored pins of a read that are numbers (a Delta version, an Iceberg snapshot id),
+        as `pinned` gives them; any other value is skipped."""
+        found: list[tuple[str, int]] = []
+        for start, value in self.pinned(p, task, src, state, pins):
+            try:
+                found.append((start, int(value)))
+            except ValueError:
+                continue
+        return found
+
     def snapshot_pins(self, at: Json, p: Json, task: Json, src: Json, state: ReadOnly, pins: str) -> None:
         db = self.conns.get(sql_url(src, self.env))
         gone = [{"interval_start": start, "staging_table": value}
@@ -671,11 +682,7 @@ class Audit:
             return
         tables = delta_tables()
         gone: list[Json] = []
-        for start, value in self.pinned(p, task, src, state, pins):
-            try:
-                version = int(value)
-            except ValueError:
-                continue
+        for start, version in self.pinned_numbers(p, task, src, state, pins):
             if version < 0:  # no table when it was pinned: the interval read nothing
                 continue
             try:
@@ -700,11 +707,7 @@ class Audit:
             return
         _, table = found
         gone: list[Json] = []
-        for start, value in self.pinned(p, task, src, state, pins):
-            try:
-                snapshot = int(value)
-            except ValueError:
-                continue
+        for start, snapshot in self.pinned_numbers(p, task, src, state, pins):
             if snapshot != iceberg.NO_SNAPSHOT and table.snapshot_by_id(snapshot) is None:
                 gone.append({"interval_start": start, "pinned": f"snapshot {snapshot}",
                              "why": "the table no longer holds it (expired)"})
