@@ -230,6 +230,82 @@ def test_batch_api_outputs_pyarrow_tables_and_batches(tmp_path: Path) -> None:
     assert rows_of(tmp_path, "l") == [("a", 2), ("b", 4)]
 
 
+@pytest.mark.parametrize("kind", ["sqlite_table", pytest.param("postgres_table", marks=PG)])
+def test_the_batch_api_writes_what_the_record_api_writes(tmp_path: Path, kind: str,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every SQL mode, the batch API's Arrow batches (written from their columns) against the
+    record API's records: the same tables, with keys shared across batches, nulls, a column
+    filled from an input field, the interval's partition, and an internal retry of every write
+    (its first commit fails) that replays the spilled batches."""
+    import flowc_runtime.hooks as hooks
+
+    commits = [0]
+
+    def every_first_commit_fails() -> None:
+        commits[0] += 1
+        if commits[0] % 2:
+            raise RuntimeError("transient")
+
+    monkeypatch.setattr(hooks, "before_transaction_commit", every_first_commit_fails)
+    rows = [{"id": f"r{i % 7}", "day": f"d{i % 3}", "amount": None if i % 5 == 0 else i, "meta": {"n": i}}
+            for i in range(20)]
+    seed(tmp_path, "a.jsonl", rows)
+    writes = (
+        upsert(kind, "up"),
+        Write(Endpoint("led", kind, {"table": "led"}), "append_ledger", key=(Term("input_field", "id"),)),
+        Write(Endpoint("rp", kind, {"table": "rp"}), "replace_partition", partition=Term("input_field", "day")),
+        Write(Endpoint("rd", kind, {"table": "rd"}), "replace_partition",
+              partition=Term("interval_start", column="day")),
+        Write(Endpoint("ow", kind, {"table": "ow"}), "overwrite"),
+        Write(Endpoint("ap", kind, {"table": "ap"}), "append", key=(Term("input_field", "id", column="k"),)),
+    )
+    names = [w.sink.name for w in writes]
+    tables: dict[str, list[list[tuple[Any, ...]]]] = {}
+    for api in ("records", "batches"):
+        folder = tmp_path / api
+        folder.mkdir()
+        if kind == "postgres_table":
+            base, schema, url = pg_schema()
+        else:
+            url = f"sqlite://{folder}/db.sqlite"
+        try:
+            env = env_for(tmp_path, 1, **dict.fromkeys(names, url))
+            env["FLOWC_STATE"] = url if kind == "postgres_table" else f"sqlite://{folder}/state.sqlite"
+            env["FLOWC_BATCH_ROWS"] = "6"  # keys shared across batches
+
+            def transform(ctx: Context, api: str = api) -> dict[str, Any]:
+                raw = ctx.inputs["raw"]
+                return {n: (raw.batches() if api == "batches" else iter(raw)) for n in names}  # type: ignore[attr-defined]
+
+            task = Task("p", "t", "@daily", "UTC", False, (files_source(),), writes, (), internal_retries=1)
+            assert run(task, transform, env) == 0
+            got = []
+            for table in ("up", "led", "rp", "rd", "ow", "ap"):
+                sql = f'SELECT * FROM "{table}"'
+                if kind == "postgres_table":
+                    import psycopg
+
+                    with psycopg.connect(url, autocommit=True) as c:
+                        pg_cursor = c.execute(sql)
+                        head = [tuple(d[0] for d in (pg_cursor.description or ()))]
+                        body = pg_cursor.fetchall()
+                else:
+                    conn = sqlite3.connect(folder / "db.sqlite")
+                    cursor = conn.execute(sql)
+                    head = [tuple(d[0] for d in cursor.description)]
+                    body = cursor.fetchall()
+                    conn.close()
+                got.append(head + sorted(body, key=repr))
+            tables[api] = got
+        finally:
+            if kind == "postgres_table":
+                pg_drop(base, schema)
+    assert commits[0] == 2 * 2 * len(writes)  # each write failed once, then committed, in both runs
+    assert tables["batches"] == tables["records"]
+    assert len(tables["records"][0]) == 1 + 7 and len(tables["records"][1]) == 1 + 7
+    assert [len(t) for t in tables["records"][2:]] == [1 + 20] * 4
+
+
 def test_an_output_that_is_no_iterable_of_records_is_an_error(tmp_path: Path) -> None:
     seed(tmp_path, "a.jsonl", [{"id": "a", "amount": 1}])
     env = env_for(tmp_path, out=f"sqlite://{tmp_path}/db.sqlite")
@@ -388,6 +464,55 @@ def test_bulk_runs_build_the_value_tuples_of_row_by_row_writes() -> None:
     assert list(runs([])) == []
 
 
+def test_the_columns_of_a_batch_are_what_its_records_would_write() -> None:
+    """BatchRows.columns (an Arrow batch's columns, or the output records read field by field)
+    gives bulk.runs the same value tuples as the rows made record by record, for every fill
+    (none, the key column, a new column from an input field, a field filled from another, the
+    interval's values replacing a field or adding one), with nulls and nested values; records
+    of differing fields, or a missing input field, go through the records themselves."""
+    from flowc_runtime.batches import ArrowItems, BatchRows
+    from flowc_runtime.bulk import runs
+
+    records = [{"id": "a", "n": 1, "tags": [1, 2], "s": {"k": "v"}, "note": None},
+               {"id": "b", "n": None, "tags": None, "s": {"k": None}, "note": "x"},
+               {"id": None, "n": 3, "tags": [], "s": None, "note": None}]
+    batch = pa.RecordBatch.from_pylist(records)
+    listed = [(r, dict(r)) for r in batch.to_pylist()]
+    differing = [({"id": "a", "n": 1}, {"id": "a", "n": 1}), ({"id": "b", "n": 2}, {"id": "b", "m": 2})]
+    shapes: list[tuple[str | None, str | None, dict[str, Any]]] = [
+        (None, None, {}), ("id", "id", {}), ("key", "id", {}), ("id", "n", {}),
+        (None, None, {"day": "2026-01-01"}), ("id", "id", {"n": 0, "day": "d"})]
+
+    def maker(column: str | None, field: str | None, values: dict[str, Any]) -> Any:
+        def rows(items: list[tuple[dict[str, Any], dict[str, Any]]]) -> list[dict[str, Any]]:
+            if column is None or field is None:
+                return [{**o, **values} for _, o in items]
+            return [{**o, column: s[field], **values} for s, o in items]
+        return rows
+
+    for column, field, values in shapes:
+        make = maker(column, field, values)
+        for items, columnar in ((ArrowItems(batch), True), (listed, True), (differing, False)):
+            expected = make(list(items))
+            assert (BatchRows(items, column, field, values, make).columns() is not None) == columnar
+            for options in ({}, {"convert": False},
+                            {"const": {"_f": "end", "n": 9}, "seq": 5, "extra": [f"k{i}" for i in range(len(expected))]}):
+                assert list(runs(BatchRows(items, column, field, values, make), **options)) == \
+                    list(runs(expected, **options)), (column, field, values, options)
+            assert list(BatchRows(items, column, field, values, make)) == expected
+    sample = BatchRows(ArrowItems(batch), "key", "id", {"day": "d"}, maker("key", "id", {"day": "d"})).sample()
+    assert sample == [{"id": "a", "n": 1, "tags": [1, 2], "s": {"k": "v"}, "note": "x", "key": "a", "day": "d"}]
+    missing = BatchRows(ArrowItems(batch), "key", "absent", {}, maker("key", "absent", {}))
+    assert missing.columns() is None
+    with pytest.raises(KeyError):
+        list(runs(missing))
+    # an Arrow batch pickles (the spill file) as its RecordBatch; its records are made on demand
+    import pickle
+
+    again = pickle.loads(pickle.dumps(ArrowItems(batch)))  # noqa: S301 - our own bytes
+    assert isinstance(again, ArrowItems) and len(again) == 3 and list(again) == [(r, r) for r in batch.to_pylist()]
+
+
 def test_ledger_keys_of_a_batch_are_the_one_by_one_dedup_keys(tmp_path: Path) -> None:
     """The ledger's keys, made a batch at a time for `key input.F`, equal `dedup_key`'s;
     a record without the field fails as it does one by one."""
@@ -403,9 +528,18 @@ def test_ledger_keys_of_a_batch_are_the_one_by_one_dedup_keys(tmp_path: Path) ->
             made = SqlTable.key_function(attempt, write)(items)
             assert made == [attempt.dedup_key(write, s, o) for s, o in items]
     write = Write(Endpoint("led", "sqlite_table", {"table": "l"}), "append_ledger", key=(Term("input_field", "id"),))
-    keys = SqlTable.key_function(Attempt(make_task((write,)), lambda ctx: {}, env_for(tmp_path)), write)
+    attempt = Attempt(make_task((write,)), lambda ctx: {}, env_for(tmp_path))
+    keys = SqlTable.key_function(attempt, write)
     with pytest.raises(FlowError, match="no field `id`"):
         keys([({"other": 1}, {"other": 1})])
+    # the batch API's batches: the key column read from Arrow, the same keys
+    from flowc_runtime.batches import ArrowItems
+
+    for values in (["a", "é\"x\\", "\n\t\u0001", "ü\u2028", ""], [1, 2, None, 4, 5], [1.5, None, 2.0, 0.0, -1.0]):
+        arrow = ArrowItems(pa.RecordBatch.from_pylist([{"id": v, "g": 1} for v in values]))
+        assert keys(arrow) == [attempt.dedup_key(write, s, o) for s, o in arrow.items()]
+    with pytest.raises(FlowError, match="no field `id`"):
+        keys(ArrowItems(pa.RecordBatch.from_pylist([{"other": 1}])))
 
 
 # --- files --------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import chain, islice
+from operator import itemgetter
 from typing import IO, Any, overload
 
 from .context import FlowError, Invalid
@@ -128,6 +129,10 @@ def is_arrow(value: object) -> bool:
 Batch = Any
 
 
+def _records_of(batch: Batch) -> list[Record]:
+    return batch if isinstance(batch, list) else batch.to_pylist()
+
+
 class Records(Sequence[Record]):
     """One pinned input, read batch by batch each time it is iterated (see the module)."""
 
@@ -154,10 +159,9 @@ class Records(Sequence[Record]):
 
     def __iter__(self) -> Iterator[Record]:
         if self._all is not None:
-            yield from self._all
-            return
-        for batch in self._batches():
-            yield from (batch if isinstance(batch, list) else batch.to_pylist())
+            return iter(self._all)
+        # chained in C: no Python frame resumed per record
+        return chain.from_iterable(map(_records_of, self._batches()))
 
     def batches(self) -> Iterator[Any]:
         """The input as `pyarrow.RecordBatch`es of at most FLOWC_BATCH_ROWS rows (the batch API)."""
@@ -214,7 +218,7 @@ class Records(Sequence[Record]):
         return f"Records({self.name!r})"
 
 
-def items_of(produced: Any, size: int, extra: Mapping[str, Any]) -> Iterator[list[Item]]:
+def items_of(produced: Any, size: int, extra: Mapping[str, Any]) -> Iterator[Sequence[Item]]:
     """What the transform returned for one output, as batches of at most `size` items."""
 
     def pair(item: Any) -> Item:
@@ -240,12 +244,16 @@ def items_of(produced: Any, size: int, extra: Mapping[str, Any]) -> Iterator[lis
             output.update(extra)
         return source, output
 
-    def arrow_rows(value: Any) -> Iterator[list[Item]]:
+    def arrow_rows(value: Any) -> Iterator[Sequence[Item]]:
         chunks = value.to_batches(max_chunksize=size) if hasattr(value, "to_batches") else [value]
         for chunk in chunks:
+            columnar = not extra and len(set(chunk.schema.names)) == chunk.num_columns
             for start in range(0, chunk.num_rows, size):
-                rows = chunk.slice(start, size).to_pylist()
-                yield [pair(r) for r in rows]
+                part = chunk.slice(start, size)
+                if columnar:  # kept as columns: the SQL writers read them without a record per row
+                    yield ArrowItems(part)
+                else:
+                    yield [(r, {**r, **extra}) for r in part.to_pylist()]
 
     if produced is None:
         return
@@ -290,6 +298,146 @@ def items_of(produced: Any, size: int, extra: Mapping[str, Any]) -> Iterator[lis
                 yield batch
 
 
+class ArrowItems(Sequence[Item]):
+    """One batch of an output the transform returned as pyarrow data (the batch API), each row
+    its own (input, output) pair. Its records are made only when something asks for them (an
+    effect's rows, a kind without a columnar writer); the SQL writers read its columns
+    (`BatchRows`). Pickled as the RecordBatch (the spill file)."""
+
+    __slots__ = ("batch", "_items")
+
+    def __init__(self, batch: Any) -> None:
+        self.batch = batch
+        self._items: list[Item] | None = None
+
+    def items(self) -> list[Item]:
+        if self._items is None:
+            self._items = [(r, r) for r in self.batch.to_pylist()]
+        return self._items
+
+    def column(self, name: str) -> list[Any]:
+        """The values of field `name`, one per row (KeyError: the batch has no such field)."""
+        index = self.batch.schema.get_field_index(name)
+        if index < 0:
+            raise KeyError(name)
+        values: list[Any] = self.batch.column(index).to_pylist()
+        return values
+
+    def __len__(self) -> int:
+        return int(self.batch.num_rows)
+
+    @overload
+    def __getitem__(self, index: int) -> Item: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Item]: ...
+
+    def __getitem__(self, index: int | slice) -> Item | list[Item]:
+        return self.items()[index]
+
+    def __iter__(self) -> Iterator[Item]:
+        return iter(self.items())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ArrowItems, (self.batch,))
+
+
+class BatchRows(Sequence[Record]):
+    """The rows as written of one batch of items: each output record's fields, `column` filled
+    from the input field `field` (the usual `key input.id`), then the interval's `values`. What
+    `rows` (the record-by-record maker) makes of the items; for the bulk writers, the same as
+    columns, without a record per row (`columns`): read from the Arrow batch (the batch API), or
+    field by field from the output records when they all have the same fields."""
+
+    def __init__(self, items: Sequence[Item], column: str | None, field: str | None, values: Mapping[str, Any],
+                 rows: Callable[[list[Item]], list[Record]]) -> None:
+        self.items = items
+        self.column = column
+        self.field = field
+        self.values = dict(values)
+        self._rows = rows
+        self._records: list[Record] | None = None
+        self._columns: tuple[tuple[str, ...], list[list[Any]]] | None = None
+
+    def records(self) -> list[Record]:
+        if self._records is None:
+            items = self.items
+            self._records = self._rows(items.items() if isinstance(items, ArrowItems) else list(items))
+        return self._records
+
+    def columns(self) -> tuple[tuple[str, ...], list[list[Any]]] | None:
+        """(names, one list of values per name): the records' fields, as `bulk.runs` would read
+        them column by column. None when the records do not all have the same fields, or an
+        input record lacks `field` (the records then say which)."""
+        if self._columns is None:
+            items = self.items
+            source: Callable[[str], list[Any]]
+            if isinstance(items, ArrowItems):
+                batch = items.batch
+                names = list(batch.schema.names)
+                values = [column.to_pylist() for column in batch.columns]
+                source = items.column
+            else:
+                outputs = list(map(itemgetter(1), items))
+                if not outputs or type(outputs[0]) is not dict:
+                    return None
+                names = list(outputs[0])
+                if set(map(len, outputs)) != {len(names)}:
+                    return None
+                try:
+                    values = [list(map(itemgetter(name), outputs)) for name in names]
+                except KeyError:  # a record with other fields
+                    return None
+                sources = list(map(itemgetter(0), items))
+
+                def source(name: str) -> list[Any]:
+                    return list(map(itemgetter(name), sources))
+
+            if self.column is not None and self.field is not None:
+                try:
+                    filled = source(self.field)
+                except KeyError:
+                    return None
+                if self.column in names:
+                    values[names.index(self.column)] = filled
+                else:
+                    names.append(self.column)
+                    values.append(filled)
+            count = len(items)
+            for name, value in self.values.items():
+                if name in names:
+                    values[names.index(name)] = [value] * count
+                else:
+                    names.append(name)
+                    values.append([value] * count)
+            self._columns = (tuple(names), values)
+        return self._columns
+
+    def sample(self) -> list[Record]:
+        """One record with each column's first value that is not null (what creating the table
+        from the rows reads)."""
+        table = self.columns()
+        if table is None:
+            return self.records()
+        names, values = table
+        return [{name: next((v for v in column if v is not None), None) for name, column in zip(names, values, strict=True)}]
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    @overload
+    def __getitem__(self, index: int) -> Record: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Record]: ...
+
+    def __getitem__(self, index: int | slice) -> Record | list[Record]:
+        return self.records()[index]
+
+    def __iter__(self) -> Iterator[Record]:
+        return iter(self.records())
+
+
 class Output:
     """One output of the transform, consumed batch by batch. `spill` keeps a copy of every batch
     in a temporary file, so that the output can be read again (an internal retry) without the
@@ -297,13 +445,13 @@ class Output:
 
     def __init__(self, name: str, produced: Any, size: int, extra: Mapping[str, Any], spill: bool) -> None:
         self.name = name
-        self._source: Iterator[list[Item]] | None = items_of(produced, size, extra)
+        self._source: Iterator[Sequence[Item]] | None = items_of(produced, size, extra)
         self._spill: IO[bytes] | None = tempfile.TemporaryFile(prefix="flowc-spill-") if spill else None
         self._spilled = 0
         self._failed: BaseException | None = None
         self._used = False
 
-    def batches(self) -> Iterator[list[Item]]:
+    def batches(self) -> Iterator[Sequence[Item]]:
         if self._spill is None:
             if self._used:
                 raise FlowError(f"output `{self.name}` was already written once and cannot be read again")
@@ -316,7 +464,7 @@ class Output:
             yield pickle.load(self._spill)  # noqa: S301 - our own spill file, written just now
         yield from self._pull()
 
-    def _pull(self) -> Iterator[list[Item]]:
+    def _pull(self) -> Iterator[Sequence[Item]]:
         if self._failed is not None:
             raise FlowError(f"the transform failed while producing `{self.name}`: {self._failed}")
         if self._source is None or self._spill is None:

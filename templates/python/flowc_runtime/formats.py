@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, islice
 from typing import IO, Any
 
@@ -203,12 +203,12 @@ def decode_batches(stream: IO[bytes], fmt: str, where: str, size: int,
         raise FlowError(f"file {where!r} is not valid {fmt}: {err}") from err
 
 
-def encode_batches(batches: Iterable[list[dict[str, Any]]], fmt: str) -> Iterator[bytes]:
+def encode_batches(batches: Iterable[Sequence[dict[str, Any]]], fmt: str) -> Iterator[bytes]:
     """`encode`, batch by batch: the file's bytes in chunks, the same bytes as `encode` of all
     the rows (Parquet: one row group per batch)."""
     if fmt == "jsonl":
         for rows in batches:
-            yield encode(rows, fmt)
+            yield encode(list(rows), fmt)
         return
     if fmt == "json":
         first = True
@@ -235,11 +235,11 @@ def encode_batches(batches: Iterable[list[dict[str, Any]]], fmt: str) -> Iterato
         if not rows:
             continue
         if schema is None:
-            table = pa.Table.from_pylist(rows)
+            table = pa.Table.from_pylist(list(rows))
             schema = table.schema
             writer = pq.ParquetWriter(sink, schema) if fmt == "parquet" else pa_csv.CSVWriter(sink, schema)
         else:
-            table = pa.Table.from_pylist(rows, schema=schema)
+            table = pa.Table.from_pylist(list(rows), schema=schema)
         writer.write_table(table)
         yield _take(sink)
     if writer is None:
