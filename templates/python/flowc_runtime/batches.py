@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import chain, islice
 from operator import itemgetter
-from typing import IO, Any, overload
+from typing import IO, Any, TypeVar, overload
 
 from .context import FlowError, Invalid
 
@@ -133,7 +133,31 @@ def _records_of(batch: Batch) -> list[Record]:
     return batch if isinstance(batch, list) else batch.to_pylist()
 
 
-class Records(Sequence[Record]):
+T = TypeVar("T")
+
+
+class Made(Sequence[T]):
+    """A sequence whose elements are a list made only when first asked for (`made`)."""
+
+    __slots__ = ()
+
+    def made(self) -> list[T]:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        return self.made()[index]
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self.made())
+
+
+class Records(Made[Record]):
     """One pinned input, read batch by batch each time it is iterated (see the module)."""
 
     def __init__(self, name: str, open_batches: Callable[[], Iterable[Batch]],
@@ -180,6 +204,9 @@ class Records(Sequence[Record]):
         return pa.Table.from_batches(batches) if batches else pa.table({})
 
     # -- the sequence API of earlier runtimes: reads the whole input into memory once --------
+    def made(self) -> list[Record]:
+        return self.materialize()
+
     def materialize(self) -> list[Record]:
         if self._all is None:
             self._all = list(iter(self))  # not list(self): that asks __len__ first
@@ -187,15 +214,6 @@ class Records(Sequence[Record]):
 
     def __len__(self) -> int:
         return len(self.materialize())
-
-    @overload
-    def __getitem__(self, index: int) -> Record: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Record]: ...
-
-    def __getitem__(self, index: int | slice) -> Record | list[Record]:
-        return self.materialize()[index]
 
     def __bool__(self) -> bool:
         if self._all is not None:
@@ -298,7 +316,7 @@ def items_of(produced: Any, size: int, extra: Mapping[str, Any]) -> Iterator[Seq
                 yield batch
 
 
-class ArrowItems(Sequence[Item]):
+class ArrowItems(Made[Item]):
     """One batch of an output the transform returned as pyarrow data (the batch API), each row
     its own (input, output) pair. Its records are made only when something asks for them (an
     effect's rows, a kind without a columnar writer); the SQL writers read its columns
@@ -309,6 +327,9 @@ class ArrowItems(Sequence[Item]):
     def __init__(self, batch: Any) -> None:
         self.batch = batch
         self._items: list[Item] | None = None
+
+    def made(self) -> list[Item]:
+        return self.items()
 
     def items(self) -> list[Item]:
         if self._items is None:
@@ -326,23 +347,11 @@ class ArrowItems(Sequence[Item]):
     def __len__(self) -> int:
         return int(self.batch.num_rows)
 
-    @overload
-    def __getitem__(self, index: int) -> Item: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Item]: ...
-
-    def __getitem__(self, index: int | slice) -> Item | list[Item]:
-        return self.items()[index]
-
-    def __iter__(self) -> Iterator[Item]:
-        return iter(self.items())
-
     def __reduce__(self) -> tuple[Any, ...]:
         return (ArrowItems, (self.batch,))
 
 
-class BatchRows(Sequence[Record]):
+class BatchRows(Made[Record]):
     """The rows as written of one batch of items: each output record's fields, `column` filled
     from the input field `field` (the usual `key input.id`), then the interval's `values`. What
     `rows` (the record-by-record maker) makes of the items; for the bulk writers, the same as
@@ -358,6 +367,9 @@ class BatchRows(Sequence[Record]):
         self._rows = rows
         self._records: list[Record] | None = None
         self._columns: tuple[tuple[str, ...], list[list[Any]]] | None = None
+
+    def made(self) -> list[Record]:
+        return self.records()
 
     def records(self) -> list[Record]:
         if self._records is None:
@@ -425,17 +437,6 @@ class BatchRows(Sequence[Record]):
     def __len__(self) -> int:
         return len(self.items)
 
-    @overload
-    def __getitem__(self, index: int) -> Record: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Record]: ...
-
-    def __getitem__(self, index: int | slice) -> Record | list[Record]:
-        return self.records()[index]
-
-    def __iter__(self) -> Iterator[Record]:
-        return iter(self.records())
 
 
 class Output:
