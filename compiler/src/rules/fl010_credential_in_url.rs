@@ -99,6 +99,12 @@ pub fn token_webhook(s: &str) -> bool {
 
 /// What credential `s` holds, in words, if any.
 pub fn credential(s: &str) -> Option<&'static str> {
+    // Each form holds a '/' (`://`, a webhook's path), which most strings (names, tables,
+    // columns) do not: one byte search instead of seven substring searches, each of which sets
+    // up a searcher (15% of `check`'s instructions at 10,000 tasks went there).
+    if !s.contains('/') {
+        return None;
+    }
     if password_in_url(s).is_some() {
         Some("a URL with a password")
     } else if secret_in_query(s) {
@@ -213,7 +219,28 @@ fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
 
 #[cfg(test)]
 mod tests {
-    use super::{credential, password_in_url};
+    use super::{credential, password_in_url, secret_in_query, token_webhook};
+
+    /// `credential` skips a string without a '/' before its three searches: the same answer.
+    #[test]
+    fn a_string_without_a_slash_holds_no_credential_by_any_of_the_checks() {
+        for s in [
+            "user:pass@host",
+            "db?password=hunter2",
+            "hooks.slack.com\\services\\T0\\B0\\X",
+            "hooks.slack.com/services/T0/B0/X",
+            "mysql:\\u:p@h",
+            "orders_by_day",
+            "https://u:p@h",
+            "",
+        ] {
+            let full = password_in_url(s).is_some() || secret_in_query(s) || token_webhook(s);
+            assert_eq!(credential(s).is_some(), full, "{s}");
+            if !s.contains('/') {
+                assert!(!full, "{s}");
+            }
+        }
+    }
 
     #[test]
     fn finds_credentials_in_queries_and_token_webhooks() {
