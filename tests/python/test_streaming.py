@@ -287,15 +287,11 @@ def test_the_batch_api_writes_what_the_record_api_writes(tmp_path: Path, kind: s
 
                     with psycopg.connect(url, autocommit=True) as c:
                         pg_cursor = c.execute(sql)
-                        head = [tuple(d[0] for d in (pg_cursor.description or ()))]
+                        head = tuple(d[0] for d in (pg_cursor.description or ()))
                         body = pg_cursor.fetchall()
                 else:
-                    conn = sqlite3.connect(folder / "db.sqlite")
-                    cursor = conn.execute(sql)
-                    head = [tuple(d[0] for d in cursor.description)]
-                    body = cursor.fetchall()
-                    conn.close()
-                got.append(head + sorted(body, key=repr))
+                    head, *body = sqlite_rows(folder, sql, names=True)
+                got.append([head, *sorted(body, key=repr)])
             tables[api] = got
         finally:
             if kind == "postgres_table":

@@ -46,11 +46,11 @@ def runs(rows: Sequence[dict[str, Any]], extra: Sequence[Any] | None = None, con
     count = len(rows)
     fixed = dict(const or {})
 
-    def assemble(names: Sequence[str], of: Callable[[str], Iterable[Any]], complex_values: Callable[[], bool],
+    def assemble(names: Sequence[str], of: Callable[[str], Iterable[Any]], every_value: Callable[[], Iterable[Any]],
                  size: int, offset: int) -> tuple[Columns, list[tuple[Any, ...]]]:
         columns = tuple(names) + tuple(name for name in fixed if name not in names)
         getters: list[Iterable[Any]] = [repeat(fixed[name]) if name in fixed else of(name) for name in columns]
-        if convert and complex_values():
+        if convert and any(map(_COMPLEX.__contains__, map(type, every_value()))):
             getters = [g if name in fixed else map(plain, g) for name, g in zip(columns, getters, strict=True)]
         if extra is not None:
             getters.append(extra[offset:offset + size])
@@ -66,16 +66,13 @@ def runs(rows: Sequence[dict[str, Any]], extra: Sequence[Any] | None = None, con
         if table is not None:  # the batch API's columns: no record per row
             names, lists = table
             by_name = dict(zip(names, lists, strict=True))
-            yield assemble(names, by_name.__getitem__,
-                           lambda: any(map(_COMPLEX.__contains__, map(type, chain.from_iterable(lists)))), count, 0)
+            yield assemble(names, by_name.__getitem__, lambda: chain.from_iterable(lists), count, 0)
             return
         rows = rows.records()  # a record lacks the input field: made one by one, which says which
 
     def build(segment: Sequence[dict[str, Any]], offset: int) -> tuple[Columns, list[tuple[Any, ...]]]:
-        return assemble(
-            tuple(segment[0].keys()), lambda name: map(itemgetter(name), segment),
-            lambda: any(map(_COMPLEX.__contains__, map(type, chain.from_iterable(map(dict.values, segment))))),
-            len(segment), offset)
+        return assemble(tuple(segment[0].keys()), lambda name: map(itemgetter(name), segment),
+                        lambda: chain.from_iterable(map(dict.values, segment)), len(segment), offset)
 
     if count and set(map(len, rows)) == {len(rows[0])}:
         try:

@@ -169,6 +169,10 @@ class SqlTable(Connector):
         # A partition term with one value for the interval (`day = interval.start`) names one
         # partition, deleted before the first rows: nothing to stage to learn which.
         constant = part is not None and part.term in ("interval_start", "interval_end", "run_id")
+        one_partition: dict[str, Any] | None = None  # that partition, by its canonical text
+        if constant and mode == "replace_partition" and part is not None:
+            value = term_value(part, attempt.ctx, {}, {})
+            one_partition = {canonical(value): value}
         # PostgreSQL stages to COPY; DuckDB stages an upsert to write it from Arrow (bulk.arrow_insert)
         # in one statement, since its `executemany` runs a statement per row.
         staged = (db.dialect == "postgres" and newest is None
@@ -230,12 +234,12 @@ class SqlTable(Connector):
             # fenced: each row carries its interval's end (a constant column of the bulk write,
             # not a change to each record), and an older interval's write leaves a newer one's
             # row alone (a retry of the same interval updates)
-            if not started or target.columns is None:
+            if not started:
                 sample = rows.sample() if isinstance(rows, BatchRows) else rows  # the columns' first values
                 if not start([{**sample[0], **fence_value}, *sample[1:]] if fence_value else sample):
                     continue
             if mode == "replace_partition" and not staged:
-                replace(partitions(rows, str(column)))
+                replace(one_partition if one_partition is not None else partitions(rows, str(column)))
             keys = ledger_keys(items) if ledger_keys is not None else None
             first, position = position, position + len(rows)
             for columns, values in bulk.runs(rows, keys, fence_value, first if staged else None, convert):
@@ -259,10 +263,8 @@ class SqlTable(Connector):
         flush()
         if not started:
             start([])
-        if mode == "replace_partition" and not replaced and part is not None:
-            if part.term in ("interval_start", "interval_end", "run_id"):
-                value = term_value(part, attempt.ctx, {}, {})
-                replace({canonical(value): value})
+        if not replaced and one_partition is not None:  # no rows: the interval's partition is emptied
+            replace(one_partition)
 
     @staticmethod
     def key_function(attempt: Attempt, write: Write) -> Callable[[Sequence[Item]], list[str]]:
@@ -323,8 +325,6 @@ class SqlTable(Connector):
 def partitions(rows: Sequence[Record], column: str) -> dict[str, Any]:
     """The rows' values of `column` by their canonical text (the last row's value of each text,
     as one entry per row would leave it), from their distinct (type, value) pairs."""
-    if isinstance(rows, BatchRows) and column in rows.values:  # one value for the interval
-        return {canonical(rows.values[column]): rows.values[column]}
     values = list(map(itemgetter(column), rows))
     try:
         distinct = list(dict.fromkeys(zip(map(type, reversed(values)), reversed(values), strict=True)))
