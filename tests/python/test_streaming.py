@@ -156,6 +156,45 @@ def test_parquet_and_csv_inputs_are_arrow_batches(tmp_path: Path, fmt: str) -> N
     assert rows_of(tmp_path, "o") == sorted([(f"r{i}", i) for i in range(7)], key=repr)
 
 
+def json_lines_batches(text: str, size: int = 4) -> list[Any]:
+    import io
+
+    from flowc_runtime.formats import decode_batches
+    return [row for batch in decode_batches(io.BytesIO(text.encode("utf-8")), "jsonl", "f.jsonl", size)
+            for row in batch]
+
+
+def test_json_lines_are_read_as_json_loads_reads_each_line() -> None:
+    from flowc_runtime.formats import decode
+    records = [{"id": "a", "n": 1}, {"id": "b\u2028c", "n": None, "x": [1, {"y": "z"}]}, {"f": 1.5e300, "e": ""},
+               {"s": "line,\"quoted\"\\n", "t": True}, {"nan": float("inf")}, {"u": "\u00e9\U0001f600"}, {}]
+    lines = [json.dumps(r, ensure_ascii=False) for r in records]
+    text = lines[0] + "\n\n" + lines[1] + "\r\n  \n" + "\n".join(lines[2:])  # blank lines, CRLF, no final newline
+    for size in (1, 2, 3, 100):
+        assert json_lines_batches(text, size) == records
+    assert decode(text.encode("utf-8"), "jsonl", "f.jsonl")[1] == records  # U+2028 inside a string is no line end
+    assert json_lines_batches("\n \n") == []
+
+
+@pytest.mark.parametrize("text", [
+    # Two lines as one value (the second a member of the first) and a line adding a member of
+    # its own to the batch's object: the members count as many as the lines.
+    '{"a": 1\n{"b": 2}}\n{"x": 1}, "k": {"y": 2}\n',
+    '{"x": 1}, "k": {"y": 2}\n',  # a member too many
+    '{"a": [{"b": 1}\n{"c": 2}]}\n{"x": 1}, {"y": 2}\n',
+    '{"a": "x\ny"}\n',  # a line ending inside a string
+    '{"a": 1}, {"b": 2}\n',
+    '{"a": 1} {"b": 2}\n',
+    '{"a": 1},\n{"b": 2}\n',
+    '{"a": 1\n}\n',
+    "[" * 100_000 + "]" * 100_000 + "\n",  # deeper than the decoder goes: an error, not a crash
+])
+def test_a_json_line_that_is_not_one_whole_value_is_an_error(text: str) -> None:
+    for size in (1, 2, 10):
+        with pytest.raises(FlowError, match="is not valid jsonl"):
+            json_lines_batches(text, size)
+
+
 def test_a_bad_batch_size_is_an_error() -> None:
     assert batch_rows({}) == 10_000
     assert batch_rows({"FLOWC_BATCH_ROWS": "5"}) == 5

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import json
+import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, islice
 from typing import IO, Any
@@ -72,11 +73,11 @@ def decode(data: bytes, fmt: str, where: str) -> tuple[list[str], list[dict[str,
         try:
             text = data.decode("utf-8")
             if fmt == "jsonl":
-                rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+                rows = JsonLines().decode(io.StringIO(text, newline=None).readlines())
             else:
                 parsed = json.loads(text) if text.strip() else []
                 rows = list(parsed) if isinstance(parsed, list) else [parsed]
-        except (ValueError, UnicodeDecodeError) as err:
+        except (ValueError, UnicodeDecodeError, RecursionError) as err:
             raise FlowError(f"file {where!r} is not valid {fmt}: {err}") from err
         if not all(isinstance(r, dict) for r in rows):
             raise FlowError(f"file {where!r} is not valid {fmt}: every record must be a JSON object")
@@ -146,6 +147,47 @@ def encode(rows: list[dict[str, Any]], fmt: str) -> bytes:
     return sink.getvalue()
 
 
+class JsonLines:
+    """Lines of JSON Lines (each ending in a newline, but the last), each one JSON value: what
+    `json.loads` of every line that is not blank returns, in one call of the decoder per batch.
+
+    The batch's lines are decoded as the members of one object, `{"<nonce>0": line 0,
+    "<nonce>1": line 1, ...}`, which halves the time per line (about 2.1 to 1.2 µs). A line that
+    is not one whole value cannot pass for one: a line ending inside a string leaves a raw
+    newline in it (an error: control characters are refused in strings); a line ending inside an
+    array leaves a member's name in the array (an error); two lines making one value (`{"a": 1`
+    then `{"b": 2}}`) hide the second line's member inside the first's value, which leaves the
+    object short of one of its names; a line holding two values (`{"a": 1}, {"b": 2}`) is an
+    error, or adds a member whose name cannot be one of the nonce's (random, made at run time),
+    which leaves a name too many or a foreign one. On any error the lines are decoded one by
+    one again, so that the message is the line's own."""
+
+    def __init__(self) -> None:
+        self.loads = json.JSONDecoder().decode
+        self.nonce = uuid.uuid4().hex
+        self.keys: list[str] = []  # the members' names, line by line
+        self.names: list[str] = []  # the same, as written before each line: `,"<nonce>N":`
+
+    def decode(self, lines: list[str]) -> list[Any]:
+        chunk = [line for line in lines if not line.isspace()]
+        if not chunk:
+            return []
+        for i in range(len(self.keys), len(chunk)):
+            self.keys.append(f"{self.nonce}{i}")
+            self.names.append(f',"{self.nonce}{i}":')
+        try:
+            names = zip(self.names, chunk, strict=False)  # (there may be more names than lines)
+            joined = self.loads("{" + "".join(chain.from_iterable(names))[1:] + "}")
+        except (ValueError, RecursionError):
+            joined = None
+        if type(joined) is dict and len(joined) == len(chunk) and all(map(joined.__contains__, self.keys[:len(chunk)])):
+            return list(joined.values())
+        try:
+            return [self.loads(line) for line in chunk]
+        except RecursionError as err:
+            raise ValueError(f"a record is nested too deep to read ({err})") from err
+
+
 def decode_batches(stream: IO[bytes], fmt: str, where: str, size: int,
                    check: Any = None) -> Iterator[list[dict[str, Any]] | Any]:
     """The records of the file open as `stream`, `size` at a time: lists of dicts (JSON Lines,
@@ -153,12 +195,12 @@ def decode_batches(stream: IO[bytes], fmt: str, where: str, size: int,
     document). `check(columns)` is called with each batch's columns (JSON Lines: the keys its
     records have; Parquet, CSV: the file's columns, once)."""
     if fmt == "jsonl":
-        loads = json.JSONDecoder().decode
         lines = io.TextIOWrapper(stream, encoding="utf-8")
+        decoder = JsonLines()
         while True:
             try:
                 chunk = list(islice(lines, size))
-                batch = [loads(line) for line in chunk if not line.isspace()]
+                batch = decoder.decode(chunk)
             except (ValueError, UnicodeDecodeError) as err:
                 raise FlowError(f"file {where!r} is not valid {fmt}: {err}") from err
             if not chunk:
