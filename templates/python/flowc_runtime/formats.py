@@ -20,6 +20,10 @@ from typing import IO, Any
 
 from .context import FlowError
 
+# How a record is written in JSON: keys sorted, values JSON has no type for as their text. One
+# encoder for every record (`json.dumps` with these options makes a new one for each call).
+_json = json.JSONEncoder(sort_keys=True, default=str, ensure_ascii=False).encode
+
 # A declaration's `format` values (flowc checks them: FL002), and the extension each one writes.
 FORMATS: dict[str, str] = {"parquet": ".parquet", "csv": ".csv", "jsonl": ".jsonl", "json": ".json"}
 # A file's extension -> its format, where the declaration names none.
@@ -126,10 +130,10 @@ def check_fields(columns: list[str], fields: tuple[str, ...] | None, where: str,
 def encode(rows: list[dict[str, Any]], fmt: str) -> bytes:
     """`rows` as a file of format `fmt`."""
     if fmt == "jsonl":
-        text = "".join(json.dumps(r, sort_keys=True, default=str, ensure_ascii=False) + "\n" for r in rows)
+        text = "".join(map("{}\n".format, map(_json, rows)))
         return text.encode("utf-8")
     if fmt == "json":
-        return (json.dumps(rows, sort_keys=True, default=str, ensure_ascii=False) + "\n").encode("utf-8")
+        return (_json(rows) + "\n").encode("utf-8")
     try:
         import pyarrow as pa
         import pyarrow.csv as pa_csv
@@ -257,7 +261,7 @@ def encode_batches(batches: Iterable[Sequence[dict[str, Any]]], fmt: str) -> Ite
         yield b"["
         for rows in batches:
             for row in rows:
-                text = json.dumps(row, sort_keys=True, default=str, ensure_ascii=False)
+                text = _json(row)
                 yield ((", " if not first else "") + text).encode("utf-8")
                 first = False
         yield b"]\n"
