@@ -271,8 +271,9 @@ def produce_all(handle: Any, topic: str, records: list[dict[str, Any]],
         if err is not None:
             failures.append(str(err))
 
+    encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str).encode  # one for every record
     for record in records:
-        body = json.dumps(record, sort_keys=True, separators=(",", ":"), default=str).encode()
+        body = encode(record).encode()
         while True:
             try:
                 if marks:

@@ -486,14 +486,14 @@ OUTBOX_SEQ = {
 }
 
 
+# A nested value's JSON text (one encoder for every value: `json.dumps` with options makes one per call)
+_nested_text = json.JSONEncoder(sort_keys=True, default=str).encode
+
+
 def plain(value: Any) -> Any:
     if isinstance(value, (dict, list, tuple)):
-        return json.dumps(value, sort_keys=True, default=str)
+        return _nested_text(value)
     return value
-
-
-def _nested_text(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=str)
 
 
 def adapt_nested() -> None:
