@@ -595,6 +595,45 @@ def test_a_files_sink_is_written_batch_by_batch_with_the_same_content(tmp_path: 
     assert b"".join(formats.encode_batches([], fmt)) == formats.encode([], fmt)
 
 
+def test_a_columnar_file_takes_the_batch_api_s_columns_as_they_are(tmp_path: Path) -> None:
+    """Parquet and CSV are written from a batch's columns: the batch API's Arrow batch with its
+    own types (an int32 stays int32), the key column and the interval's values set; a later
+    batch of records or of other columns is conformed to the first batch's schema, or converted
+    from its records as before."""
+    import pyarrow.csv as pa_csv
+    import pyarrow.parquet as pq
+
+    from flowc_runtime import formats
+    from flowc_runtime.batches import ArrowItems, BatchRows
+
+    def records(items: list[Any]) -> list[dict[str, Any]]:
+        return [{**output, "k": source["id"], "day": "d1"} for source, output in items]
+
+    def arrow_rows(batch: Any) -> BatchRows:
+        return BatchRows(ArrowItems(batch), "k", "id", {"day": "d1"}, records)
+
+    first = pa.record_batch({"id": ["a", "b"], "n": pa.array([1, 2], pa.int32()), "day": ["x", "y"]})
+    dicts = [({"id": "c", "n": 3, "day": "z"}, {"id": "c", "n": 3, "day": "z"})]
+    nulls = pa.record_batch({"id": ["d"], "n": pa.array([None], pa.null()), "day": ["w"]})
+    other = pa.record_batch({"id": ["e"], "day": ["v"]})  # no `n`: converted from its records, `n` null
+    batches = [arrow_rows(first), BatchRows(dicts, "k", "id", {"day": "d1"}, records), arrow_rows(nulls),
+               arrow_rows(other)]
+    expected = [{"id": "a", "n": 1, "day": "d1", "k": "a"}, {"id": "b", "n": 2, "day": "d1", "k": "b"},
+                {"id": "c", "n": 3, "day": "d1", "k": "c"}, {"id": "d", "n": None, "day": "d1", "k": "d"},
+                {"id": "e", "n": None, "day": "d1", "k": "e"}]
+    table = pq.read_table(pa.BufferReader(b"".join(formats.encode_batches(batches, "parquet"))))
+    assert table.schema.field("n").type == pa.int32()
+    assert table.to_pylist() == expected
+    assert [b.records() for b in batches[1:2]] == [[expected[2]]]
+    csv = pa_csv.read_csv(pa.BufferReader(b"".join(formats.encode_batches(batches, "csv"))))
+    assert csv.to_pylist() == expected
+    # a later batch whose column has another type goes through its records, as before: an error
+    # when the first batch's type cannot hold them
+    text = pa.record_batch({"id": ["f"], "n": ["many"], "day": ["u"]})
+    with pytest.raises((pa.ArrowInvalid, pa.ArrowTypeError)):
+        b"".join(formats.encode_batches([arrow_rows(first), arrow_rows(text)], "parquet"))
+
+
 # --- the progress line --------------------------------------------------------------------------
 
 

@@ -425,6 +425,31 @@ class BatchRows(Made[Record]):
             self._columns = (tuple(names), values)
         return self._columns
 
+    def arrow(self) -> Any:
+        """The rows as one pyarrow Table, for the columnar file writers: the Arrow batch itself
+        (the batch API, its columns' types kept) with the filled column and the interval's values
+        set, or a table of `columns()`. None when the records must be made one by one."""
+        pa = _arrow()
+        items = self.items
+        if not isinstance(items, ArrowItems):
+            made = self.columns()
+            if made is None:
+                return None
+            names, values = made
+            return pa.Table.from_arrays([pa.array(column) for column in values], names=list(names))
+        table = pa.Table.from_batches([items.batch])
+        fills: list[tuple[str, Any]] = []
+        if self.column is not None and self.field is not None:
+            index = table.schema.get_field_index(self.field)
+            if index < 0:
+                return None
+            fills.append((self.column, table.column(index)))
+        fills.extend((name, pa.array([value] * table.num_rows)) for name, value in self.values.items())
+        for name, column in fills:
+            index = table.schema.get_field_index(name)
+            table = table.set_column(index, name, column) if index >= 0 else table.append_column(name, column)
+        return table
+
     def sample(self) -> list[Record]:
         """One record with each column's first value that is not null (what creating the table
         from the rows reads)."""

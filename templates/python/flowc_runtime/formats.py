@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, islice
 from typing import IO, Any
 
+from .batches import BatchRows
 from .context import FlowError
 
 # How a record is written in JSON: keys sorted, values JSON has no type for as their text. One
@@ -280,12 +281,18 @@ def encode_batches(batches: Iterable[Sequence[dict[str, Any]]], fmt: str) -> Ite
     for rows in batches:
         if not rows:
             continue
+        # a batch's columns as they are (the batch API's Arrow data; the records read field by
+        # field), else its records
+        table = rows.arrow() if isinstance(rows, BatchRows) else None
         if schema is None:
-            table = pa.Table.from_pylist(list(rows))
+            if table is None:
+                table = pa.Table.from_pylist(list(rows))
             schema = table.schema
             writer = pq.ParquetWriter(sink, schema) if fmt == "parquet" else pa_csv.CSVWriter(sink, schema)
         else:
-            table = pa.Table.from_pylist(list(rows), schema=schema)
+            table = _conformed(pa, table, schema) if table is not None else None
+            if table is None:
+                table = pa.Table.from_pylist(list(rows), schema=schema)
         writer.write_table(table)
         yield _take(sink)
     if writer is None:
@@ -293,6 +300,21 @@ def encode_batches(batches: Iterable[Sequence[dict[str, Any]]], fmt: str) -> Ite
         return
     writer.close()
     yield _take(sink)
+
+
+def _conformed(pa: Any, table: Any, schema: Any) -> Any:
+    """`table` with the columns of the file's `schema` (its first batch's), when each has the
+    schema's type or holds only nulls; else None (the records are then converted to the schema,
+    as every batch was before: a value the type cannot hold is an error)."""
+    if table.schema.equals(schema):
+        return table
+    if table.num_columns != len(schema) or set(table.schema.names) != set(schema.names):
+        return None
+    for field in schema:
+        kind = table.schema.field(field.name).type
+        if kind != field.type and not pa.types.is_null(kind):
+            return None
+    return table.select(schema.names).cast(schema)
 
 
 def _take(sink: io.BytesIO) -> bytes:
