@@ -195,6 +195,12 @@ def test_a_json_line_that_is_not_one_whole_value_is_an_error(text: str) -> None:
             json_lines_batches(text, size)
 
 
+@pytest.mark.parametrize("line", ["[1, 2]", "3", '"text"', "null"])
+def test_a_json_line_that_is_no_object_is_an_error(line: str) -> None:
+    with pytest.raises(FlowError, match="every record must be a JSON object"):
+        json_lines_batches('{"a": 1}\n' + line + "\n")
+
+
 def test_a_bad_batch_size_is_an_error() -> None:
     assert batch_rows({}) == 10_000
     assert batch_rows({"FLOWC_BATCH_ROWS": "5"}) == 5

@@ -174,7 +174,8 @@ class JsonLines:
         self.names: list[str] = []  # the same, as written before each line: `,"<nonce>N":`
 
     def decode(self, lines: list[str]) -> list[Any]:
-        chunk = [line for line in lines if not line.isspace()]
+        # blank lines are skipped (tested in C first: they are rare)
+        chunk = [line for line in lines if not line.isspace()] if any(map(str.isspace, lines)) else lines
         if not chunk:
             return []
         for i in range(len(self.keys), len(chunk)):
@@ -210,7 +211,7 @@ def decode_batches(stream: IO[bytes], fmt: str, where: str, size: int,
                 raise FlowError(f"file {where!r} is not valid {fmt}: {err}") from err
             if not chunk:
                 return
-            if not all(type(r) is dict for r in batch):
+            if batch and set(map(type, batch)) != {dict}:
                 raise FlowError(f"file {where!r} is not valid {fmt}: every record must be a JSON object")
             if check is not None and batch:
                 check(list(dict.fromkeys(chain.from_iterable(batch))))
