@@ -640,6 +640,119 @@ def test_a_columnar_file_takes_the_batch_api_s_columns_as_they_are(tmp_path: Pat
         b"".join(formats.encode_batches([arrow_rows(first), arrow_rows(text)], "parquet"))
 
 
+def test_a_delta_write_streams_its_batches_into_one_commit(tmp_path: Path) -> None:
+    """Delta: the batches are gathered to a temporary file, then committed once from it, a batch
+    at a time: the table is what one write of all the records makes (the first record's fields;
+    a column int in one batch and float in a later one is float; a field missing from a batch is
+    null), a `replace partition` by a record field deletes the partitions of every batch, and a
+    conditional commit's `txn` must take one value across the batches."""
+    deltalake = pytest.importorskip("deltalake")
+    rows = [{"id": f"r{i}", "day": f"d{i % 3}", "amount": i if i < 4 else i + 0.5} for i in range(7)]
+    rows[5] = {"id": "r5", "day": "d2"}  # no amount
+    rows[6] = {"id": "r6", "day": "d0", "extra": 1}  # a batch of its own: no amount, a field the first lacks
+    seed(tmp_path, "a.jsonl", rows)
+    conn = f"file://{tmp_path}/files"
+    append = Write(Endpoint("facts", "delta_table", {"location": "appended"}), "append")
+    env = env_for(tmp_path, facts=conn)
+    env["FLOWC_BATCH_ROWS"] = "2"
+    real, given = deltalake.write_deltalake, []
+
+    def spy(where: Any, data: Any, **kwargs: Any) -> Any:
+        given.append(type(data).__name__)
+        return real(where, data, **kwargs)
+
+    deltalake.write_deltalake = spy
+    try:
+        assert run(make_task((append,)), lambda ctx: {"facts": ctx.inputs["raw"]}, env) == 0
+    finally:
+        deltalake.write_deltalake = real
+    assert given == ["RecordBatchReader"]  # streamed, not one table
+    table = deltalake.DeltaTable(str(tmp_path / "files" / "appended")).to_pyarrow_table()
+    assert table.schema == pa.Table.from_pylist(rows).schema
+    assert sorted(table.to_pylist(), key=repr) == sorted(pa.Table.from_pylist(rows).to_pylist(), key=repr)
+    assert len(deltalake.DeltaTable(str(tmp_path / "files" / "appended")).history()) == 1  # one commit
+
+    replace = Write(Endpoint("facts", "delta_table", {"location": "parts"}), "replace_partition",
+                    partition=Term("input_field", "day", column="day"))
+    assert run(make_task((replace,)), lambda ctx: {"facts": ctx.inputs["raw"]}, env) == 0
+    env2 = env_for(tmp_path, attempt=2, facts=conn)
+    env2["FLOWC_BATCH_ROWS"] = "2"
+    # a second run writes d0 and d2 only (from the first and last batches): d1 stays, d0 and d2 replaced
+    again = [{"id": "n0", "day": "d0", "amount": 1.0}, {"id": "x", "day": "d1", "amount": 2.0},
+             {"id": "n2", "day": "d2", "amount": 3.0}]
+    assert run(make_task((replace,)), lambda ctx: {"facts": [again[0], again[2]]}, env2) == 0
+    parts = deltalake.DeltaTable(str(tmp_path / "files" / "parts")).to_pyarrow_table().to_pylist()
+    assert sorted((r["id"], r["day"]) for r in parts) == [("n0", "d0"), ("n2", "d2"), ("r1", "d1"), ("r4", "d1")]
+
+    def by_day(ctx: Context) -> dict[str, Any]:
+        return {"facts": ctx.inputs["raw"]}
+
+    txn = Write(Endpoint("facts", "delta_table", {"location": "txn"}), "conditional_commit",
+                txn=(Term("input_field", "day"),))
+    env3 = env_for(tmp_path, facts=conn)
+    env3["FLOWC_BATCH_ROWS"] = "2"
+    assert run(make_task((txn,)), by_day, env3) == 65  # d0, d1 in the first batch: one batch, two ids
+    env3["FLOWC_BATCH_ROWS"] = "1"
+    assert run(make_task((txn,)), by_day, env3) == 65  # d0 then d1: two batches, two ids
+    assert not (tmp_path / "files" / "txn" / "_delta_log").exists()
+
+
+def test_an_iceberg_write_streams_its_batches_into_one_commit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Iceberg: the batches are gathered to a temporary file, then committed once from it
+    through a RecordBatchReader; a new table's schema holds every batch's types (a field null
+    in the first batch and numbers later is a number column), a `replace partition` by a record
+    field deletes the partitions of every batch, and a conditional commit's `txn` must take one
+    value across the batches."""
+    pytest.importorskip("pyiceberg")
+    from pyiceberg.table import Transaction
+
+    from flowc_runtime import iceberg
+
+    rows = [{"id": f"r{i}", "day": f"d{i % 3}", "amount": None if i < 2 else i} for i in range(7)]
+    seed(tmp_path, "a.jsonl", rows)
+    lake = f"file://{tmp_path}/lake"
+    given: list[str] = []
+    real_append, real_overwrite = Transaction.append, Transaction.overwrite
+
+    def append(self: Any, df: Any, *args: Any, **kwargs: Any) -> Any:
+        given.append(type(df).__name__)
+        return real_append(self, df, *args, **kwargs)
+
+    def overwrite(self: Any, df: Any, *args: Any, **kwargs: Any) -> Any:
+        given.append(type(df).__name__)
+        return real_overwrite(self, df, *args, **kwargs)
+
+    monkeypatch.setattr(Transaction, "append", append)
+    monkeypatch.setattr(Transaction, "overwrite", overwrite)
+    env = env_for(tmp_path, facts=lake)
+    env["FLOWC_BATCH_ROWS"] = "2"
+    appended = Write(Endpoint("facts", "iceberg_table", {"table": "ns.appended"}), "append")
+    assert run(make_task((appended,)), lambda ctx: {"facts": ctx.inputs["raw"]}, env) == 0
+    cat = iceberg.catalog(iceberg.locate(lake, "facts"))
+    table = iceberg.load(cat, ("ns", "appended"))
+    assert table is not None and len(table.snapshots()) == 1
+    assert str(table.schema().find_field("amount").field_type) == "long"
+    assert sorted(iceberg.read(table, None), key=lambda r: r["id"]) == rows
+    assert given == ["RecordBatchReader"]
+
+    replace = Write(Endpoint("facts", "iceberg_table", {"table": "ns.parts"}), "replace_partition",
+                    partition=Term("input_field", "day", column="day"))
+    assert run(make_task((replace,)), lambda ctx: {"facts": ctx.inputs["raw"]}, env) == 0
+    env2 = env_for(tmp_path, attempt=2, facts=lake)
+    env2["FLOWC_BATCH_ROWS"] = "1"
+    again = [{"id": "n0", "day": "d0", "amount": 1}, {"id": "n2", "day": "d2", "amount": 3}]
+    assert run(make_task((replace,)), lambda ctx: {"facts": again}, env2) == 0
+    parts = iceberg.read(iceberg.load(cat, ("ns", "parts")), None)
+    assert sorted((r["id"], r["day"]) for r in parts) == [("n0", "d0"), ("n2", "d2"), ("r1", "d1"), ("r4", "d1")]
+
+    txn = Write(Endpoint("facts", "iceberg_table", {"table": "ns.txn"}), "conditional_commit",
+                txn=(Term("input_field", "day"),))
+    env3 = env_for(tmp_path, facts=lake)
+    env3["FLOWC_BATCH_ROWS"] = "1"
+    assert run(make_task((txn,)), lambda ctx: {"facts": ctx.inputs["raw"]}, env3) == 65  # d0, then d1
+    assert iceberg.load(cat, ("ns", "txn")) is None
+
+
 # --- the progress line --------------------------------------------------------------------------
 
 

@@ -464,6 +464,97 @@ class BatchRows(Made[Record]):
 
 
 
+class ArrowRows:
+    """A write's records made Arrow tables batch by batch (the `convert` of a `Gathered`), as one
+    `pa.Table.from_pylist` of all of them makes them: the first record's fields, each column of
+    the type that holds every batch's values (an int column with a float in a later batch is a
+    float column); `reader` then streams them, every batch of that one schema."""
+
+    def __init__(self) -> None:
+        self.names: list[str] | None = None
+        self.schemas: list[Any] = []
+
+    def __call__(self, records: list[Record]) -> Any:
+        pa = _arrow()
+        table = pa.Table.from_pylist(records)
+        if self.names is None:
+            self.names = list(table.column_names)
+        elif list(table.column_names) != self.names:
+            present = set(table.column_names)
+            table = pa.Table.from_arrays(
+                [table.column(n) if n in present else pa.nulls(table.num_rows) for n in self.names], names=self.names)
+        self.schemas.append(table.schema)
+        return table
+
+    def schema(self) -> Any:
+        return _arrow().unify_schemas(self.schemas, promote_options="permissive")
+
+    def reader(self, tables: Iterable[Any]) -> Any:
+        pa = _arrow()
+        schema = self.schema()
+        return pa.RecordBatchReader.from_batches(
+            schema, (batch for table in tables for batch in table.cast(schema).to_batches()))
+
+
+class Gathered:
+    """A write's output read once to the end, batch by batch, into a temporary file: for the
+    kinds that commit once (Delta, Iceberg) or cannot take a commit back (a Kafka `append`),
+    what must be known before the commit (whether there is a row, the partitions a replace
+    deletes, the transaction id, a failing transform) is learnt by `observe(items, records)`
+    on each batch, without the interval's rows in memory; the rows are then read back a batch
+    at a time (`batches()`), as `convert` made them of each batch's records (by default the
+    records themselves)."""
+
+    def __init__(self, batches: Iterable[tuple[Sequence[Item], Sequence[Record]]],
+                 observe: Callable[[Sequence[Item], list[Record]], None] | None = None,
+                 convert: Callable[[list[Record]], Any] | None = None) -> None:
+        self.count = 0
+        self.first: list[Record] = []  # the first batch's records (what a new table's schema is made of)
+        self._spilled = 0
+        self._file: IO[bytes] | None = tempfile.TemporaryFile(prefix="flowc-rows-")
+        try:
+            for items, rows in batches:
+                records = rows if isinstance(rows, list) else list(rows)
+                if observe is not None:
+                    observe(items, records)
+                if not records:
+                    continue
+                if not self.first:
+                    self.first = records
+                self.count += len(records)
+                pickle.dump(convert(records) if convert is not None else records, self._file,
+                            protocol=pickle.HIGHEST_PROTOCOL)
+                self._spilled += 1
+        except BaseException:
+            self.close()
+            raise
+
+    def __len__(self) -> int:
+        return self.count
+
+    def batches(self) -> Iterator[Any]:
+        if self._file is None:
+            raise FlowError("the rows were already released")
+        self._file.seek(0)
+        for _ in range(self._spilled):
+            yield pickle.load(self._file)  # noqa: S301 - our own spill file, written just now
+
+    def __iter__(self) -> Iterator[Record]:
+        """Every record, a batch at a time (with the default `convert`)."""
+        return chain.from_iterable(self.batches())
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> Gathered:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
 class Output:
     """One output of the transform, consumed batch by batch. `spill` keeps a copy of every batch
     in a temporary file, so that the output can be read again (an internal retry) without the

@@ -56,10 +56,11 @@ def txn_done(uri: str, app_id: str) -> bool:
     return DeltaTable(uri).transaction_version(app_id) is not None
 
 
-def _arrow(records: list[dict[str, Any]]) -> Any:
+def _arrow(records: list[dict[str, Any]] | Any) -> Any:
+    """Records as one Arrow table; Arrow data (a `RecordBatchReader`: `batches.ArrowRows.reader`) as it is."""
     import pyarrow as pa
 
-    return pa.Table.from_pylist(records)
+    return pa.Table.from_pylist(records) if isinstance(records, list) else records
 
 
 class CommitRejected(FlowError):
@@ -71,7 +72,7 @@ class CommitRejected(FlowError):
 TXN_MARK = "flowc.txn"
 
 
-def conditional_commit(uri: str, records: list[dict[str, Any]], recorded_version: int, app_id: str,
+def conditional_commit(uri: str, records: list[dict[str, Any]] | Any, recorded_version: int, app_id: str,
                        marks: dict[str, str] | None = None) -> None:
     """Append the records in one commit that carries `app_id` and only lands on `recorded_version`;
     `marks` (attempts.marks) and the id go into the commit's metadata too."""
@@ -96,7 +97,7 @@ def conditional_commit(uri: str, records: list[dict[str, Any]], recorded_version
         raise
 
 
-def write(uri: str, records: list[dict[str, Any]], mode: str, predicate: str | None = None,
+def write(uri: str, records: list[dict[str, Any]] | Any, mode: str, predicate: str | None = None,
           marks: dict[str, str] | None = None) -> None:
     """One commit, `marks` (attempts.marks) in its metadata. A concurrent commit that conflicts
     with it (Delta's optimistic check: two replaces of one partition, two overwrites) raises

@@ -141,8 +141,22 @@ class CommitRejected(FlowError):
     pass
 
 
-def ensure_table(cat: Any, ident: tuple[str, str], records: list[dict[str, Any]]) -> Any:
-    """The table, created (empty, with the records' schema) when it does not exist."""
+def data_of(records: list[dict[str, Any]] | Any, table: Any) -> Any:
+    """What a commit writes: records (a list) as one Arrow table of `table`'s schema; batches
+    of records (a `batches.Gathered`) streamed through a `RecordBatchReader`, each batch
+    converted as a list is (pyiceberg streams into an unpartitioned table only: a partitioned
+    one gets the reader's whole table)."""
+    if isinstance(records, list):
+        return arrow(records, table)
+    import pyarrow as pa
+
+    reader = pa.RecordBatchReader.from_batches(
+        table.schema().as_arrow(), (b for batch in records.batches() for b in arrow(batch, table).to_batches()))
+    return reader if table.spec().is_unpartitioned() else reader.read_all()
+
+
+def ensure_table(cat: Any, ident: tuple[str, str], records: list[dict[str, Any]] | Any, schema: Any = None) -> Any:
+    """The table, created (empty, with the records' schema, or `schema`) when it does not exist."""
     from pyiceberg.exceptions import NamespaceAlreadyExistsError, TableAlreadyExistsError
 
     table = load(cat, ident)
@@ -153,7 +167,9 @@ def ensure_table(cat: Any, ident: tuple[str, str], records: list[dict[str, Any]]
     except NamespaceAlreadyExistsError:
         pass
     try:
-        return cat.create_table(ident, schema=arrow(records).schema)
+        if schema is None:  # (batches: the first one's, when the caller knew of no table to make)
+            schema = arrow(records if isinstance(records, list) else records.first).schema
+        return cat.create_table(ident, schema=schema)
     except TableAlreadyExistsError:
         return cat.load_table(ident)
 
@@ -175,8 +191,8 @@ def without_library_retries(table: Any) -> Any:
     return table
 
 
-def conditional_commit(cat: Any, ident: tuple[str, str], records: list[dict[str, Any]], recorded: int, txn: str,
-                       marks: dict[str, str] | None = None) -> None:
+def conditional_commit(cat: Any, ident: tuple[str, str], records: list[dict[str, Any]] | Any, recorded: int, txn: str,
+                       marks: dict[str, str] | None = None, schema: Any = None) -> None:
     """Append `records` in one snapshot that carries `txn` (and `marks`, attempts.marks, in its
     summary too) and lands only on snapshot `recorded`:
     the catalog's own commit asserts that `main` is still at `recorded` (pyiceberg's
@@ -184,14 +200,14 @@ def conditional_commit(cat: Any, ident: tuple[str, str], records: list[dict[str,
     tried once."""
     from pyiceberg.exceptions import CommitFailedException
 
-    table = ensure_table(cat, ident, records)
+    table = ensure_table(cat, ident, records, schema)
     current = snapshot_id(table)
     if current != recorded:
         raise CommitRejected(f"commit rejected: the table is at snapshot {current}, not at the recorded {recorded}")
     table = without_library_retries(table)
     try:
         # the transaction's requirement is the snapshot this table was loaded at: `recorded`
-        table.append(arrow(records, table), snapshot_properties={**(marks or {}), TXN_PROPERTY: txn})
+        table.append(data_of(records, table), snapshot_properties={**(marks or {}), TXN_PROPERTY: txn})
     except CommitFailedException as err:
         raise CommitRejected(f"commit rejected: the table moved past snapshot {recorded} ({err})") from err
     landed = snapshot_id(load(cat, ident))
@@ -208,15 +224,17 @@ def _parent(table: Any | None, snapshot: int) -> int | None:
     return None if snap is None or snap.parent_snapshot_id is None else int(snap.parent_snapshot_id)
 
 
-def write(cat: Any, ident: tuple[str, str], records: list[dict[str, Any]], mode: str,
-          column: str | None = None, values: list[Any] | None = None, marks: dict[str, str] | None = None) -> None:
+def write(cat: Any, ident: tuple[str, str], records: list[dict[str, Any]] | Any, mode: str,
+          column: str | None = None, values: list[Any] | None = None, marks: dict[str, str] | None = None,
+          schema: Any = None) -> None:
     """One snapshot: `append`, `overwrite` (all rows), `replace` (the rows whose `column` is in
-    `values`); `marks` (attempts.marks) in its summary."""
+    `values`); `marks` (attempts.marks) in its summary. `records`: a list, or batches of them
+    (`data_of`); `schema`: a new table's, when it is not the records'."""
     from pyiceberg.exceptions import CommitFailedException
     from pyiceberg.expressions import In
 
-    table = ensure_table(cat, ident, records)
-    data = arrow(records, table)
+    table = ensure_table(cat, ident, records, schema)
+    data = data_of(records, table)
     try:
         props = dict(marks or {})
         if mode == "overwrite":

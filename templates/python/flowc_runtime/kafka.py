@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from .context import FlowError
@@ -261,10 +261,10 @@ def producer(servers: str, transactional: str | None = None,
     return ck.Producer(conf)
 
 
-def produce_all(handle: Any, topic: str, records: list[dict[str, Any]],
+def produce_all(handle: Any, topic: str, records: Iterable[dict[str, Any]],
                 marks: list[tuple[str, bytes]] | None = None) -> None:
-    """Produce `records` (JSON values), each with the headers `marks`, and wait until every
-    one is acknowledged."""
+    """Produce `records` (JSON values, produced as they are read), each with the headers `marks`,
+    and wait until every one is acknowledged."""
     failures: list[str] = []
 
     def delivered(err: Any, _msg: Any) -> None:

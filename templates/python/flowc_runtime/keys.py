@@ -11,7 +11,7 @@ import hashlib
 import json
 import random
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -112,3 +112,28 @@ def commit_txn(terms: tuple[Term, ...] | None, ctx: Context, prefix: str,
             values.append(term_value(term, ctx, {}, {}))
     text = str(values[0]) if len(values) == 1 else canonical(values)
     return f"{prefix}/{text}"
+
+
+class CommitTxn:
+    """`commit_txn` of a commit's records as they come, batch by batch (`add`): every batch
+    must give the same id, as the records all together must (Invalid, exit 65, otherwise)."""
+
+    def __init__(self, terms: tuple[Term, ...] | None, ctx: Context, prefix: str) -> None:
+        self.terms, self.ctx, self.prefix = terms, ctx, prefix
+        self.value: str | None = None
+        self.seen = False
+
+    def add(self, items: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> None:
+        if not items:
+            return
+        value = commit_txn(self.terms, self.ctx, self.prefix, list(items))
+        if self.seen and value != self.value:
+            raise Invalid(
+                f"`txn` takes more than one value across the commit's records ({self.value}, {value}): "
+                "one conditional commit carries one transaction id"
+            )
+        self.value, self.seen = value, True
+
+    def result(self) -> str | None:
+        """The id (None: the terms read records, and there were none)."""
+        return self.value if self.seen else commit_txn(self.terms, self.ctx, self.prefix, [])
