@@ -387,7 +387,10 @@ class BatchRows(Made[Record]):
             if isinstance(items, ArrowItems):
                 batch = items.batch
                 names = list(batch.schema.names)
-                values = [column.to_pylist() for column in batch.columns]
+                # (a column the fill or the interval's values replace below is not converted)
+                replaced = set(self.values) | ({self.column} if self.field is not None else set())
+                values = [[] if name in replaced else column.to_pylist()
+                          for name, column in zip(names, batch.columns, strict=True)]
                 source = items.column
             else:
                 outputs = list(map(itemgetter(1), items))
