@@ -376,9 +376,11 @@ def merge_ledger(db: Database, stage: Stage, table: str, sink: str) -> None:
         f"SELECT 1 FROM flowc_ledger AS l WHERE l.sink = {ph} AND l.key = s.{KEY}) ORDER BY s.{SEQ}",
         (sink,),
     )
+    # the keys in their index's order: each insertion lands next to the one before it (in a
+    # ledger of random keys, a million insertions each descend to a page of their own)
     db.execute(
-        f"INSERT INTO flowc_ledger (sink, key) SELECT DISTINCT {ph}, {KEY} FROM {db.quote(stage.name)} "
-        "WHERE true ON CONFLICT DO NOTHING",
+        f"INSERT INTO flowc_ledger (sink, key) SELECT {ph}, k FROM (SELECT DISTINCT {KEY} AS k "
+        f"FROM {db.quote(stage.name)}) AS d WHERE true ORDER BY k ON CONFLICT DO NOTHING",
         (sink,),
     )
 
