@@ -112,9 +112,10 @@ def now() -> str:
 
 
 def ensure_tables(store: State) -> None:
-    for statement in _TABLES:
-        # two attempts creating the tables at once on PostgreSQL: one wins (State.execute)
-        store.execute(statement, tolerate_race=True)
+    with store.db.held():  # (DuckDB: one opening of the file)
+        for statement in _TABLES:
+            # two attempts creating the tables at once on PostgreSQL: one wins (State.execute)
+            store.execute(statement, tolerate_race=True)
 
 
 def _key(attempt: Attempt) -> tuple[str, str, str]:

@@ -77,8 +77,9 @@ class Attempt:
     # -- connections ---------------------------------------------------------------------
     def db(self, url: str) -> Database:
         if url not in self._dbs:
-            self._dbs[url] = Database(url)
-            self._dbs[url].create_bookkeeping()
+            handle = Database(url)
+            handle.create_bookkeeping()
+            self._dbs[url] = handle
         return self._dbs[url]
 
     def conn(self, endpoint: Endpoint) -> str | None:
@@ -93,7 +94,13 @@ class Attempt:
             where = state.locate(self.task.state, self.env, self.ctx)
             if where.url == state.LOCAL_STATE and self.task.state is not None and self.task.state.kind != "local":
                 log(f"state: {where.description}")
-            self._state = State(self.db(where.url), where)
+            fresh = where.url not in self._dbs
+            handle = self._dbs[where.url] if not fresh else Database(where.url)
+            with handle.held():  # (DuckDB: one opening of the file for the bookkeeping and the store)
+                if fresh:
+                    handle.create_bookkeeping()
+                    self._dbs[where.url] = handle
+                self._state = State(handle, where)
         return self._state
 
     def close(self) -> None:

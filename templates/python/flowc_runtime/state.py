@@ -133,17 +133,18 @@ class State:
         self.ph = db.ph
         self.dialect = db.dialect
         self.schema: str | None = None
-        if where.schema and db.dialect == "postgres":
-            current = str(db.query("SELECT current_schema()")[0][0] or "public")
-            self.schema = "flowc" if current == "public" else f"{current}_flowc"
-            self._create_schema()
-        self.execute(
-            f"CREATE TABLE IF NOT EXISTS {db.quote(self.table('pins'))} (pipeline TEXT NOT NULL, task TEXT NOT NULL, "
-            "interval_start TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, source TEXT, "
-            "PRIMARY KEY (pipeline, task, interval_start, name))",
-            tolerate_race=True,
-        )
-        self.migrate()
+        with db.held():  # (DuckDB: one opening of the file for the whole setup)
+            if where.schema and db.dialect == "postgres":
+                current = str(db.query("SELECT current_schema()")[0][0] or "public")
+                self.schema = "flowc" if current == "public" else f"{current}_flowc"
+                self._create_schema()
+            self.execute(
+                f"CREATE TABLE IF NOT EXISTS {db.quote(self.table('pins'))} (pipeline TEXT NOT NULL, task TEXT NOT NULL, "
+                "interval_start TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, source TEXT, "
+                "PRIMARY KEY (pipeline, task, interval_start, name))",
+                tolerate_race=True,
+            )
+            self.migrate()
 
     # -- the store's schema version: each change of flowc's tables is a numbered migration -----
     def version(self) -> int:
