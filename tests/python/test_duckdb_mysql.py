@@ -394,21 +394,27 @@ def test_a_duckdb_file_held_by_another_process_is_waited_for(tmp_path: Path) -> 
     duckdb.connect(str(db)).close()
 
 
-def test_a_held_block_opens_the_duckdb_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`Database.held()`: the statements of a block share one opening of the file (each opening
-    and closing costs tens of milliseconds), closed after it unless a transaction holds it."""
+@pytest.fixture
+def opened(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every opening of a DuckDB file in this process (`duckdb.connect`), in order."""
     import duckdb
 
-    from flowc_runtime.sql import Database
-
-    opened: list[object] = []
+    calls: list[object] = []
     real = duckdb.connect
 
     def counted(*a: Any, **k: Any) -> Any:
-        opened.append(a)
+        calls.append(a)
         return real(*a, **k)
 
     monkeypatch.setattr(duckdb, "connect", counted)
+    return calls
+
+
+def test_a_held_block_opens_the_duckdb_file_once(tmp_path: Path, opened: list[object]) -> None:
+    """`Database.held()`: the statements of a block share one opening of the file (each opening
+    and closing costs tens of milliseconds), closed after it unless a transaction holds it."""
+    from flowc_runtime.sql import Database
+
     db = Database(f"duckdb://{tmp_path}/db.duckdb")
     db.execute("CREATE TABLE t (a INTEGER)")
     db.execute("INSERT INTO t VALUES (1)")
@@ -427,25 +433,17 @@ def test_a_held_block_opens_the_duckdb_file_once(tmp_path: Path, monkeypatch: py
     assert db.query("SELECT count(*) FROM t") == [(3,)]
 
 
-def test_a_duckdb_task_opens_its_file_a_few_times(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_duckdb_task_opens_its_file_a_few_times(tmp_path: Path, opened: list[object]) -> None:
     """A keyed upsert with its state in the sink's DuckDB file: its setup (the runtime's tables,
     the state store, the attempts' tables) opens the file once per step, not once per statement
     (20 openings for this task before, 9 after)."""
     import duckdb
 
-    opened: list[object] = []
-    real = duckdb.connect
-
-    def counted(*a: Any, **k: Any) -> Any:
-        opened.append(a)
-        return real(*a, **k)
-
-    monkeypatch.setattr(duckdb, "connect", counted)
     seed(tmp_path, [{"id": "a", "amount": 1}, {"id": "b", "amount": 2}])
     url = f"duckdb://{tmp_path}/db.duckdb"
     assert run(make_task((keyed("duckdb_table", "upsert"),), "duckdb_table"), same, env_for(tmp_path, url)) == 0
     assert 0 < len(opened) <= 10, len(opened)
-    assert sorted(real(f"{tmp_path}/db.duckdb").execute("SELECT id, amount FROM o").fetchall()) == [
+    assert sorted(duckdb.connect(f"{tmp_path}/db.duckdb").execute("SELECT id, amount FROM o").fetchall()) == [
         ("a", 1), ("b", 2)]
 
 
