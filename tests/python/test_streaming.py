@@ -554,6 +554,65 @@ def test_the_columns_of_a_batch_are_what_its_records_would_write() -> None:
     assert isinstance(again, ArrowItems) and len(again) == 3 and list(again) == [(r, r) for r in batch.to_pylist()]
 
 
+@PG
+def test_two_writers_of_one_ledger_at_once_write_each_key_once() -> None:
+    """Two attempts that no fence orders (two intervals of a backfill) append at once to one
+    ledger with a key in common. The second waits for the first (the ledger's lock) and then
+    finds the key taken: each key once. Before the lock, both found `k2` absent (neither had
+    committed) and both wrote it; the ledger's `ON CONFLICT DO NOTHING` only kept its key once."""
+    import threading
+    import time
+
+    import psycopg
+
+    from flowc_runtime import bulk
+    from flowc_runtime.sql import Database
+
+    base, schema, url = pg_schema()
+    try:
+        first, second = Database(url), Database(url)
+        first.create_bookkeeping()
+        first.execute("CREATE TABLE o (id TEXT, n BIGINT)")
+
+        def append(db: Database, rows: list[tuple[str, int]]) -> None:
+            stage = bulk.Stage(db, "o", ("id", "n"), keyed=True)
+            stage.add([(k, n, json.dumps([k]), i) for i, (k, n) in enumerate(rows, 1)])
+            bulk.merge_ledger(db, stage, "o", "led")
+
+        first.begin()
+        append(first, [("k1", 1), ("k2", 1)])
+        pid = second.query("SELECT pg_backend_pid()")[0][0]
+        failed: list[BaseException] = []
+
+        def run_second() -> None:
+            try:
+                second.begin()
+                append(second, [("k2", 2), ("k3", 2)])
+                second.commit()
+            except BaseException as err:  # noqa: BLE001 - reported by the test below
+                failed.append(err)
+
+        thread = threading.Thread(target=run_second)
+        thread.start()
+        # the second writer is waiting on a lock (the ledger's, or before it the first's key)
+        with psycopg.connect(base, autocommit=True) as watch:
+            deadline = time.monotonic() + 30
+            while watch.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s",
+                                (pid,)).fetchone() != ("Lock",):
+                assert time.monotonic() < deadline, "the second writer never waited for the first"
+                time.sleep(0.05)
+        first.commit()
+        thread.join(30)
+        assert not failed, failed
+        assert sorted(first.query("SELECT id, n FROM o")) == [("k1", 1), ("k2", 1), ("k3", 2)]
+        assert sorted(first.query("SELECT key FROM flowc_ledger WHERE sink = 'led'")) == [
+            ('["k1"]',), ('["k2"]',), ('["k3"]',)]
+        first.close()
+        second.close()
+    finally:
+        pg_drop(base, schema)
+
+
 def test_ledger_keys_of_a_batch_are_the_one_by_one_dedup_keys(tmp_path: Path) -> None:
     """The ledger's keys, made a batch at a time for `key input.F`, equal `dedup_key`'s;
     a record without the field fails as it does one by one."""

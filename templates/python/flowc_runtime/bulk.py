@@ -366,9 +366,18 @@ def merge_upsert(db: Database, stage: Stage, table: str, key: Sequence[str], fen
 
 def merge_ledger(db: Database, stage: Stage, table: str, sink: str) -> None:
     """The staged rows into `table`, each key once (its first row) and only keys the ledger does
-    not hold yet; then the keys into the ledger."""
+    not hold yet; then the keys into the ledger.
+
+    One writer at a time per ledger: two attempts that no fence orders (two intervals, a backfill
+    running several at once) may hold a key in common, and each would find it absent from the
+    ledger while the other has not committed, and write its row. PostgreSQL: a transaction lock
+    on the sink's ledger, taken before the ledger is read (each statement then sees what the
+    other committed); SQLite holds the database's write lock and DuckDB the file already. So no
+    key the ledger is given can be there yet: a plain insert, not `ON CONFLICT DO NOTHING`, whose
+    speculative insertion took twice the time on PostgreSQL (200,000 keys: 2.6 s, 1.3 s)."""
     names = column_list(db, stage.columns)
     ph = db.ph
+    db.lock("flowc-ledger", sink)
     db.execute(
         f"INSERT INTO {db.quote(table)} ({names}) SELECT {names} FROM ("
         f"SELECT *, ROW_NUMBER() OVER (PARTITION BY {KEY} ORDER BY {SEQ}) AS _flowc_n "
@@ -380,8 +389,9 @@ def merge_ledger(db: Database, stage: Stage, table: str, sink: str) -> None:
     # ledger of random keys, a million insertions each descend to a page of their own)
     db.execute(
         f"INSERT INTO flowc_ledger (sink, key) SELECT {ph}, k FROM (SELECT DISTINCT {KEY} AS k "
-        f"FROM {db.quote(stage.name)}) AS d WHERE true ORDER BY k ON CONFLICT DO NOTHING",
-        (sink,),
+        f"FROM {db.quote(stage.name)}) AS d WHERE NOT EXISTS ("
+        f"SELECT 1 FROM flowc_ledger AS l WHERE l.sink = {ph} AND l.key = d.k) ORDER BY k",
+        (sink, sink),
     )
 
 
