@@ -76,11 +76,23 @@ class Attempt:
 
     # -- connections ---------------------------------------------------------------------
     def db(self, url: str) -> Database:
-        if url not in self._dbs:
+        with self.held_db(url) as handle:
+            return handle
+
+    @contextmanager
+    def held_db(self, url: str) -> Iterator[Database]:
+        """The connection to `url` (made with the runtime's tables the first time), held open
+        across the block (`Database.held`; DuckDB: one opening of the file for the block and the
+        runtime's tables)."""
+        handle = self._dbs.get(url)
+        fresh = handle is None
+        if handle is None:
             handle = Database(url)
-            handle.create_bookkeeping()
-            self._dbs[url] = handle
-        return self._dbs[url]
+        with handle.held():
+            if fresh:
+                handle.create_bookkeeping()
+                self._dbs[url] = handle
+            yield handle
 
     def conn(self, endpoint: Endpoint) -> str | None:
         return connection_url(endpoint.name, self.env)
@@ -94,12 +106,7 @@ class Attempt:
             where = state.locate(self.task.state, self.env, self.ctx)
             if where.url == state.LOCAL_STATE and self.task.state is not None and self.task.state.kind != "local":
                 log(f"state: {where.description}")
-            fresh = where.url not in self._dbs
-            handle = self._dbs[where.url] if not fresh else Database(where.url)
-            with handle.held():  # (DuckDB: one opening of the file for the bookkeeping and the store)
-                if fresh:
-                    handle.create_bookkeeping()
-                    self._dbs[where.url] = handle
+            with self.held_db(where.url) as handle:
                 self._state = State(handle, where)
         return self._state
 
