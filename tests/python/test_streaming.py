@@ -613,6 +613,128 @@ def test_two_writers_of_one_ledger_at_once_write_each_key_once() -> None:
         pg_drop(base, schema)
 
 
+@PG
+@pytest.mark.parametrize("made", ["by this runtime", "before, in the database's collation"])
+def test_a_postgres_ledger_takes_each_new_key_once_in_input_order(made: str) -> None:
+    """One statement de-duplicates the staged rows, checks them against the ledger and feeds both
+    inserts. A ledger this runtime makes compares its keys byte by byte (`C`); one made before
+    (the database's collation) keeps working: a key it holds is not written again."""
+    from flowc_runtime import bulk
+    from flowc_runtime.sql import Database
+
+    base, schema, url = pg_schema()
+    try:
+        db = Database(url)
+        if made == "by this runtime":
+            db.create_bookkeeping()
+        else:
+            db.execute("CREATE TABLE flowc_ledger (sink TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (sink, key))")
+        collation = db.query("SELECT c.collname FROM pg_attribute AS a JOIN pg_collation AS c ON c.oid = a.attcollation "
+                             "WHERE a.attrelid = 'flowc_ledger'::regclass AND a.attname = 'key'")[0][0]
+        assert collation == ("C" if made == "by this runtime" else "default")
+        db.execute("CREATE TABLE o (id TEXT, n BIGINT)")
+        db.execute("INSERT INTO flowc_ledger VALUES ('led', %s), ('other', %s)", (json.dumps(["held"]), json.dumps(["z"])))
+        rows = [("z", 1), ("é", 2), ("held", 3), ("a", 4), ("z", 5), ("B", 6), ("é", 7)]
+        db.begin()
+        stage = bulk.Stage(db, "o", ("id", "n"), keyed=True)
+        stage.add([(k, n, json.dumps([k]), i) for i, (k, n) in enumerate(rows, 1)])
+        bulk.merge_ledger(db, stage, "o", "led")
+        db.commit()
+        # the first row of each new key, in the input's order (`ctid`: the order of insertion)
+        assert db.query("SELECT id, n FROM o ORDER BY ctid") == [("z", 1), ("é", 2), ("a", 4), ("B", 6)]
+        assert sorted(k for (k,) in db.query("SELECT key FROM flowc_ledger WHERE sink = 'led'")) == sorted(
+            json.dumps([k]) for k in ("held", "z", "é", "a", "B"))
+        db.close()
+    finally:
+        pg_drop(base, schema)
+
+
+@PG
+@pytest.mark.parametrize("columns", [("id", "n", "fence"), ("id",)])
+def test_a_postgres_upsert_keeps_the_last_row_of_a_key_and_a_later_fence(columns: tuple[str, ...]) -> None:
+    """The staged upsert (`MERGE` on PostgreSQL 15+): of a key's rows the last; a stored row
+    whose fence is later stays, an earlier or NULL one is replaced; a key alone (no other
+    column) inserts what is new and leaves the rest."""
+    from flowc_runtime import bulk
+    from flowc_runtime.sql import Database
+
+    base, schema, url = pg_schema()
+    db = Database(url)
+    try:
+        db.execute("CREATE TABLE o (id TEXT PRIMARY KEY, n BIGINT, fence TEXT)")
+        db.execute("INSERT INTO o VALUES ('k1', 0, '2026-01-01'), ('k2', 0, NULL), ('k4', 0, '2026-01-09')")
+        rows = [("k3", 1), ("k1", 1), ("k2", 1), ("k1", 2), ("k4", 1), ("k3", 3)]
+        db.begin()
+        stage = bulk.Stage(db, "o", columns, keyed=False)
+        stage.add([(k, n, "2026-01-02", i)[:len(columns)] + (i,) for i, (k, n) in enumerate(rows, 1)])
+        bulk.merge_upsert(db, stage, "o", ("id",), "fence" if len(columns) > 1 else None)
+        db.commit()
+        expected = ([("k1", 2, "2026-01-02"), ("k2", 1, "2026-01-02"), ("k3", 3, "2026-01-02"), ("k4", 0, "2026-01-09")]
+                    if len(columns) > 1 else
+                    [("k1", 0, "2026-01-01"), ("k2", 0, None), ("k3", None, None), ("k4", 0, "2026-01-09")])
+        assert db.query("SELECT id, n, fence FROM o ORDER BY id") == expected
+    finally:
+        db.close()
+        pg_drop(base, schema)
+
+
+@PG
+def test_a_postgres_upsert_whose_key_another_writer_inserts_meanwhile_still_upserts() -> None:
+    """PostgreSQL 15+: the staged upsert is one `MERGE` (flowc's writers of a table one at a
+    time). A writer going around flowc inserts one of its keys after the `MERGE` looked and before
+    it inserted: `MERGE` fails on the key, and the statement runs again as `INSERT … ON CONFLICT`
+    from a savepoint; the row is upserted, the transaction goes on. Fenced: a row of a later
+    interval stays, whether it was there before or came meanwhile."""
+    import threading
+    import time
+
+    import psycopg
+
+    from flowc_runtime import bulk
+    from flowc_runtime.sql import Database
+
+    base, schema, url = pg_schema()
+    try:
+        db = Database(url)
+        db.execute("CREATE TABLE o (id TEXT PRIMARY KEY, n BIGINT, fence TEXT)")
+        db.execute("INSERT INTO o VALUES ('k1', 0, '2026-01-01'), ('k4', 0, '2026-01-09')")
+        other = psycopg.connect(url)  # not autocommit: its insert stays uncommitted
+        other.execute("INSERT INTO o VALUES ('k2', 0, NULL), ('k5', 0, '2026-01-09')")
+        pid = db.query("SELECT pg_backend_pid()")[0][0]
+        failed: list[BaseException] = []
+
+        def upsert() -> None:
+            try:
+                db.begin()
+                stage = bulk.Stage(db, "o", ("id", "n", "fence"), keyed=False)
+                rows = [("k1", 1), ("k2", 1), ("k3", 1), ("k2", 2), ("k4", 1), ("k5", 1)]
+                stage.add([(k, n, "2026-01-02", i) for i, (k, n) in enumerate(rows, 1)])
+                bulk.merge_upsert(db, stage, "o", ("id",), "fence")
+                db.commit()
+            except BaseException as err:  # noqa: BLE001 - reported by the test below
+                db.rollback()
+                failed.append(err)
+
+        thread = threading.Thread(target=upsert)
+        thread.start()
+        with psycopg.connect(base, autocommit=True) as watch:  # the upsert waits on the other's key
+            deadline = time.monotonic() + 30
+            while watch.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s",
+                                (pid,)).fetchone() != ("Lock",):
+                assert time.monotonic() < deadline, "the upsert never waited for the other writer's key"
+                time.sleep(0.05)
+        other.commit()
+        other.close()
+        thread.join(30)
+        assert not failed, failed
+        assert db.query("SELECT id, n, fence FROM o ORDER BY id") == [
+            ("k1", 1, "2026-01-02"), ("k2", 2, "2026-01-02"), ("k3", 1, "2026-01-02"),
+            ("k4", 0, "2026-01-09"), ("k5", 0, "2026-01-09")]
+        db.close()
+    finally:
+        pg_drop(base, schema)
+
+
 def test_ledger_keys_of_a_batch_are_the_one_by_one_dedup_keys(tmp_path: Path) -> None:
     """The ledger's keys, made a batch at a time for `key input.F`, equal `dedup_key`'s;
     a record without the field fails as it does one by one."""

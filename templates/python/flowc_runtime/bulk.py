@@ -353,15 +353,53 @@ def mysql_update(db: Database, key: Sequence[str], rest: Sequence[str], column: 
 
 def merge_upsert(db: Database, stage: Stage, table: str, key: Sequence[str], fence: str | None) -> None:
     """The staged rows into `table`: of rows sharing a key, the last one (as a row-by-row upsert
-    leaves it: one `INSERT … ON CONFLICT` cannot touch a row twice)."""
+    leaves it: one statement cannot touch a row twice). In the key's order, which is the order
+    of the table's key index: each row lands beside the one before it, where rows in the input's
+    order would each descend to a page of their own; and two writers with keys in common take
+    their rows' locks in one order.
+
+    PostgreSQL 15 and later: `MERGE`, one writer at a time per table (a transaction lock taken
+    before it). `INSERT … ON CONFLICT` inserts each row speculatively, to resolve a concurrent
+    insert of its key, and that doubles the index's work (1M new rows: 5.1 s, `MERGE` 3.3 s);
+    `MERGE` resolves no such race (a key inserted by another transaction between its check and its
+    insert fails it), hence the lock for flowc's writers, and for a writer that goes around flowc
+    the statement is rolled back to a savepoint and run again as `INSERT … ON CONFLICT`."""
     names = column_list(db, stage.columns)
-    keys = ", ".join(db.quote(c) for c in key)
-    db.execute(
-        f"INSERT INTO {db.quote(table)} ({names}) SELECT {names} FROM ("
-        f"SELECT *, ROW_NUMBER() OVER (PARTITION BY {keys} ORDER BY {SEQ} DESC) AS _flowc_n "
-        f"FROM {db.quote(stage.name)}) AS s WHERE s._flowc_n = 1 ORDER BY s.{SEQ}"
-        + upsert_clause(db, table, stage.columns, key, fence)
-    )
+    order = ", ".join(f"s.{db.quote(c)}" for c in key)
+    last = (f"SELECT {names} FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY {', '.join(db.quote(c) for c in key)} "
+            f"ORDER BY {SEQ} DESC) AS _flowc_n FROM {db.quote(stage.name)}) AS s WHERE s._flowc_n = 1 ORDER BY {order}")
+    conflict = f"INSERT INTO {db.quote(table)} ({names}) {last}" + upsert_clause(db, table, stage.columns, key, fence)
+    if db.dialect != "postgres" or db.conn.info.server_version < 150000:
+        db.execute(conflict)
+        return
+    import psycopg
+
+    db.lock("flowc-upsert", table)
+    db.execute("SAVEPOINT flowc_merge")
+    try:
+        db.execute(merge_statement(db, table, stage.columns, key, fence, last))
+    except psycopg.errors.UniqueViolation:  # a key another writer inserted meanwhile
+        db.execute("ROLLBACK TO SAVEPOINT flowc_merge")
+        db.execute(conflict)
+    db.execute("RELEASE SAVEPOINT flowc_merge")
+
+
+def merge_statement(db: Database, table: str, columns: Sequence[str], key: Sequence[str], fence: str | None,
+                    source: str) -> str:
+    """PostgreSQL's `MERGE` of the rows of `source` (a query) into `table`, as `upsert_clause`
+    would upsert them: a stored row whose fence is later than the incoming one stays."""
+    rest = [n for n in columns if n not in key]
+    on = " AND ".join(f"t.{db.quote(c)} = s.{db.quote(c)}" for c in key)
+    merge = f"MERGE INTO {db.quote(table)} AS t USING ({source}) AS s ON {on}"
+    if rest:
+        condition = ""
+        if fence is not None:
+            mine = f"t.{db.quote(fence)}"
+            condition = f" AND ({mine} IS NULL OR {mine} <= s.{db.quote(fence)})"
+        updates = ", ".join(f"{db.quote(n)} = s.{db.quote(n)}" for n in rest)
+        merge += f" WHEN MATCHED{condition} THEN UPDATE SET {updates}"
+    values = ", ".join(f"s.{db.quote(n)}" for n in columns)
+    return merge + f" WHEN NOT MATCHED THEN INSERT ({column_list(db, columns)}) VALUES ({values})"
 
 
 def merge_ledger(db: Database, stage: Stage, table: str, sink: str) -> None:
@@ -375,9 +413,12 @@ def merge_ledger(db: Database, stage: Stage, table: str, sink: str) -> None:
     other committed); SQLite holds the database's write lock and DuckDB the file already. So no
     key the ledger is given can be there yet: a plain insert, not `ON CONFLICT DO NOTHING`, whose
     speculative insertion took twice the time on PostgreSQL (200,000 keys: 2.6 s, 1.3 s)."""
+    db.lock("flowc-ledger", sink)
+    if db.dialect == "postgres":
+        merge_ledger_postgres(db, stage, table, sink)
+        return
     names = column_list(db, stage.columns)
     ph = db.ph
-    db.lock("flowc-ledger", sink)
     db.execute(
         f"INSERT INTO {db.quote(table)} ({names}) SELECT {names} FROM ("
         f"SELECT *, ROW_NUMBER() OVER (PARTITION BY {KEY} ORDER BY {SEQ}) AS _flowc_n "
@@ -391,6 +432,31 @@ def merge_ledger(db: Database, stage: Stage, table: str, sink: str) -> None:
         f"INSERT INTO flowc_ledger (sink, key) SELECT {ph}, k FROM (SELECT DISTINCT {KEY} AS k "
         f"FROM {db.quote(stage.name)}) AS d WHERE NOT EXISTS ("
         f"SELECT 1 FROM flowc_ledger AS l WHERE l.sink = {ph} AND l.key = d.k) ORDER BY k",
+        (sink, sink),
+    )
+
+
+def merge_ledger_postgres(db: Database, stage: Stage, table: str, sink: str) -> None:
+    """`merge_ledger` on PostgreSQL in one statement: the first row of each key the ledger does
+    not hold, found by one sort in the order of the ledger's index, feeds both the ledger's
+    insert and the table's (two statements sorted and de-duplicated the staged rows twice: 1M
+    rows, 7.3 s, one statement 4.4 s). The sort uses the collation of the ledger's `key`
+    column (`C`, bytewise, for a ledger made by this runtime; a ledger made before keeps the
+    database's), so that the keys reach the index in its order; the comparison with the ledger
+    takes that collation from the column itself, and so can use the index. (A query names
+    `fresh` twice: PostgreSQL computes it once, and keeps its rows for both.)"""
+    found = db.query(
+        "SELECT quote_ident(n.nspname) || '.' || quote_ident(c.collname) FROM pg_attribute AS a "
+        "JOIN pg_collation AS c ON c.oid = a.attcollation JOIN pg_namespace AS n ON n.oid = c.collnamespace "
+        "WHERE a.attrelid = 'flowc_ledger'::regclass AND a.attname = 'key'")
+    key = f"{KEY} COLLATE {found[0][0]}" if found else KEY
+    names = column_list(db, stage.columns)
+    db.execute(
+        f"WITH fresh AS (SELECT * FROM (SELECT DISTINCT ON ({key}) * FROM {db.quote(stage.name)} "
+        f"ORDER BY {key}, {SEQ}) AS s WHERE NOT EXISTS ("
+        f"SELECT 1 FROM flowc_ledger AS l WHERE l.sink = %s AND l.key = s.{KEY})), "
+        f"keys AS (INSERT INTO flowc_ledger (sink, key) SELECT %s, {KEY} FROM fresh) "
+        f"INSERT INTO {db.quote(table)} ({names}) SELECT {names} FROM fresh ORDER BY {SEQ}",
         (sink, sink),
     )
 

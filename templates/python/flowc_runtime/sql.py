@@ -477,8 +477,10 @@ class Database:
             "interval_start TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, "
             "PRIMARY KEY (pipeline, task, interval_start, name))",
             # (`key` is a reserved word in MySQL, whose kind has no `append ledger`)
-            "CREATE TABLE IF NOT EXISTS flowc_ledger (sink TEXT NOT NULL, key TEXT NOT NULL, "
-            "PRIMARY KEY (sink, key))",
+            # PostgreSQL: keys compared byte by byte (`C`), not by the database's locale, whose
+            # comparisons cost more and would sort the keys of a write in another order
+            "CREATE TABLE IF NOT EXISTS flowc_ledger (sink TEXT NOT NULL, key TEXT"
+            + (' COLLATE "C"' if self.dialect == "postgres" else "") + " NOT NULL, PRIMARY KEY (sink, key))",
             "CREATE TABLE IF NOT EXISTS flowc_outbox (id TEXT PRIMARY KEY, pipeline TEXT NOT NULL, "
             "task TEXT NOT NULL, effect TEXT NOT NULL, interval_start TEXT NOT NULL, "
             "idempotency_key TEXT, payload TEXT NOT NULL, sent INTEGER NOT NULL DEFAULT 0"
