@@ -555,6 +555,20 @@ def test_the_columns_of_a_batch_are_what_its_records_would_write() -> None:
     assert isinstance(again, ArrowItems) and len(again) == 3 and list(again) == [(r, r) for r in batch.to_pylist()]
 
 
+def wait_until_blocked(base: str, pid: int, failure: str) -> None:
+    """Until the PostgreSQL backend `pid` waits on a lock (30 s at most)."""
+    import time
+
+    import psycopg
+
+    with psycopg.connect(base, autocommit=True) as watch:
+        deadline = time.monotonic() + 30
+        while watch.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s",
+                            (pid,)).fetchone() != ("Lock",):
+            assert time.monotonic() < deadline, failure
+            time.sleep(0.05)
+
+
 @PG
 def test_two_writers_of_one_ledger_at_once_write_each_key_once() -> None:
     """Two attempts that no fence orders (two intervals of a backfill) append at once to one
@@ -562,9 +576,6 @@ def test_two_writers_of_one_ledger_at_once_write_each_key_once() -> None:
     finds the key taken: each key once. Before the lock, both found `k2` absent (neither had
     committed) and both wrote it; the ledger's `ON CONFLICT DO NOTHING` only kept its key once."""
     import threading
-    import time
-
-    import psycopg
 
     from flowc_runtime import bulk
     from flowc_runtime.sql import Database
@@ -596,12 +607,7 @@ def test_two_writers_of_one_ledger_at_once_write_each_key_once() -> None:
         thread = threading.Thread(target=run_second)
         thread.start()
         # the second writer is waiting on a lock (the ledger's, or before it the first's key)
-        with psycopg.connect(base, autocommit=True) as watch:
-            deadline = time.monotonic() + 30
-            while watch.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s",
-                                (pid,)).fetchone() != ("Lock",):
-                assert time.monotonic() < deadline, "the second writer never waited for the first"
-                time.sleep(0.05)
+        wait_until_blocked(base, pid, "the second writer never waited for the first")
         first.commit()
         thread.join(30)
         assert not failed, failed
@@ -687,7 +693,6 @@ def test_a_postgres_upsert_whose_key_another_writer_inserts_meanwhile_still_upse
     from a savepoint; the row is upserted, the transaction goes on. Fenced: a row of a later
     interval stays, whether it was there before or came meanwhile."""
     import threading
-    import time
 
     import psycopg
 
@@ -718,12 +723,7 @@ def test_a_postgres_upsert_whose_key_another_writer_inserts_meanwhile_still_upse
 
         thread = threading.Thread(target=upsert)
         thread.start()
-        with psycopg.connect(base, autocommit=True) as watch:  # the upsert waits on the other's key
-            deadline = time.monotonic() + 30
-            while watch.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s",
-                                (pid,)).fetchone() != ("Lock",):
-                assert time.monotonic() < deadline, "the upsert never waited for the other writer's key"
-                time.sleep(0.05)
+        wait_until_blocked(base, pid, "the upsert never waited for the other writer's key")
         other.commit()
         other.close()
         thread.join(30)
