@@ -960,11 +960,36 @@ fn view(pipeline: &Pipeline, task: &Task, module: &str, transform_path: &str) ->
             })
             .map(|e| e.effect.name.as_str())
     };
-    let records: Vec<&str> = task
+    // A pair (input record, output record) only where a term reads the input record the
+    // output came from; elsewhere the record itself, with no pair and no copy per record.
+    let reads_input = |parts: &[&KeyPart]| {
+        parts
+            .iter()
+            .any(|p| matches!(p.term, Term::InputField { .. } | Term::InputHash))
+    };
+    let write_reads_input = |w: &Write| {
+        let parts: Vec<&KeyPart> = w
+            .key
+            .iter()
+            .flatten()
+            .chain(w.partition.iter())
+            .chain(w.txn.iter().flatten())
+            .collect();
+        reads_input(&parts)
+    };
+    let emit_reads_input = |name: &str| {
+        task.emits
+            .iter()
+            .filter(|e| e.effect.name == name)
+            .any(|e| effective_effect_key(task, e).is_some_and(|terms| reads_input(&terms)))
+    };
+    let records: Vec<Value> = task
         .writes
         .iter()
-        .map(|w| w.sink.name.as_str())
-        .chain(other_effects(false))
+        .map(|w| json!({"name": w.sink.name, "paired": write_reads_input(w)}))
+        .chain(
+            other_effects(false).map(|name| json!({"name": name, "paired": emit_reads_input(name)})),
+        )
         .collect();
     let summaries: Vec<&str> = other_effects(true).collect();
     json!({

@@ -54,6 +54,27 @@ fn transforms_and_packages_are_create_only() {
 }
 
 #[test]
+fn the_first_transform_pairs_only_outputs_whose_terms_read_the_input() {
+    let scaffold = python::generate(&fixture("sqlite_modes")).expect("fixtures have a runtime");
+    let transform = |task: &str| {
+        let path = format!("sq_modes/{task}_transform.py");
+        let file = scaffold.create_if_absent.iter().find(|f| f.path == path);
+        file.expect("transform").contents.clone()
+    };
+    // `replace partition day = interval.start`: the record itself; the emit keyed on `input.id`: a pair
+    let replace = transform("replace_interval");
+    assert!(replace.contains("\"sq_daily\": (row for row in rows),"), "{replace}");
+    assert!(replace.contains("\"sq_api\": ((row, dict(row)) for row in rows),"), "{replace}");
+    // a partition term, a ledger key and the input's hash read the input record
+    for (task, output) in [("replace_input", "sq_by_day"), ("ledger_hash", "sq_ledger_hash")] {
+        let text = transform(task);
+        assert!(text.contains(&format!("\"{output}\": ((row, dict(row)) for row in rows),")), "{text}");
+    }
+    let plain = transform("replace_run");
+    assert!(!plain.contains("dict(row)"), "{plain}");
+}
+
+#[test]
 fn output_is_byte_identical_across_runs() {
     let a = python::generate(&fixture("sqlite_modes")).expect("ok");
     let b = python::generate(&fixture("sqlite_modes")).expect("ok");
