@@ -16,9 +16,11 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 import uuid
 from collections.abc import Iterator
-from datetime import date
+from datetime import UTC, date, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -228,6 +230,45 @@ def test_an_sql_input_is_read_in_batches(tmp_path: Path) -> None:
     assert run(make_task((upsert(),), reads=(read,)), transform, env) == 0
     assert seen == [2, 2, 1]
     assert len(rows_of(tmp_path, "o")) == 5
+
+
+@PG
+def test_a_postgres_input_read_while_its_own_connection_writes(tmp_path: Path) -> None:
+    """A table read batch by batch on the connection its task writes through: each fetch comes
+    after the write's open COPY is ended (a fetch in the middle of a COPY waited forever)."""
+    import psycopg
+
+    base, schema, url = pg_schema()
+    stuck = False
+    try:
+        with psycopg.connect(url, autocommit=True) as c:
+            c.execute("CREATE TABLE s (id TEXT, amount INTEGER)")
+            with c.cursor().copy("COPY s FROM STDIN") as copy:
+                for i in range(7):
+                    copy.write_row((f"r{i % 5}", i))
+        read = Read(Endpoint("raw", "postgres_table", {"table": "s"}), immutable=False, pin=None, identity=("id",))
+        led = Write(Endpoint("led", "postgres_table", {"table": "l"}), "append_ledger", key=(Term("input_field", "id"),))
+        env = env_for(tmp_path, out=url, led=url, raw=url)
+        env["FLOWC_BATCH_ROWS"] = "2"
+        env["FLOWC_STATE"] = url
+        task = make_task((upsert("postgres_table"), led), reads=(read,))
+        codes: list[int] = []
+        # in a thread, so that a fetch stuck behind an open COPY fails the test instead of hanging it
+        worker = threading.Thread(target=lambda: codes.append(
+            run(task, lambda ctx: {"out": ctx.inputs["raw"], "led": ctx.inputs["raw"]}, env)), daemon=True)
+        worker.start()
+        worker.join(60)
+        stuck = worker.is_alive()
+        assert not stuck, "the task did not finish in 60 s"
+        assert codes == [0]
+        with psycopg.connect(url, autocommit=True) as c:
+            assert c.execute("SELECT id, amount FROM o ORDER BY id").fetchall() == [
+                ("r0", 5), ("r1", 6), ("r2", 2), ("r3", 3), ("r4", 4)]
+            assert c.execute("SELECT id, amount FROM l ORDER BY id").fetchall() == [
+                ("r0", 0), ("r1", 1), ("r2", 2), ("r3", 3), ("r4", 4)]
+    finally:
+        if not stuck:  # (a stuck task holds its locks: the schema could not be dropped)
+            pg_drop(base, schema)
 
 
 # --- outputs ------------------------------------------------------------------------------------
@@ -488,7 +529,7 @@ def test_bulk_runs_build_the_value_tuples_of_row_by_row_writes() -> None:
     fields, fewer or more, starts a new run; a constant column replaces a row's own value;
     the extra values and the positions follow the rows across runs; nested values become
     JSON text unless the connection adapts them."""
-    from flowc_runtime.bulk import runs
+    from flowc_runtime.bulk import ColumnValues, runs
 
     rows: list[dict[str, Any]] = [{"id": "a", "n": 1}, {"n": 2, "id": "b"}, {"id": "c", "n": 3, "x": {"k": [1]}},
                                   {"id": "d", "m": 4}, {"id": "e", "n": 5, "f": "own"}]
@@ -504,6 +545,13 @@ def test_bulk_runs_build_the_value_tuples_of_row_by_row_writes() -> None:
     assert list(runs(same, convert=False)) == [(("id", "v"), [("a", [1]), ("b", None)])]
     assert list(runs([{}, {}], const={"f": 1}, seq=1)) == [(("f",), [(1, 1), (1, 2)])]
     assert list(runs([])) == []
+    # kept as columns (PostgreSQL's COPY): the same runs, the same tuples
+    for options in ({"extra": ["ka", "kb", "kc", "kd", "ke"], "const": {"f": "end"}, "seq": 10}, {}, {"convert": False}):
+        made = list(runs(rows, **options, columnar=True))
+        assert [(names, list(values)) for names, values in made] == list(runs(rows, **options)), options
+        assert all(isinstance(values, ColumnValues) for _, values in made)
+    assert [(n, list(v)) for n, v in runs([{}, {}], const={"f": 1}, seq=1, columnar=True)] == [(("f",), [(1, 1), (1, 2)])]
+    assert [(n, list(v)) for n, v in runs([{}, {}], columnar=True)] == [((), [(), ()])]
 
 
 def test_the_columns_of_a_batch_are_what_its_records_would_write() -> None:
@@ -541,6 +589,10 @@ def test_the_columns_of_a_batch_are_what_its_records_would_write() -> None:
                             {"const": {"_f": "end", "n": 9}, "seq": 5, "extra": [f"k{i}" for i in range(len(expected))]}):
                 assert list(runs(BatchRows(items, column, field, values, make), **options)) == \
                     list(runs(expected, **options)), (column, field, values, options)
+                # kept as columns (PostgreSQL's COPY): the same tuples
+                assert [(names, list(made)) for names, made in
+                        runs(BatchRows(items, column, field, values, make), **options, columnar=True)] == \
+                    list(runs(expected, **options)), (column, field, values, options, "columnar")
             assert list(BatchRows(items, column, field, values, make)) == expected
     sample = BatchRows(ArrowItems(batch), "key", "id", {"day": "d"}, maker("key", "id", {"day": "d"})).sample()
     assert sample == [{"id": "a", "n": 1, "tags": [1, 2], "s": {"k": "v"}, "note": "x", "key": "a", "day": "d"}]
@@ -746,23 +798,85 @@ TRICKY_ROWS = [
 ]
 
 
-def test_copy_text_is_copy_s_text_format_a_column_at_a_time() -> None:
-    from decimal import Decimal
+@PG
+def test_an_open_copy_ends_at_the_next_statement_and_a_rollback_abandons_it() -> None:
+    """Database.copy_stream: one COPY for the rows of one table and columns, open across calls;
+    any other statement ends it first (its rows then visible to the transaction, a bad row's
+    error raised there); a rollback abandons it."""
+    import psycopg
 
+    from flowc_runtime.sql import Database
+
+    base, schema, url = pg_schema()
+    db = Database(url)
+    try:
+        db.execute("CREATE TABLE t (n INT)")
+        db.begin()
+        copy = db.copy_stream("t", ["n"])
+        copy.write("1\n")
+        assert db.copy_stream("t", ["n"]) is copy  # still open: the same COPY
+        copy.write("2\n")
+        assert db.query("SELECT count(*) FROM t") == [(2,)]  # the statement ended it first
+        assert db.copy_stream("t", ["n"]) is not copy
+        db.copy_stream("t", ["n"]).write("3\n")
+        db.rollback()
+        assert db.query("SELECT count(*) FROM t") == [(0,)]
+        db.begin()
+        db.copy_stream("t", ["n"]).write("not a number\n")
+        with pytest.raises(psycopg.errors.InvalidTextRepresentation):
+            db.query("SELECT 1")
+        db.rollback()
+        db.begin()
+        db.copy_stream("t", ["n"]).write("4\n")
+        db.commit()
+        assert db.query("SELECT n FROM t") == [(4,)]
+    finally:
+        db.close()
+        pg_drop(base, schema)
+
+
+def test_arrow_records_are_what_to_pylist_makes() -> None:
+    """A batch's records made by the per-schema comprehension equal pyarrow's own `to_pylist`,
+    for field names that are code, quotes or newlines, one field, a repeated name, many
+    fields, nested and temporal values, nulls, and no rows."""
+    from flowc_runtime.batches import arrow_records
+
+    odd = ["}] + __import__('os').getcwd() #", 'q"\'\n\\', "é", "v0", "zip"]
+    rows = [{name: i for i, name in enumerate(odd)}, {name: None for name in odd}]
+    batches = [
+        pa.RecordBatch.from_pylist(rows),
+        pa.RecordBatch.from_pylist([{"only": "x"}, {"only": None}]),
+        pa.RecordBatch.from_arrays([pa.array([1, 2]), pa.array(["a", "b"])], names=["same", "same"]),
+        pa.RecordBatch.from_pylist([{f"f{i}": i for i in range(260)}]),
+        pa.RecordBatch.from_pylist([{"s": {"k": [1, 2]}, "t": datetime(2026, 1, 1, tzinfo=UTC), "d": date(2026, 1, 2),
+                                     "m": Decimal("1.5"), "l": [None, "x"]}, {"s": None, "t": None, "d": None,
+                                                                              "m": None, "l": []}]),
+        pa.RecordBatch.from_pylist([{"id": "a"}]).slice(1),
+    ]
+    for batch in batches:
+        assert arrow_records(batch) == batch.to_pylist(), batch.schema
+    assert arrow_records(batches[0])[0]["}] + __import__('os').getcwd() #"] == 0
+
+
+def test_copy_text_is_copy_s_text_format_a_column_at_a_time() -> None:
     from flowc_runtime.bulk import copy_text
 
-    assert copy_text([("a\tb", 1, None, True, 1.5), ("c\\", -2, "x", False, 0.25)]) == (
+    def text(rows: list[tuple[Any, ...]]) -> str | None:  # copy_text takes the rows' columns
+        return copy_text(list(zip(*rows, strict=True)))
+
+    assert text([("a\tb", 1, None, True, 1.5), ("c\\", -2, "x", False, 0.25)]) == (
         "a\\tb\t1\t\\N\tt\t1.5\nc\\\\\t-2\tx\tf\t0.25\n")
-    assert copy_text([(None, None)]) == "\\N\t\\N\n"
+    assert text([(None, None)]) == "\\N\t\\N\n"
+    assert copy_text([range(3, 5), ["x"] * 2]) == "3\tx\n4\tx\n"  # a run's positions, a constant column
     # what psycopg adapts itself: a row at a time
     class Tag(str):
         pass
 
     for odd in (date(2026, 1, 1), Decimal("1.5"), float("nan"), float("inf"), "nul\x00inside", Tag("t"), b"\x00"):
-        assert copy_text([("a",), (odd,)]) is None, odd
-    assert copy_text([(1,), ("1",)]) is None  # one column, two types
-    assert copy_text([(True,), (1,)]) is None
-    assert copy_text([]) is None and copy_text([()]) is None
+        assert text([("a",), (odd,)]) is None, odd
+    assert text([(1,), ("1",)]) is None  # one column, two types
+    assert text([(True,), (1,)]) is None
+    assert copy_text([]) is None and copy_text([[]]) is None
 
 
 @PG
@@ -784,7 +898,7 @@ def test_copy_text_stores_what_psycopg_s_write_row_stores() -> None:
                         for row in TRICKY_ROWS:
                             copy.write_row(row)
                     else:
-                        text = copy_text(TRICKY_ROWS)
+                        text = copy_text(list(zip(*TRICKY_ROWS, strict=True)))
                         assert text is not None
                         copy.write(text)
                 rows = c.execute(f"SELECT * FROM {name}").fetchall()

@@ -22,7 +22,7 @@ from itertools import count as count_from
 from operator import itemgetter
 from typing import Any
 
-from .batches import BatchRows
+from .batches import BatchRows, Made
 from .sql import Database, plain
 
 Columns = tuple[str, ...]
@@ -34,12 +34,15 @@ _COMPLEX = frozenset((dict, list, tuple))
 
 
 def runs(rows: Sequence[dict[str, Any]], extra: Sequence[Any] | None = None, const: Mapping[str, Any] | None = None,
-         seq: int | None = None, convert: bool = True) -> Iterator[tuple[Columns, list[tuple[Any, ...]]]]:
+         seq: int | None = None, convert: bool = True,
+         columnar: bool = False) -> Iterator[tuple[Columns, Sequence[tuple[Any, ...]]]]:
     """Consecutive rows that fill the same columns, as (columns, value tuples). `const`: columns
     every row takes with the same value (a row's own value of that name is replaced), after the
     row's columns; with `extra`, each tuple then ends with that row's extra value; with `seq`,
     with its position, numbered from `seq`. Nested values (dicts, lists, tuples) become JSON text
-    unless `convert` is false (the connection adapts them itself: `sql.adapt_nested`).
+    unless `convert` is false (the connection adapts them itself: `sql.adapt_nested`). With
+    `columnar`, each run's values are a `ColumnValues`: the columns the tuples are made of, which
+    `COPY` reads as they are (`copy_rows`), the tuples made only if something else reads them.
 
     The tuples are built column by column in C (`zip` of `itemgetter` maps), with no Python
     call per row. The usual case, every row with the same columns, is taken when every row has
@@ -48,8 +51,26 @@ def runs(rows: Sequence[dict[str, Any]], extra: Sequence[Any] | None = None, con
     fixed = dict(const or {})
 
     def assemble(names: Sequence[str], of: Callable[[str], Iterable[Any]], every_value: Callable[[], Iterable[Any]],
-                 size: int, offset: int) -> tuple[Columns, list[tuple[Any, ...]]]:
+                 size: int, offset: int) -> tuple[Columns, Sequence[tuple[Any, ...]]]:
         columns = tuple(names) + tuple(name for name in fixed if name not in names)
+        if columnar:
+            lists: list[Sequence[Any]] = []
+            for name in columns:
+                if name in fixed:
+                    lists.append([fixed[name]] * size)
+                    continue
+                values = of(name)
+                column = values if isinstance(values, list) else list(values)
+                # a column's nested values (dicts, lists, tuples) as their JSON text: each column's
+                # types looked at once, in C
+                if convert and not _COMPLEX.isdisjoint(map(type, column)):
+                    column = list(map(plain, column))
+                lists.append(column)
+            if extra is not None:
+                lists.append(extra[offset:offset + size])
+            if seq is not None:
+                lists.append(range(seq + offset, seq + offset + size))
+            return columns, ColumnValues(lists, size)
         getters: list[Iterable[Any]] = [repeat(fixed[name]) if name in fixed else of(name) for name in columns]
         if convert and any(map(_COMPLEX.__contains__, map(type, every_value()))):
             getters = [g if name in fixed else map(plain, g) for name, g in zip(columns, getters, strict=True)]
@@ -71,7 +92,7 @@ def runs(rows: Sequence[dict[str, Any]], extra: Sequence[Any] | None = None, con
             return
         rows = rows.records()  # a record lacks the input field: made one by one, which says which
 
-    def build(segment: Sequence[dict[str, Any]], offset: int) -> tuple[Columns, list[tuple[Any, ...]]]:
+    def build(segment: Sequence[dict[str, Any]], offset: int) -> tuple[Columns, Sequence[tuple[Any, ...]]]:
         return assemble(tuple(segment[0].keys()), lambda name: map(itemgetter(name), segment),
                         lambda: chain.from_iterable(map(dict.values, segment)), len(segment), offset)
 
@@ -118,7 +139,7 @@ class Target:
             self.columns = set(db.columns(self.table))
         return True
 
-    def ensure_columns(self, columns: Columns, values: list[tuple[Any, ...]]) -> None:
+    def ensure_columns(self, columns: Columns, values: Sequence[tuple[Any, ...]]) -> None:
         """A run's columns that a table this write created lacks are added (typed by the first
         value that is not null); an existing table's missing column fails on insert, as before."""
         if not self.created or self.columns is None or self.columns.issuperset(columns):
@@ -141,7 +162,8 @@ def column_list(db: Database, columns: Sequence[str]) -> str:
     return ", ".join(db.quote(c) for c in columns)
 
 
-def insert_many(db: Database, table: str, columns: Columns, values: list[tuple[Any, ...]], conflict: str = "") -> None:
+def insert_many(db: Database, table: str, columns: Columns, values: Sequence[tuple[Any, ...]],
+                conflict: str = "") -> None:
     """Insert the rows: `executemany` on SQLite; on DuckDB an `INSERT … SELECT` from the rows as
     an Arrow table (no `conflict`; `executemany` with one, or for values Arrow cannot type);
     on PostgreSQL `COPY` (no `conflict`)
@@ -150,6 +172,8 @@ def insert_many(db: Database, table: str, columns: Columns, values: list[tuple[A
     if db.dialect == "postgres" and not conflict:
         copy_rows(db, table, columns, values)
         return
+    if not isinstance(values, list):  # a ColumnValues: its tuples, for the drivers' executemany
+        values = list(values)
     if db.dialect == "duckdb" and not conflict and arrow_insert(db, table, columns, values):
         return
     sql = (f"INSERT INTO {db.quote(table)} ({column_list(db, columns)}) "
@@ -165,7 +189,7 @@ def insert_many(db: Database, table: str, columns: Columns, values: list[tuple[A
         db.conn.executemany(sql, values)
 
 
-def insert_keyed(db: Database, table: str, columns: Columns, values: list[tuple[Any, ...]], conflict: str,
+def insert_keyed(db: Database, table: str, columns: Columns, values: Sequence[tuple[Any, ...]], conflict: str,
                  key: Sequence[str], newest: str | None = None) -> None:
     """`insert_if_absent` (`newest` None) or `upsert newest by NEWEST`: the rows with their
     conflict clause. On DuckDB, whose `executemany` runs a statement per row, the batch is first
@@ -180,7 +204,7 @@ def insert_keyed(db: Database, table: str, columns: Columns, values: list[tuple[
     insert_many(db, table, columns, values, conflict)
 
 
-def reduce_keyed(columns: Columns, values: list[tuple[Any, ...]], key: Sequence[str],
+def reduce_keyed(columns: Columns, values: Sequence[tuple[Any, ...]], key: Sequence[str],
                  newest: str | None) -> list[tuple[Any, ...]] | None:
     """The rows that writing `values` one by one would leave, one per key, in the order each key
     first appears. `insert_if_absent`: a key's first row (a later one meets it and is dropped).
@@ -246,21 +270,50 @@ def arrow_insert(db: Database, table: str, columns: Columns, values: list[tuple[
     return True
 
 
-def copy_rows(db: Database, table: str, columns: Sequence[str], values: list[tuple[Any, ...]]) -> None:
-    """PostgreSQL `COPY … FROM STDIN` (text format) of the rows: made a column at a time by
+class ColumnValues(Made[tuple[Any, ...]]):
+    """A run's value tuples kept as the columns they are made of (`runs` with `columnar`):
+    `COPY` reads the columns as they are (`copy_rows`; transposing a million rows to tuples
+    and back cost 0.8 s); anything else reads the tuples, made once when first asked for."""
+
+    __slots__ = ("columns", "size", "_rows")
+
+    def __init__(self, columns: list[Sequence[Any]], size: int) -> None:
+        self.columns = columns
+        self.size = size
+        self._rows: list[tuple[Any, ...]] | None = None
+
+    def made(self) -> list[tuple[Any, ...]]:
+        if self._rows is None:
+            self._rows = list(zip(*self.columns, strict=True)) if self.columns else [()] * self.size
+        return self._rows
+
+    def __len__(self) -> int:
+        return self.size
+
+
+def copy_rows(db: Database, table: str, columns: Sequence[str], values: Sequence[tuple[Any, ...]]) -> None:
+    """PostgreSQL `COPY … FROM STDIN` (text format) of the rows, into the COPY the write's
+    previous batch left open when it has the same table and columns: made a column at a time by
     `copy_text` when it can, else by psycopg a row at a time."""
-    with db.conn.cursor() as cursor:
-        with cursor.copy(f"COPY {db.quote(table)} ({column_list(db, columns)}) FROM STDIN") as copy:
-            # in slices, each sent while the next is made: the server reads one while this
-            # process makes the next
-            for start in range(0, len(values), COPY_SLICE):
-                part = values[start:start + COPY_SLICE]
-                text = copy_text(part)
-                if text is not None:
-                    copy.write(text)
-                    continue
-                for value in part:
-                    copy.write_row(value)
+    # one COPY for the batches of a write, open until the next statement (Database.copy_stream)
+    copy = db.copy_stream(table, columns)
+    # in slices, each sent while the next is made: the server reads one while this process
+    # makes the next
+    by_column = values.columns if isinstance(values, ColumnValues) and values.columns else None
+    for start in range(0, len(values), COPY_SLICE):
+        end = start + COPY_SLICE
+        if by_column is not None:
+            part = [column[start:end] for column in by_column]
+            text = copy_text(part)
+            rows: Iterable[tuple[Any, ...]] = zip(*part, strict=True)
+        else:
+            rows = values[start:end]
+            text = copy_text(list(zip(*rows, strict=True)))
+        if text is not None:
+            copy.write(text)
+            continue
+        for value in rows:
+            copy.write_row(value)
 
 
 COPY_SLICE = 2000
@@ -271,16 +324,17 @@ _COPY_ESCAPES = {"\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v
                  "\r": "\\r"}
 
 
-def copy_text(values: Sequence[tuple[Any, ...]]) -> str | None:
-    """The rows in `COPY`'s text format, the text psycopg's `write_row` sends for each of them,
-    made a column at a time with no Python call per value for text and integers (psycopg's
-    `write_row` costs about 1.5 µs a row, most of a record API's write into PostgreSQL). Columns
-    of `str`, `int`, finite `float`, `bool` and NULL; None for anything else (a date, a decimal,
-    a subclass, NaN, a NUL character in text), which psycopg then writes and adapts itself."""
-    if not values or not values[0]:
+def copy_text(columns: Sequence[Sequence[Any]]) -> str | None:
+    """Rows, given as their columns (each the same length), in `COPY`'s text format: the text
+    psycopg's `write_row` sends for each row, made a column at a time with no Python call per
+    value for text and integers (psycopg's `write_row` costs about 1.5 µs a row, most of a
+    record API's write into PostgreSQL). Columns of `str`, `int`, finite `float`, `bool` and
+    NULL; None for anything else (a date, a decimal, a subclass, NaN, a NUL character in text),
+    which psycopg then writes and adapts itself."""
+    if not columns or not len(columns[0]):
         return None
     texts: list[Sequence[str]] = []
-    for column in zip(*values, strict=True):
+    for column in columns:
         kinds = set(map(type, column))
         nulls = type(None) in kinds
         kinds.discard(type(None))
@@ -339,7 +393,7 @@ class Stage:
                 db.execute(f"ALTER TABLE {db.quote(self.name)} ADD COLUMN {KEY} TEXT")
         self.count = 0
 
-    def add(self, values: list[tuple[Any, ...]]) -> None:
+    def add(self, values: Sequence[tuple[Any, ...]]) -> None:
         """Stage value tuples: the columns, then the key when `keyed`, then the position (`runs`
         with `seq=`: numbers that grow across batches)."""
         self.count += len(values)

@@ -242,7 +242,8 @@ class SqlTable(Connector):
                 replace(one_partition if one_partition is not None else partitions(rows, str(column)))
             keys = ledger_keys(items) if ledger_keys is not None else None
             first, position = position, position + len(rows)
-            for columns, values in bulk.runs(rows, keys, fence_value, first if staged else None, convert):
+            for columns, values in bulk.runs(rows, keys, fence_value, first if staged else None, convert,
+                                             columnar=db.dialect == "postgres"):
                 target.ensure_columns(columns, values)
                 if staged:
                     if stage is not None and stage.columns != columns:
