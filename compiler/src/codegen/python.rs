@@ -988,7 +988,8 @@ fn view(pipeline: &Pipeline, task: &Task, module: &str, transform_path: &str) ->
         .iter()
         .map(|w| json!({"name": w.sink.name, "paired": write_reads_input(w)}))
         .chain(
-            other_effects(false).map(|name| json!({"name": name, "paired": emit_reads_input(name)})),
+            other_effects(false)
+                .map(|name| json!({"name": name, "paired": emit_reads_input(name)})),
         )
         .collect();
     let summaries: Vec<&str> = other_effects(true).collect();

@@ -63,12 +63,26 @@ fn the_first_transform_pairs_only_outputs_whose_terms_read_the_input() {
     };
     // `replace partition day = interval.start`: the record itself; the emit keyed on `input.id`: a pair
     let replace = transform("replace_interval");
-    assert!(replace.contains("\"sq_daily\": (row for row in rows),"), "{replace}");
-    assert!(replace.contains("\"sq_api\": ((row, dict(row)) for row in rows),"), "{replace}");
+    assert!(
+        replace.contains("\"sq_daily\": (row for row in rows),"),
+        "{replace}"
+    );
+    assert!(
+        replace.contains("\"sq_api\": ((row, dict(row)) for row in rows),"),
+        "{replace}"
+    );
     // a partition term, a ledger key and the input's hash read the input record
-    for (task, output) in [("replace_input", "sq_by_day"), ("ledger_hash", "sq_ledger_hash")] {
+    for (task, output) in [
+        ("replace_input", "sq_by_day"),
+        ("ledger_hash", "sq_ledger_hash"),
+    ] {
         let text = transform(task);
-        assert!(text.contains(&format!("\"{output}\": ((row, dict(row)) for row in rows),")), "{text}");
+        assert!(
+            text.contains(&format!(
+                "\"{output}\": ((row, dict(row)) for row in rows),"
+            )),
+            "{text}"
+        );
     }
     let plain = transform("replace_run");
     assert!(!plain.contains("dict(row)"), "{plain}");
