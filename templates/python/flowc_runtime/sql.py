@@ -188,12 +188,6 @@ class Database:
             self._conn = self._open_duckdb()
         return self._conn
 
-    def free(self) -> None:
-        """The connection free for a statement: an open COPY ended (as any use of `conn` does;
-        for a cursor made before, that reads on)."""
-        conn = self.conn
-        del conn
-
     def copy_stream(self, table: str, columns: Sequence[str]) -> Any:
         """PostgreSQL: a `COPY table (columns) FROM STDIN` (text format) left open for the next
         rows of the same table and columns, so that a write's batches stream into one COPY as
@@ -466,15 +460,15 @@ class Database:
                            tuple(params) if params or self.dialect != "mysql" else None)
             names = [d[0] for d in cursor.description]
             while True:
-                if self.dialect == "postgres":
-                    self.free()  # a write on this connection may have left its COPY open meanwhile
+                # a write on this connection may have left its COPY open meanwhile (a cursor made
+                # before does not pass through `conn`)
+                self.end_copy()
                 rows = cursor.fetchmany(size)
                 if not rows:
                     return
                 yield [dict(zip(names, row, strict=False)) for row in rows]
         finally:
-            if self.dialect == "postgres":
-                self.free()
+            self.end_copy()
             cursor.close()
             if own is not None:
                 own.close()
