@@ -911,6 +911,20 @@ def test_copy_text_stores_what_psycopg_s_write_row_stores() -> None:
         pg_drop(base, schema)
 
 
+def test_single_text_keys_are_the_canonical_json_of_each_value() -> None:
+    """Each escape JSON makes (quote, backslash, each control character) takes the per-value
+    path; the values near them (DEL, separators, non-ASCII) the joined one: both give
+    `canonical([value])`."""
+    from flowc_runtime.keys import canonical, single_text_keys
+
+    near = ["", "a", "\x7f", "\u2028", "é", "🙂", "[", "]", ",", "'", "/", "\ud800"]
+    assert single_text_keys(near) == [canonical([v]) for v in near]
+    assert single_text_keys([]) == []
+    for odd in ['"', "\\", *map(chr, range(0x20))]:
+        values = [*near, f"x{odd}y"]
+        assert single_text_keys(values) == [canonical([v]) for v in values], repr(odd)
+
+
 def test_ledger_keys_of_a_batch_are_the_one_by_one_dedup_keys(tmp_path: Path) -> None:
     """The ledger's keys, made a batch at a time for `key input.F`, equal `dedup_key`'s;
     a record without the field fails as it does one by one."""
@@ -919,7 +933,9 @@ def test_ledger_keys_of_a_batch_are_the_one_by_one_dedup_keys(tmp_path: Path) ->
 
     mixed = [({"id": i, "g": "é\"x"}, {"id": i}) for i in ("a", 1, 2.5, None, "ü")]
     texts = [({"id": i, "g": 1}, {"id": i}) for i in ("a", "é\"x\\", "\n\t\u0001", "ü\u2028", "")]  # all text: in C
-    for items in (mixed, texts):
+    # all text and nothing JSON escapes: one join and one split (keys.single_text_keys)
+    plain = [({"id": i, "g": 1}, {"id": i}) for i in ("a", "b c", "ü\u2028🙂", "", "[1]", "'x'", "\x7f")]
+    for items in (mixed, texts, plain):
         for terms in ((Term("input_field", "id"),), (Term("input_field", "id"), Term("input_field", "g"))):
             write = Write(Endpoint("led", "sqlite_table", {"table": "l"}), "append_ledger", key=terms)
             attempt = Attempt(make_task((write,)), lambda ctx: {}, env_for(tmp_path))

@@ -335,6 +335,9 @@ def copy_text(columns: Sequence[Sequence[Any]]) -> str | None:
         return None
     texts: list[Sequence[str]] = []
     for column in columns:
+        if isinstance(column, range):  # the positions (`runs` with `seq`): integers, no NULL
+            texts.append(list(map(str, column)))
+            continue
         kinds = set(map(type, column))
         nulls = type(None) in kinds
         kinds.discard(type(None))
@@ -349,10 +352,13 @@ def copy_text(columns: Sequence[Sequence[Any]]) -> str | None:
             joined = "\x00".join(present)
             if joined.count("\x00") != len(present) - 1:  # a NUL inside a value: PostgreSQL's own error
                 return None
+            changed = False
             for char, escaped in _COPY_ESCAPES.items():  # each a scan in C, most finding nothing
                 if char in joined:
                     joined = joined.replace(char, escaped)
-            text: Sequence[str] = joined.split("\x00")
+                    changed = True
+            # the values themselves when none needed an escape (no split into new strings)
+            text: Sequence[str] = joined.split("\x00") if changed else present
         elif kind is int:
             text = list(map(str, present))
         elif kind is float:

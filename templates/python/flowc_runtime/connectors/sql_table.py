@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from json.encoder import encode_basestring
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .. import attempts, bulk, cursors, hooks, state
 from ..batches import ArrowItems, BatchRows, Records
 from ..context import FlowError, iso
-from ..keys import canonical, canonical_encoder, term_value
+from ..keys import canonical, canonical_encoder, single_text_keys, term_value
 from ..spec import Endpoint, Read, Write
 from ..sql import FENCE_COLUMN
 from .base import Connector, PinValue, Record
@@ -284,8 +283,8 @@ class SqlTable(Connector):
                     if single:
                         values = (items.column(fields[0]) if isinstance(items, ArrowItems)
                                   else list(map(get, map(itemgetter(0), items))))
-                        if set(map(type, values)) == {str}:  # text keys: their JSON string in C, bracketed
-                            return list(map("[{}]".format, map(encode_basestring, values)))
+                        if set(map(type, values)) == {str}:  # text keys: no call per key
+                            return single_text_keys(values)
                         return [encode([value]) for value in values]
                     return [encode(list(get(source))) for source, _ in items]
                 except KeyError:  # a record without the field: the one-by-one path says which
