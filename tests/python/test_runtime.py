@@ -1029,3 +1029,51 @@ def test_without_a_state_store_state_is_the_working_folders_file(tmp_path: Path,
     out = Write(Endpoint("out", "sqlite_table", {"table": "o"}), "append")
     assert run(make_task((out,)), identity, env) == 0
     assert (tmp_path / ".flowc" / "state.sqlite").exists()
+
+
+@pytest.mark.skipif(not os.environ.get("FLOWC_TEST_PG"), reason="FLOWC_TEST_PG is not set")
+def test_postgres_outbox_has_its_sequence_and_an_older_one_gets_it_inside_the_write() -> None:
+    """A new `flowc_outbox` has `seq` from the start; an older one (made without it) gets it inside
+    the write's transaction, its rows numbered in insertion order; a table the runtime cannot
+    alter fails with the server's own error, not a later "current transaction is aborted"."""
+    from flowc_runtime.sql import Database
+    from flowc_runtime.state import ensure_outbox, insert_outbox
+
+    def row(ident: str) -> dict[str, Any]:
+        return {"id": ident, "pipeline": "p", "task": "t", "effect": "e", "interval_start": DAY1[0],
+                "idempotency_key": None, "payload": "{}", "sent": 0}
+
+    base, schema, url = pg_schema()
+    try:
+        fresh = Database(url)
+        fresh.create_bookkeeping()
+        assert [r[0] for r in fresh.query("SELECT column_name FROM information_schema.columns WHERE "
+                                          "table_name = 'flowc_outbox' AND table_schema = current_schema() "
+                                          "AND column_name = 'seq'")] == ["seq"]
+        fresh.execute("DROP TABLE flowc_outbox")
+        fresh.execute("CREATE TABLE flowc_outbox (id TEXT PRIMARY KEY, pipeline TEXT NOT NULL, task TEXT NOT NULL, "
+                      "effect TEXT NOT NULL, interval_start TEXT NOT NULL, idempotency_key TEXT, "
+                      "payload TEXT NOT NULL, sent INTEGER NOT NULL DEFAULT 0)")
+        fresh.execute("INSERT INTO flowc_outbox (id, pipeline, task, effect, interval_start, payload) "
+                      "VALUES ('old', 'p', 't', 'e', %s, '{}')", (DAY1[0],))
+        fresh.close()
+        older = Database(url)
+        older.begin()
+        insert_outbox(older, [row("b"), row("a")])
+        older.commit()
+        assert older.query("SELECT id FROM flowc_outbox ORDER BY seq") == [("old",), ("b",), ("a",)]
+        older.close()
+        # a table it cannot alter (here a view without `seq`): the ALTER's error, and the
+        # transaction still usable up to the rollback
+        broken = Database(url)
+        broken.execute("DROP TABLE flowc_outbox")
+        broken.execute("CREATE VIEW flowc_outbox AS SELECT 'x'::text AS id")
+        broken.begin()
+        with pytest.raises(Exception, match="view") as failed:
+            ensure_outbox(broken)
+        assert "aborted" not in str(failed.value)
+        assert broken.query("SELECT 1") == [(1,)]  # the savepoint kept the transaction
+        broken.rollback()
+        broken.close()
+    finally:
+        pg_drop(base, schema)

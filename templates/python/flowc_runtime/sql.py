@@ -550,6 +550,7 @@ class Database:
 # The outbox's insertion order (`seq`), in the tables of the dialects that came with it from the
 # start (SQLite and PostgreSQL add it to an older table: state.ensure_outbox).
 OUTBOX_SEQ = {
+    "postgres": ", seq BIGSERIAL",
     "duckdb": ", seq BIGINT DEFAULT nextval('flowc_outbox_seq')",
     "mysql": ", seq BIGINT NOT NULL AUTO_INCREMENT UNIQUE",
 }

@@ -323,22 +323,36 @@ def outbox_rows(task: Task, ctx: Context, write: Write, outputs: dict[str, list[
 
 
 def ensure_outbox(db: Database) -> None:
-    """`flowc_outbox` has a sequence column `seq` (insertion order); add it to an older table."""
+    """`flowc_outbox` has a sequence column `seq` (insertion order); add it to an older table
+    (one made before the column was, or on PostgreSQL by a runtime before this one)."""
     if getattr(db, "_flowc_outbox_seq", False):
         return
     setattr(db, "_flowc_outbox_seq", True)  # noqa: B010 - a mark on the connection, checked above
     if db.dialect in ("duckdb", "mysql"):
         return  # created with `seq` (Database.create_bookkeeping)
     if db.dialect == "postgres":
-        rows = db.query(
-            "SELECT 1 FROM information_schema.columns WHERE table_name = 'flowc_outbox' AND column_name = 'seq' "
-            "AND table_schema = current_schema()"
-        )
-        if not rows:
-            try:
-                db.execute("ALTER TABLE flowc_outbox ADD COLUMN IF NOT EXISTS seq BIGSERIAL")
-            except Exception:  # noqa: BLE001, S110 - another attempt added it at the same moment
-                pass
+        def present() -> bool:
+            return bool(db.query(
+                "SELECT 1 FROM information_schema.columns WHERE table_name = 'flowc_outbox' "
+                "AND column_name = 'seq' AND table_schema = current_schema()"))
+
+        if present():
+            return
+        # inside a write's transaction, a failed ALTER must not abort the transaction: a
+        # savepoint, and the error itself when the column is still missing after it (say, a role
+        # that does not own the table), not a later "current transaction is aborted"
+        inside = db.in_transaction
+        if inside:
+            db.execute("SAVEPOINT flowc_outbox_seq")
+        try:
+            db.execute("ALTER TABLE flowc_outbox ADD COLUMN IF NOT EXISTS seq BIGSERIAL")
+        except Exception:
+            if inside:
+                db.execute("ROLLBACK TO SAVEPOINT flowc_outbox_seq")
+            if not present():
+                raise
+        if inside:
+            db.execute("RELEASE SAVEPOINT flowc_outbox_seq")
         return
     names = [str(r[1]) for r in db.query("PRAGMA table_info(flowc_outbox)")]
     if names and "seq" not in names:
