@@ -327,7 +327,12 @@ def ensure_outbox(db: Database) -> None:
     (one made before the column was, or on PostgreSQL by a runtime before this one)."""
     if getattr(db, "_flowc_outbox_seq", False):
         return
+    add_outbox_seq(db)
     setattr(db, "_flowc_outbox_seq", True)  # noqa: B010 - a mark on the connection, checked above
+
+
+def add_outbox_seq(db: Database) -> None:
+    """`ensure_outbox`'s work, once per connection (raises when the column cannot be added)."""
     if db.dialect in ("duckdb", "mysql"):
         return  # created with `seq` (Database.create_bookkeeping)
     if db.dialect == "postgres":
