@@ -324,15 +324,14 @@ pub fn claims_across_files(outputs: &mut [(&Places, Generated)]) {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
-
     use super::*;
 
     /// A file generated in pieces is written whole, in order, and reads back
     /// as its text.
     #[test]
     fn a_file_in_pieces_is_written_whole() {
-        let dir = tempfile_dir().join("pieces");
+        let root = tempfile::tempdir().expect("tempdir");
+        let dir = root.path().join("pieces");
         let mut file = GeneratedFile::new("p.yaml".into(), "head\n".into());
         file.more = vec!["one\n".into(), String::new(), "two\n".into()];
         assert_eq!(file.text(), "head\none\ntwo\n");
@@ -345,12 +344,5 @@ mod tests {
         .expect("written");
         let written = std::fs::read_to_string(dir.join("p.yaml")).expect("read");
         assert_eq!(written, file.text());
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    fn tempfile_dir() -> PathBuf {
-        let d = std::env::temp_dir().join(format!("flowc-places-test-{}", std::process::id()));
-        std::fs::create_dir_all(&d).expect("mkdir");
-        d
     }
 }
