@@ -498,13 +498,11 @@ def merge_upsert(db: Database, stage: Stage, table: str, key: Sequence[str], fen
     import psycopg
 
     db.lock("flowc-upsert", table)
-    db.execute("SAVEPOINT flowc_merge")
-    try:
-        db.execute(merge_statement(db, table, stage.columns, key, fence, last))
-    except psycopg.errors.UniqueViolation:  # a key another writer inserted meanwhile
-        db.execute("ROLLBACK TO SAVEPOINT flowc_merge")
+    failed = db.execute_or_error(merge_statement(db, table, stage.columns, key, fence, last), "flowc_merge")
+    if isinstance(failed, psycopg.errors.UniqueViolation):  # a key another writer inserted meanwhile
         db.execute(conflict)
-    db.execute("RELEASE SAVEPOINT flowc_merge")
+    elif failed is not None:
+        raise failed
 
 
 def merge_statement(db: Database, table: str, columns: Sequence[str], key: Sequence[str], fence: str | None,

@@ -370,6 +370,24 @@ class Database:
             return bool(rows[0][0])
         return bool(rows)
 
+    def execute_or_error(self, sql: str, savepoint: str) -> Exception | None:
+        """Run `sql` and return its error rather than raise it. Inside a transaction the statement
+        runs under the savepoint `savepoint`, rolled back to when it fails, so that the transaction
+        stays usable (on PostgreSQL a failed statement aborts it). DuckDB has no savepoints."""
+        inside = self.in_transaction
+        if inside:
+            self.execute(f"SAVEPOINT {savepoint}")
+        try:
+            self.execute(sql)
+        except Exception as err:  # noqa: BLE001 - handed to the caller
+            if inside:
+                self.execute(f"ROLLBACK TO SAVEPOINT {savepoint}")
+                self.execute(f"RELEASE SAVEPOINT {savepoint}")
+            return err
+        if inside:
+            self.execute(f"RELEASE SAVEPOINT {savepoint}")
+        return None
+
     def lock(self, *names: str) -> None:
         """Hold a lock on `names` until the current transaction ends. PostgreSQL: an advisory
         transaction lock on a 64-bit hash of them; MySQL: a named lock (`GET_LOCK`) on the hash,
@@ -548,7 +566,8 @@ class Database:
 
 
 # The outbox's insertion order (`seq`), in the tables of the dialects that came with it from the
-# start (SQLite and PostgreSQL add it to an older table: state.ensure_outbox).
+# start, and of PostgreSQL since this runtime (SQLite, and PostgreSQL for a table made before,
+# add it to an older table: state.ensure_outbox).
 OUTBOX_SEQ = {
     "postgres": ", seq BIGSERIAL",
     "duckdb": ", seq BIGINT DEFAULT nextval('flowc_outbox_seq')",

@@ -343,21 +343,13 @@ def add_outbox_seq(db: Database) -> None:
 
         if present():
             return
-        # inside a write's transaction, a failed ALTER must not abort the transaction: a
-        # savepoint, and the error itself when the column is still missing after it (say, a role
-        # that does not own the table), not a later "current transaction is aborted"
-        inside = db.in_transaction
-        if inside:
-            db.execute("SAVEPOINT flowc_outbox_seq")
-        try:
-            db.execute("ALTER TABLE flowc_outbox ADD COLUMN IF NOT EXISTS seq BIGSERIAL")
-        except Exception:
-            if inside:
-                db.execute("ROLLBACK TO SAVEPOINT flowc_outbox_seq")
-            if not present():
-                raise
-        if inside:
-            db.execute("RELEASE SAVEPOINT flowc_outbox_seq")
+        # inside a write's transaction, a failed ALTER must not abort the transaction, and its
+        # error is raised when the column is still missing after it (say, a role that does not
+        # own the table), not a later "current transaction is aborted"
+        failed = db.execute_or_error("ALTER TABLE flowc_outbox ADD COLUMN IF NOT EXISTS seq BIGSERIAL",
+                                     "flowc_outbox_seq")
+        if failed is not None and not present():
+            raise failed
         return
     names = [str(r[1]) for r in db.query("PRAGMA table_info(flowc_outbox)")]
     if names and "seq" not in names:
