@@ -30,7 +30,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "templates" / "python"))
 
 from flowc_runtime import Endpoint, Read, Task, Term, Write, run  # noqa: E402
-from flowc_runtime.batches import Output, Progress, Records, batch_rows  # noqa: E402
+from flowc_runtime.batches import DEFAULT_BATCH_ROWS, Output, Progress, Records, batch_rows  # noqa: E402
 from flowc_runtime.context import Context, FlowError  # noqa: E402
 
 RUNTIME = Path(__file__).resolve().parents[2] / "templates" / "python"
@@ -205,7 +205,7 @@ def test_a_json_line_that_is_no_object_is_an_error(line: str) -> None:
 
 
 def test_a_bad_batch_size_is_an_error() -> None:
-    assert batch_rows({}) == 10_000
+    assert batch_rows({}) == DEFAULT_BATCH_ROWS == 2000
     assert batch_rows({"FLOWC_BATCH_ROWS": "5"}) == 5
     for bad in ("0", "-1", "many"):
         with pytest.raises(FlowError, match="FLOWC_BATCH_ROWS"):
@@ -974,6 +974,29 @@ def test_a_files_sink_is_written_batch_by_batch_with_the_same_content(tmp_path: 
     assert b"".join(formats.encode_batches([], fmt)) == formats.encode([], fmt)
 
 
+def test_a_parquet_file_gathers_its_batches_into_row_groups(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row group per batch made files of thousands of small groups: batches are gathered until
+    a group has ROW_GROUP_ROWS rows or ROW_GROUP_BYTES bytes, and the rest is the last group."""
+    import pyarrow.parquet as pq
+
+    from flowc_runtime import formats
+
+    rows = [{"id": f"r{i}", "amount": i} for i in range(7)]
+    batches = [rows[:3], rows[3:6], rows[6:]]
+
+    def groups() -> list[int]:
+        data = b"".join(formats.encode_batches(batches, "parquet"))
+        meta = pq.ParquetFile(pa.BufferReader(data)).metadata
+        assert pq.read_table(pa.BufferReader(data)).to_pylist() == rows
+        return [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
+
+    assert groups() == [7]
+    monkeypatch.setattr(formats, "ROW_GROUP_ROWS", 4)
+    assert groups() == [6, 1]
+    monkeypatch.setattr(formats, "ROW_GROUP_BYTES", 1)
+    assert groups() == [3, 3, 1]
+
+
 def test_a_columnar_file_takes_the_batch_api_s_columns_as_they_are(tmp_path: Path) -> None:
     """Parquet and CSV are written from a batch's columns: the batch API's Arrow batch with its
     own types (an int32 stays int32), the key column and the interval's values set; a later
@@ -1208,7 +1231,7 @@ def volume(tmp: Path, kind: str, url: str) -> list[tuple[Any, ...]]:
     env["FLOW_CONN_RAW"] = f"file://{tmp}/files"
     if kind == "postgres_table":
         env["FLOWC_STATE"] = url
-    batches = max(1, total // 10_000)
+    batches = max(1, total // DEFAULT_BATCH_ROWS)
     first = subprocess.run([sys.executable, str(script)], env={**env, "CRASH_AT_BATCH": str(max(1, batches // 2))},
                            cwd=tmp, capture_output=True, text=True, check=False)
     assert first.returncode == -signal.SIGKILL, first.stderr

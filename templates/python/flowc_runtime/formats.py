@@ -253,7 +253,8 @@ def decode_batches(stream: IO[bytes], fmt: str, where: str, size: int,
 
 def encode_batches(batches: Iterable[Sequence[dict[str, Any]]], fmt: str) -> Iterator[bytes]:
     """`encode`, batch by batch: the file's bytes in chunks, the same bytes as `encode` of all
-    the rows (Parquet: one row group per batch)."""
+    the rows (Parquet: batches gathered into row groups of about ROW_GROUP_ROWS rows, or
+    ROW_GROUP_BYTES)."""
     if fmt == "jsonl":
         for rows in batches:
             yield encode(list(rows), fmt)
@@ -279,6 +280,12 @@ def encode_batches(batches: Iterable[Sequence[dict[str, Any]]], fmt: str) -> Ite
     sink = io.BytesIO()
     writer: Any = None
     schema: Any = None
+    pending: list[Any] = []  # Parquet: the batches of the next row group, not written yet
+
+    def write_pending() -> None:
+        writer.write_table(pa.concat_tables(pending) if len(pending) > 1 else pending[0])
+        pending.clear()
+
     for rows in batches:
         if not rows:
             continue
@@ -294,13 +301,30 @@ def encode_batches(batches: Iterable[Sequence[dict[str, Any]]], fmt: str) -> Ite
             table = _conformed(pa, table, schema) if table is not None else None
             if table is None:
                 table = pa.Table.from_pylist(list(rows), schema=schema)
-        writer.write_table(table)
-        yield _take(sink)
+        if fmt != "parquet":
+            writer.write_table(table)
+            yield _take(sink)
+            continue
+        # batches gathered into row groups of ROW_GROUP_ROWS rows (or ROW_GROUP_BYTES): a row
+        # group per batch made files of many small groups, slow to read
+        pending.append(table)
+        if sum(t.num_rows for t in pending) >= ROW_GROUP_ROWS or sum(t.nbytes for t in pending) >= ROW_GROUP_BYTES:
+            write_pending()
+            yield _take(sink)
     if writer is None:
         yield encode([], fmt)
         return
+    if pending:
+        write_pending()
     writer.close()
     yield _take(sink)
+
+
+# The most rows (or bytes, in Arrow's memory) of a Parquet row group `encode_batches` writes: a
+# batch is a few thousand rows, and a file of such groups is slow to read; a group is held in
+# memory until written.
+ROW_GROUP_ROWS = 131_072
+ROW_GROUP_BYTES = 32 * 1024 * 1024
 
 
 def _conformed(pa: Any, table: Any, schema: Any) -> Any:
