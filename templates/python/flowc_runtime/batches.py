@@ -33,10 +33,11 @@ Record = dict[str, Any]
 # An output item: (the input record it came from, the output record).
 Item = tuple[Record, Record]
 
-# 2000: a batch's records stay within a core's cache. Over ten million records, batches of 10,000
-# took 26 to 28 s of the task's CPU where batches of 2000 took 21 (the time per record grew
-# along the run with the larger batches); over a million, 2000 costs up to 0.4 s more
-# (docs/performance.md). Parquet outputs gather batches into larger row groups (formats.py).
+# 2000: a batch's records stay within a core's cache. Over ten million records into PostgreSQL
+# the record API's CPU was 20.8 to 31.5 s with batches of 2000 (median 23) and 26.1 to 29.8 s
+# with 10,000 (the time per record grew along the run with the larger batches); over a million,
+# 2000 costs up to 0.4 s more (docs/performance.md). Parquet outputs gather batches into larger
+# row groups (formats.py).
 DEFAULT_BATCH_ROWS = 2_000
 DEFAULT_PROGRESS_SECONDS = 5.0
 
