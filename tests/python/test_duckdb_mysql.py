@@ -345,8 +345,9 @@ def test_rows_crash_midway_then_retry(tmp_path: Path, url: str, kind: str) -> No
     script.write_text(CRASHING_TASK.format(runtime=str(RUNTIME), kind=kind))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FLOW_", "FLOWC_"))}
     env.update(env_for(tmp_path, url))
-    env["FLOWC_BATCH_ROWS"] = "10000"
-    batches = max(1, total // 10_000)
+    size = 10_000
+    env["FLOWC_BATCH_ROWS"] = str(size)
+    batches = max(1, total // size)
     first = subprocess.run([sys.executable, str(script)], env={**env, "CRASH_AT_BATCH": str(max(1, batches // 2))},
                            cwd=tmp_path, capture_output=True, text=True, check=False)
     assert first.returncode == -signal.SIGKILL, first.stderr

@@ -373,7 +373,8 @@ class Database:
     def execute_or_error(self, sql: str, savepoint: str) -> Exception | None:
         """Run `sql` and return its error rather than raise it. Inside a transaction the statement
         runs under the savepoint `savepoint`, rolled back to when it fails, so that the transaction
-        stays usable (on PostgreSQL a failed statement aborts it). DuckDB has no savepoints."""
+        stays usable (on PostgreSQL a failed statement aborts it). Not for DuckDB inside a
+        transaction: it has no savepoints."""
         inside = self.in_transaction
         if inside:
             self.execute(f"SAVEPOINT {savepoint}")
