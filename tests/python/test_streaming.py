@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "templates" / "pyth
 
 from flowc_runtime import Endpoint, Read, Task, Term, Write, run  # noqa: E402
 from flowc_runtime.batches import DEFAULT_BATCH_ROWS, Output, Progress, Records, batch_rows  # noqa: E402
-from flowc_runtime.context import Context, FlowError  # noqa: E402
+from flowc_runtime.context import Context, FlowError, Invalid  # noqa: E402
 
 RUNTIME = Path(__file__).resolve().parents[2] / "templates" / "python"
 PG = pytest.mark.skipif(not os.environ.get("FLOWC_TEST_PG"), reason="FLOWC_TEST_PG is not set")
@@ -1029,16 +1029,111 @@ def test_a_columnar_file_takes_the_batch_api_s_columns_as_they_are(tmp_path: Pat
     assert [b.records() for b in batches[1:2]] == [[expected[2]]]
     csv = pa_csv.read_csv(pa.BufferReader(b"".join(formats.encode_batches(batches, "csv"))))
     assert csv.to_pylist() == expected
-    # a later batch whose column has another type goes through its records, as before: an error
-    # when the first batch's type cannot hold them
+    # a batch whose column has a type no Parquet column shares with the first's: an error naming
+    # the field (Invalid: the same records fail at every attempt), not Arrow's
     text = pa.record_batch({"id": ["f"], "n": ["many"], "day": ["u"]})
-    with pytest.raises((pa.ArrowInvalid, pa.ArrowTypeError)):
+    with pytest.raises(Invalid, match="output field `n`.* int32 and string"):
         b"".join(formats.encode_batches([arrow_rows(first), arrow_rows(text)], "parquet"))
+
+
+def parquet_rows(data: bytes) -> tuple[Any, list[dict[str, Any]]]:
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(pa.BufferReader(data))
+    return table.schema, table.to_pylist()
+
+
+def test_a_columnar_file_holds_every_field_and_every_value_of_its_first_rows() -> None:
+    """Parquet and CSV: the file's columns are made of every batch of its first rows (the first
+    row group): a field null in the first batch and text later is a text column, a field first
+    seen in a later batch is a column (null in the rows before), an int column with a float later
+    is a float column. Before, the first batch's schema was the file's: the text failed with
+    Arrow's error, the new field was dropped, and the float was truncated (1.5 written as 1)."""
+    import pyarrow.csv as pa_csv
+
+    from flowc_runtime import formats
+
+    batches = [[{"id": "a", "note": None, "n": 1}], [{"id": "b", "note": "x", "n": 1.5, "extra": True}]]
+    expected = [{"id": "a", "note": None, "n": 1.0, "extra": None},
+                {"id": "b", "note": "x", "n": 1.5, "extra": True}]
+    schema, rows = parquet_rows(b"".join(formats.encode_batches(batches, "parquet")))
+    assert rows == expected
+    assert (schema.field("note").type, schema.field("n").type) == (pa.string(), pa.float64())
+    csv = pa_csv.read_csv(pa.BufferReader(b"".join(formats.encode_batches(batches, "csv"))))
+    assert csv.column_names == ["id", "note", "n", "extra"]
+    assert csv.column("n").to_pylist() == [1, 1.5] and csv.column("extra").to_pylist() == [None, True]
+    # one batch of records with different fields: every field (the first record's alone, before)
+    assert parquet_rows(formats.encode([{"a": 1}, {"a": 2, "b": "y"}], "parquet"))[1] == [
+        {"a": 1, "b": None}, {"a": 2, "b": "y"}]
+
+
+def test_a_columnar_file_refuses_what_its_first_rows_cannot_hold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the first row group is written, its columns are the file's: a field first seen later,
+    or values its column's type cannot hold without a change (a float in an int column, text in
+    a column null so far) are an error naming the field (Invalid, exit 65), never dropped or
+    truncated. Values that fit are converted (an int in a float column). CSV has no types: only
+    its columns are fixed. Values no column holds together are named by their kinds, never by a
+    value (a value may be a secret)."""
+    from flowc_runtime import formats
+
+    monkeypatch.setattr(formats, "ROW_GROUP_ROWS", 2)
+
+    def write(batches: list[list[dict[str, Any]]], fmt: str = "parquet") -> bytes:
+        return b"".join(formats.encode_batches(batches, fmt))
+
+    first = [{"id": "a", "n": 1, "f": 0.5, "note": None}, {"id": "b", "n": 2, "f": 1.5, "note": None}]
+    assert parquet_rows(write([first, [{"id": "c", "n": 3, "f": 7, "note": None}]]))[1][-1] == {
+        "id": "c", "n": 3, "f": 7.0, "note": None}
+    with pytest.raises(Invalid, match="output field `late` first appears after the file's first 2 rows"):
+        write([first, [{"id": "c", "n": 3, "f": 1.0, "note": None, "late": 1}]])
+    with pytest.raises(Invalid, match="output field `late` first appears"):
+        write([first, [{"id": "c", "n": 3, "f": 1.0, "note": None, "late": 1}]], "csv")
+    with pytest.raises(Invalid, match="output field `n`: values of type double do not fit the Parquet column of type int64"):
+        write([first, [{"id": "c", "n": 3.5, "f": 1.0, "note": None}]])
+    with pytest.raises(Invalid, match="output field `note`: values of type string do not fit the Parquet column of type null"):
+        write([first, [{"id": "c", "n": 3, "f": 1.0, "note": "x"}]])
+    assert write([first, [{"id": "c", "n": 3.5, "f": 1.0, "note": "x"}]], "csv").endswith(b'"c",3.5,1,"x"\n')
+    # text is not parsed as a number, nor a record cast to one of other fields
+    with pytest.raises(Invalid, match="output field `n`: values of type string"):
+        write([first, [{"id": "c", "n": "3", "f": 1.0, "note": None}]])
+    records = [{"id": "a", "r": {"x": 1}}, {"id": "b", "r": {"x": 2}}]
+    with pytest.raises(Invalid, match="output field `r`"):
+        write([records, [{"id": "c", "r": {"y": 3}}]])
+    with pytest.raises(Invalid, match="output field `secret` holds values a parquet column cannot hold: int, str") as err:
+        write([[{"secret": 1}, {"secret": "hunter2"}]])
+    assert "hunter2" not in str(err.value)
+    with pytest.raises(Invalid, match="output field `big` holds values a csv column cannot hold: int .*64 bits"):
+        write([[{"big": 2 ** 70}]], "csv")
+    with pytest.raises(Invalid, match="an output of format csv cannot hold these records"):
+        write([[{"nested": {"x": 1}}]], "csv")
+
+
+def test_a_files_write_of_records_its_file_cannot_hold_exits_65(tmp_path: Path) -> None:
+    """Through the runtime: a Parquet sink whose transform gives a field after the file's first
+    rows fails the attempt with exit 65 (no retry can help), naming the field; nothing is
+    published."""
+    seed(tmp_path, "a.jsonl", [{"id": f"r{i}"} for i in range(5)])
+    out = Write(Endpoint("out", "files", {"path": "out/", "format": "parquet"}), "overwrite")
+    env = env_for(tmp_path, out=f"file://{tmp_path}/files")
+    env["FLOWC_BATCH_ROWS"] = "2"
+
+    def late_field(ctx: Context) -> dict[str, Any]:
+        return {"out": [{"id": r["id"], **({"late": 1} if r["id"] == "r4" else {})} for r in ctx.inputs["raw"]]}
+
+    from flowc_runtime import formats
+
+    before = formats.ROW_GROUP_ROWS
+    formats.ROW_GROUP_ROWS = 2
+    try:
+        assert run(make_task((out,)), late_field, env) == 65
+    finally:
+        formats.ROW_GROUP_ROWS = before
+    assert not (tmp_path / "files" / "out").exists() or not any((tmp_path / "files" / "out").iterdir())
 
 
 def test_a_delta_write_streams_its_batches_into_one_commit(tmp_path: Path) -> None:
     """Delta: the batches are gathered to a temporary file, then committed once from it, a batch
-    at a time: the table is what one write of all the records makes (the first record's fields;
+    at a time: the table is what one write of all the records makes (every record's fields;
     a column int in one batch and float in a later one is float; a field missing from a batch is
     null), a `replace partition` by a record field deletes the partitions of every batch, and a
     conditional commit's `txn` must take one value across the batches."""
@@ -1064,8 +1159,11 @@ def test_a_delta_write_streams_its_batches_into_one_commit(tmp_path: Path) -> No
         deltalake.write_deltalake = real
     assert given == ["RecordBatchReader"]  # streamed, not one table
     table = deltalake.DeltaTable(str(tmp_path / "files" / "appended")).to_pyarrow_table()
-    assert table.schema == pa.Table.from_pylist(rows).schema
-    assert sorted(table.to_pylist(), key=repr) == sorted(pa.Table.from_pylist(rows).to_pylist(), key=repr)
+    # every record's fields (`extra`, first seen in the last batch, is a column, null before it)
+    everything = [{"id": r["id"], "day": r["day"], "amount": r.get("amount"), "extra": r.get("extra")} for r in rows]
+    assert table.schema.names == ["id", "day", "amount", "extra"]
+    assert table.schema.field("amount").type == pa.float64()
+    assert sorted(table.to_pylist(), key=repr) == sorted(pa.Table.from_pylist(everything).to_pylist(), key=repr)
     assert len(deltalake.DeltaTable(str(tmp_path / "files" / "appended")).history()) == 1  # one commit
 
     replace = Write(Endpoint("facts", "delta_table", {"location": "parts"}), "replace_partition",
@@ -1130,6 +1228,14 @@ def test_an_iceberg_write_streams_its_batches_into_one_commit(tmp_path: Path, mo
     assert str(table.schema().find_field("amount").field_type) == "long"
     assert sorted(iceberg.read(table, None), key=lambda r: r["id"]) == rows
     assert given == ["RecordBatchReader"]
+
+    # into the existing table, a field it has no column for: refused before the commit (exit 65),
+    # not dropped (flowc does not change an Iceberg table's schema)
+    extra = [{**r, "late": 1} if r["id"] == "r5" else r for r in rows]
+    again_env = env_for(tmp_path, attempt=3, facts=lake)
+    again_env["FLOWC_BATCH_ROWS"] = "2"
+    assert run(make_task((appended,)), lambda ctx: {"facts": extra}, again_env) == 65
+    assert len(iceberg.load(cat, ("ns", "appended")).snapshots()) == 1
 
     replace = Write(Endpoint("facts", "iceberg_table", {"table": "ns.parts"}), "replace_partition",
                     partition=Term("input_field", "day", column="day"))

@@ -24,7 +24,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import chain, islice
-from operator import itemgetter
+from operator import itemgetter, methodcaller
 from typing import IO, Any, TypeVar, overload
 
 from .context import FlowError, Invalid
@@ -498,36 +498,70 @@ class BatchRows(Made[Record]):
 
 
 
+def records_table(records: Sequence[Record], what: str) -> Any:
+    """Records as one Arrow table: the fields of them all, in the order they first appear (a
+    record without a field holds null there), each column of the type its values have. A column
+    whose values no Arrow type holds together is an error (`Invalid`: the same records fail the
+    same way at every attempt) naming the field and the kinds of its values, as `what` (an
+    output of format ..., a table of ...) cannot hold them."""
+    pa = _arrow()
+    keys = records[0].keys()
+    try:
+        if all(map(keys.__eq__, map(methodcaller("keys"), records))):
+            return pa.Table.from_pylist(records)
+    except (pa.ArrowException, ValueError, TypeError, OverflowError):
+        pass  # the column at fault found below
+    names = list(dict.fromkeys(chain.from_iterable(records)))
+    columns = []
+    for name in names:
+        values = [r.get(name) for r in records]
+        try:
+            columns.append(pa.array(values))
+        except (pa.ArrowException, ValueError, TypeError, OverflowError) as err:
+            # (named by the types of its values, not by a value: a value may be a secret)
+            kinds = sorted({type(v).__name__ for v in values if v is not None})
+            why = (" (an integer beyond 64 bits, or beyond a float's 53 bits among floats?)"
+                   if "int" in kinds and set(kinds) <= {"int", "float", "bool"} else "")
+            raise Invalid(f"output field `{name}` holds values {what} cannot hold: "
+                          f"{', '.join(kinds)}{why}") from err
+    return pa.Table.from_arrays(columns, names=names)
+
+
 class ArrowRows:
     """A write's records made Arrow tables batch by batch (the `convert` of a `Gathered`), as one
-    `pa.Table.from_pylist` of all of them makes them: the first record's fields, each column of
-    the type that holds every batch's values (an int column with a float in a later batch is a
-    float column); `reader` then streams them, every batch of that one schema."""
+    `records_table` of all of them makes them: the fields of every record, in the order they
+    first appear, each column of the type that holds every batch's values (an int column with a
+    float in a later batch is a float column; a field first seen in a later batch is null in
+    the rows before); `reader` then streams them, every batch of that one schema."""
 
     def __init__(self) -> None:
-        self.names: list[str] | None = None
         self.schemas: list[Any] = []
 
     def __call__(self, records: list[Record]) -> Any:
-        pa = _arrow()
-        table = pa.Table.from_pylist(records)
-        if self.names is None:
-            self.names = list(table.column_names)
-        elif list(table.column_names) != self.names:
-            present = set(table.column_names)
-            table = pa.Table.from_arrays(
-                [table.column(n) if n in present else pa.nulls(table.num_rows) for n in self.names], names=self.names)
+        table = records_table(records, "a table's column")
         self.schemas.append(table.schema)
         return table
 
     def schema(self) -> Any:
-        return _arrow().unify_schemas(self.schemas, promote_options="permissive")
+        try:
+            return _arrow().unify_schemas(self.schemas, promote_options="permissive")
+        except _arrow().ArrowException as err:
+            raise Invalid(f"the output's records cannot make one table: {err}") from err
 
     def reader(self, tables: Iterable[Any]) -> Any:
         pa = _arrow()
         schema = self.schema()
+
+        def conformed(table: Any) -> Any:
+            present = set(table.column_names)
+            columns = [table.column(f.name) if f.name in present else pa.nulls(table.num_rows, f.type) for f in schema]
+            try:
+                return pa.Table.from_arrays(columns, names=schema.names).cast(schema)
+            except (pa.ArrowException, ValueError) as err:
+                raise Invalid(f"the output's records cannot make one table: {err}") from err
+
         return pa.RecordBatchReader.from_batches(
-            schema, (batch for table in tables for batch in table.cast(schema).to_batches()))
+            schema, (batch for table in tables for batch in conformed(table).to_batches()))
 
 
 class Gathered:

@@ -86,7 +86,7 @@ def conditional_commit(uri: str, records: list[dict[str, Any]] | Any, recorded_v
             write_deltalake(uri, _arrow(records), mode="error", commit_properties=props)
         else:
             table = DeltaTable(uri, version=recorded_version)
-            write_deltalake(table, _arrow(records), mode="append", commit_properties=props)
+            write_deltalake(table, _arrow(records), mode="append", schema_mode="merge", commit_properties=props)
     except CommitFailedError as err:
         raise CommitRejected(f"commit rejected: the table moved past version {recorded_version} ({err})") from err
     except FileExistsError as err:
@@ -99,7 +99,10 @@ def conditional_commit(uri: str, records: list[dict[str, Any]] | Any, recorded_v
 
 def write(uri: str, records: list[dict[str, Any]] | Any, mode: str, predicate: str | None = None,
           marks: dict[str, str] | None = None) -> None:
-    """One commit, `marks` (attempts.marks) in its metadata. A concurrent commit that conflicts
+    """One commit, `marks` (attempts.marks) in its metadata. The records' fields merge into an
+    existing table's schema (`schema_mode="merge"`): a column the records lack is null in their
+    rows, a field the table lacks becomes a column (null in the rows before), nothing dropped;
+    `overwrite` replaces the schema with the records'. A concurrent commit that conflicts
     with it (Delta's optimistic check: two replaces of one partition, two overwrites) raises
     `CommitRejected`: nothing was committed."""
     from deltalake import CommitProperties, write_deltalake
@@ -110,9 +113,10 @@ def write(uri: str, records: list[dict[str, Any]] | Any, mode: str, predicate: s
         if mode == "overwrite":
             write_deltalake(uri, _arrow(records), mode="overwrite", schema_mode="overwrite", commit_properties=props)
         elif mode == "replace":
-            write_deltalake(uri, _arrow(records), mode="overwrite", predicate=predicate, commit_properties=props)
+            write_deltalake(uri, _arrow(records), mode="overwrite", predicate=predicate, schema_mode="merge",
+                            commit_properties=props)
         else:
-            write_deltalake(uri, _arrow(records), mode="append", commit_properties=props)
+            write_deltalake(uri, _arrow(records), mode="append", schema_mode="merge", commit_properties=props)
     except CommitFailedError as err:
         raise CommitRejected(f"commit rejected by a concurrent commit ({err})") from err
 

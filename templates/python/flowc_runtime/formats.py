@@ -18,8 +18,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, islice
 from typing import IO, Any
 
-from .batches import BatchRows
-from .context import FlowError
+from .batches import BatchRows, records_table
+from .context import FlowError, Invalid
 
 # How a record is written in JSON: keys sorted, values JSON has no type for as their text. One
 # encoder for every record (`json.dumps` with these options makes a new one for each call).
@@ -141,14 +141,17 @@ def encode(rows: list[dict[str, Any]], fmt: str) -> bytes:
         import pyarrow.parquet as pq
     except ImportError as err:
         raise FlowError(f"writing {fmt} needs pyarrow (pip install pyarrow): nothing was written") from err
-    table = pa.Table.from_pylist(rows)
-    sink = io.BytesIO()
-    if fmt == "parquet":
-        pq.write_table(table, sink)
-    elif fmt == "csv":
-        pa_csv.write_csv(table, sink)
-    else:
+    if fmt not in FORMATS:
         raise UnknownFormat(f"unknown format {fmt!r}: flowc writes {', '.join(FORMATS)}")
+    table = records_table(rows, f"a {fmt} column") if rows else pa.table({})
+    sink = io.BytesIO()
+    try:
+        if fmt == "parquet":
+            pq.write_table(table, sink)
+        else:
+            pa_csv.write_csv(table, sink)
+    except pa.ArrowException as err:  # CSV: a nested column (a record or a list)
+        raise Invalid(f"an output of format {fmt} cannot hold these records: {err}") from err
     return sink.getvalue()
 
 
@@ -278,12 +281,36 @@ def encode_batches(batches: Iterable[Sequence[dict[str, Any]]], fmt: str) -> Ite
     except ImportError as err:
         raise FlowError(f"writing {fmt} needs pyarrow (pip install pyarrow): nothing was written") from err
     sink = io.BytesIO()
-    writer: Any = None
-    schema: Any = None
-    pending: list[Any] = []  # Parquet: the batches of the next row group, not written yet
+    writer: Any = None  # Parquet's writer, once the file's schema is known
+    schema: Any = None  # the file's columns (CSV: their names alone count, a CSV file has no types)
+    # The batches not written yet: Parquet's next row group; before the first write, the
+    # batches the file's schema is made of (CSV too), which may name other fields or hold
+    # values of other types than the batch before (the first batch's nulls, an int column with a
+    # float later): the file gets the fields of them all and the types that hold every value.
+    pending: list[Any] = []
+    held = [0, 0]  # the rows and bytes of `pending`
 
     def write_pending() -> None:
-        writer.write_table(pa.concat_tables(pending) if len(pending) > 1 else pending[0])
+        nonlocal writer, schema
+        held[:] = [0, 0]
+        if schema is None:
+            schema = _unified(pa, pending, fmt)
+            pending[:] = [_conformed(pa, t, schema, fmt, first=True) for t in pending]
+            header = True
+        else:
+            header = False
+        table = pa.concat_tables(pending) if len(pending) > 1 and fmt == "parquet" else None
+        try:
+            if fmt == "parquet":
+                if writer is None:
+                    writer = pq.ParquetWriter(sink, schema)
+                writer.write_table(table if table is not None else pending[0])
+            else:  # each batch with its own types: a CSV file holds text
+                for part in pending:
+                    pa_csv.write_csv(part, sink, write_options=pa_csv.WriteOptions(include_header=header))
+                    header = False
+        except pa.ArrowException as err:  # CSV: a nested column (a record or a list)
+            raise Invalid(f"an output of format {fmt} cannot hold these records: {err}") from err
         pending.clear()
 
     for rows in batches:
@@ -292,54 +319,121 @@ def encode_batches(batches: Iterable[Sequence[dict[str, Any]]], fmt: str) -> Ite
         # a batch's columns as they are (the batch API's Arrow data; the records read field by
         # field), else its records
         table = rows.arrow() if isinstance(rows, BatchRows) else None
-        if schema is None:
-            if table is None:
-                table = pa.Table.from_pylist(list(rows))
-            schema = table.schema
-            writer = pq.ParquetWriter(sink, schema) if fmt == "parquet" else pa_csv.CSVWriter(sink, schema)
-        else:
-            table = _conformed(pa, table, schema) if table is not None else None
-            if table is None:
-                table = pa.Table.from_pylist(list(rows), schema=schema)
-        if fmt != "parquet":
-            writer.write_table(table)
-            yield _take(sink)
-            continue
-        # batches gathered into row groups of ROW_GROUP_ROWS rows (or ROW_GROUP_BYTES): a row
-        # group per batch made files of many small groups, slow to read
-        pending.append(table)
-        if sum(t.num_rows for t in pending) >= ROW_GROUP_ROWS or sum(t.nbytes for t in pending) >= ROW_GROUP_BYTES:
+        if table is None:
+            table = records_table(list(rows), f"a {fmt} column")
+        pending.append(table if schema is None else _conformed(pa, table, schema, fmt, first=False))
+        held[0] += table.num_rows
+        held[1] += table.nbytes
+        # Parquet: batches gathered into row groups of ROW_GROUP_ROWS rows (or ROW_GROUP_BYTES): a
+        # row group per batch made files of many small groups, slow to read
+        if schema is not None and fmt != "parquet" or held[0] >= ROW_GROUP_ROWS or held[1] >= ROW_GROUP_BYTES:
             write_pending()
             yield _take(sink)
-    if writer is None:
+    if schema is None and not pending:
         yield encode([], fmt)
         return
     if pending:
         write_pending()
-    writer.close()
+    if writer is not None:
+        writer.close()
     yield _take(sink)
 
 
 # The most rows (or bytes, in Arrow's memory) of a Parquet row group `encode_batches` writes: a
 # batch is a few thousand rows, and a file of such groups is slow to read; a group is held in
-# memory until written.
+# memory until written. The first group's batches make the file's columns (CSV's too).
 ROW_GROUP_ROWS = 131_072
 ROW_GROUP_BYTES = 32 * 1024 * 1024
 
 
-def _conformed(pa: Any, table: Any, schema: Any) -> Any:
-    """`table` with the columns of the file's `schema` (its first batch's), when each has the
-    schema's type or holds only nulls; else None (the records are then converted to the schema,
-    as every batch was before: a value the type cannot hold is an error)."""
+def _first() -> str:
+    return f"the file's first {ROW_GROUP_ROWS:,} rows"
+
+
+def _unified(pa: Any, tables: list[Any], fmt: str) -> Any:
+    """The schema of a file made of `tables`: every field of them, the first table's first, each
+    of the first type given it (not null) that holds every table's values, else the type that
+    does (an int and a float column: float). CSV: the fields, of the first table's types (a
+    CSV file has none)."""
+    if fmt != "parquet":
+        fields: dict[str, Any] = {}
+        for table in tables:
+            for field in table.schema:
+                fields.setdefault(field.name, field)
+        return pa.schema(list(fields.values()))
+    types: dict[str, Any] = {}
+    for table in tables:
+        for field in table.schema:
+            have = types.get(field.name)
+            if have is None or pa.types.is_null(have):
+                types[field.name] = field.type
+            elif have != field.type and not pa.types.is_null(field.type):
+                # the type first given keeps the values that fit it (the batch API's int32)
+                if _cast(pa, table.column(field.name), have) is None:
+                    try:
+                        types[field.name] = pa.unify_schemas(
+                            [pa.schema([(field.name, have)]), pa.schema([field])], promote_options="permissive"
+                        ).field(0).type
+                    except pa.ArrowException as err:
+                        raise Invalid(f"output field `{field.name}` holds values a parquet column cannot hold "
+                                      f"together: {have} and {field.type}") from err
+    return pa.schema(list(types.items()))
+
+
+def _conformed(pa: Any, table: Any, schema: Any, fmt: str, first: bool) -> Any:
+    """`table` with the columns of the file's `schema`, in its order: a field the table lacks is
+    null. Parquet: a column of another type is cast to the schema's when no value changes
+    (nulls; an integer as a float); else an error. A field the schema lacks is an error too
+    (`Invalid`: the same records fail the same way at every attempt). `first`: a table the
+    schema was made of. CSV: columns keep their types."""
     if table.schema.equals(schema):
         return table
-    if table.num_columns != len(schema) or set(table.schema.names) != set(schema.names):
-        return None
+    names = set(table.column_names)
+    extra = [n for n in table.column_names if schema.get_field_index(n) < 0]
+    if extra:
+        raise Invalid(f"output field `{extra[0]}` first appears after {_first()}, whose fields are a {fmt} "
+                      "file's columns: let the first record carry every field (as None)")
+    columns = []
     for field in schema:
-        kind = table.schema.field(field.name).type
-        if kind != field.type and not pa.types.is_null(kind):
+        if field.name not in names:
+            columns.append(pa.nulls(table.num_rows, field.type))
+            continue
+        column = table.column(field.name)
+        if column.type != field.type and fmt == "parquet":
+            cast = _cast(pa, column, field.type)
+            if cast is None:
+                where = "the type its other values need" if first else f"the type {_first()} gave it"
+                raise Invalid(f"output field `{field.name}`: values of type {column.type} do not fit the Parquet "
+                              f"column of type {field.type}, {where} (the batch API writes the types of its "
+                              "Arrow data)")
+            column = cast
+        columns.append(column)
+    return pa.Table.from_arrays(columns, names=schema.names)
+
+
+def _cast(pa: Any, column: Any, kind: Any) -> Any:
+    """`column` as type `kind` when that changes no value, else None: nulls; a number as another
+    number that holds it (an int as a float below 2**53, an int64 as an int32 in its range);
+    text as text, bytes as bytes; else a type `kind` holds whole (a record of fewer fields as
+    one of more). Not text as a number (Arrow would parse "007" as 7) nor a record as one of
+    other fields (Arrow would drop them)."""
+    source = column.type
+    t = pa.types
+    numbers = (t.is_integer(source) or t.is_floating(source)) and (t.is_integer(kind) or t.is_floating(kind))
+    texts = (t.is_string(source) or t.is_large_string(source)) and (t.is_string(kind) or t.is_large_string(kind))
+    raw = (t.is_binary(source) or t.is_large_binary(source)) and (t.is_binary(kind) or t.is_large_binary(kind))
+    if not (t.is_null(source) or numbers or texts or raw):
+        try:
+            wider = pa.unify_schemas([pa.schema([("c", kind)]), pa.schema([("c", source)])],
+                                     promote_options="permissive").field(0).type
+        except pa.ArrowException:
             return None
-    return table.select(schema.names).cast(schema)
+        if wider != kind:
+            return None
+    try:
+        return column.cast(kind, safe=True)
+    except (pa.ArrowException, ValueError):
+        return None
 
 
 def _take(sink: io.BytesIO) -> bytes:

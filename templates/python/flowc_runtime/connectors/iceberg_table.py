@@ -69,7 +69,8 @@ class IcebergTable(Connector):
         partitions: set[Any] = set()
         txn = CommitTxn(write.txn, attempt.ctx, f"flowc/{attempt.task.pipeline}/{attempt.task.task}")
         conditional = write.mode == "conditional_commit"
-        schema = ArrowRows() if iceberg.load(cat, ident) is None else None  # a new table's: every batch's types
+        existing = iceberg.load(cat, ident)
+        schema = ArrowRows() if existing is None else None  # a new table's: every batch's types
 
         def observe(items: Sequence[Item], records: list[Record]) -> None:
             if column is not None:
@@ -78,6 +79,8 @@ class IcebergTable(Connector):
                 txn.add(items)
             if schema is not None and records:
                 schema(records)
+            elif existing is not None:  # before the commit: a field the table lacks (iceberg.check_fields)
+                iceberg.check_fields(existing, records)
 
         with Gathered(batches, observe) as gathered:
             rows: Any = gathered if gathered.count else []
