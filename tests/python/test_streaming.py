@@ -1053,7 +1053,8 @@ def test_a_columnar_file_holds_every_field_and_every_value_of_its_first_rows() -
 
     from flowc_runtime import formats
 
-    batches = [[{"id": "a", "note": None, "n": 1}], [{"id": "b", "note": "x", "n": 1.5, "extra": True}]]
+    batches: list[list[dict[str, Any]]] = [[{"id": "a", "note": None, "n": 1}],
+                                           [{"id": "b", "note": "x", "n": 1.5, "extra": True}]]
     expected = [{"id": "a", "note": None, "n": 1.0, "extra": None},
                 {"id": "b", "note": "x", "n": 1.5, "extra": True}]
     schema, rows = parquet_rows(b"".join(formats.encode_batches(batches, "parquet")))
@@ -1235,7 +1236,8 @@ def test_an_iceberg_write_streams_its_batches_into_one_commit(tmp_path: Path, mo
     again_env = env_for(tmp_path, attempt=3, facts=lake)
     again_env["FLOWC_BATCH_ROWS"] = "2"
     assert run(make_task((appended,)), lambda ctx: {"facts": extra}, again_env) == 65
-    assert len(iceberg.load(cat, ("ns", "appended")).snapshots()) == 1
+    kept = iceberg.load(cat, ("ns", "appended"))
+    assert kept is not None and len(kept.snapshots()) == 1
 
     replace = Write(Endpoint("facts", "iceberg_table", {"table": "ns.parts"}), "replace_partition",
                     partition=Term("input_field", "day", column="day"))
