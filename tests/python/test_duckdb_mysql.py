@@ -476,3 +476,71 @@ def test_mysql_newest_by_assigns_the_version_last() -> None:
     assert "VALUES(`version`) IS NOT NULL AND (`version` IS NULL OR `version` < VALUES(`version`))" in clause
     assert upsert_clause(db, "o", ["id", "v"], ["id"], None) == " ON DUPLICATE KEY UPDATE `v` = VALUES(`v`)"
     assert mysql_update(db, ["id"], [], None, True) == " ON DUPLICATE KEY UPDATE `id` = `id`"
+
+
+# --- values the table's columns cannot hold -------------------------------------------------------
+
+# an integer column that gets a float, then text; a boolean column that gets a number
+WIDENED: list[dict[str, Any]] = [
+    {"id": "r0", "amount": 0, "flag": True}, {"id": "r1", "amount": 1, "flag": False},
+    {"id": "r2", "amount": 2.5, "flag": True}, {"id": "r3", "amount": 3, "flag": 3},
+    {"id": "r4", "amount": "n/a", "flag": None}, {"id": "r5", "amount": None, "flag": False},
+]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("mode", ["upsert", "append", "append_ledger", "overwrite"])
+def test_a_table_this_write_makes_widens_a_column_its_later_values_do_not_fit(
+        tmp_path: Path, url: str, kind: str, mode: Any) -> None:
+    """A table the write creates is typed from its first rows (`amount` an integer, `flag` a
+    boolean); a later float widens the integer column to a float, later text or a number among
+    booleans widens it to text, inside the write's transaction: every value kept (before: a
+    DuckDB float was rounded into the integer column, and text failed the write). MySQL commits
+    at DDL, so there a column that must be widened fails the write, exit 65, nothing committed."""
+    seed(tmp_path, WIDENED)
+    write = Write(Endpoint("out", kind, {"table": "o"}), mode, key=(Term("input_field", "id"),),
+                  primary_key=("id",) if mode == "upsert" else None)
+    code = run(make_task((write,), kind), lambda ctx: {"out": ctx.inputs["raw"]}, env_for(tmp_path, url, batch=2))
+    if kind == "mysql_table":
+        assert code == 65
+        assert select(url, "SELECT COUNT(*) FROM o")[0][0] == 0  # made before the write's transaction, empty
+        return
+    assert code == 0
+    got = {row[0]: row[1:] for row in select(url, 'SELECT "id", "amount", "flag" FROM o')}
+    assert set(got) == {r["id"] for r in WIDENED}
+    for record in WIDENED:
+        amount, flag = got[record["id"]]
+        want = record["amount"]
+        assert (amount is None) == (want is None)
+        if isinstance(want, str):
+            assert amount == want
+        elif want is not None:
+            assert float(amount) == want  # a number, or the text of one: nothing rounded
+        want_flag = record["flag"]
+        assert (flag is None) == (want_flag is None)
+        if want_flag is not None:
+            assert str(flag).lower() in ({"true", "t"} if want_flag is True else {"false", "f"} if want_flag is False
+                                         else {str(want_flag)})
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_value_an_existing_table_refuses_exits_65_without_the_value(
+        tmp_path: Path, url: str, kind: str, capfd: pytest.CaptureFixture[str]) -> None:
+    """An existing table's columns are the user's: a value its column cannot hold (text in an
+    integer column) is the database's refusal, which every attempt meets again: exit 65 (no
+    retry can help; it was 75, retried), never the value in the log."""
+    db = Database(url)
+    try:
+        quote = "`" if kind == "mysql_table" else '"'
+        db.execute(f"CREATE TABLE o ({quote}id{quote} VARCHAR(20) PRIMARY KEY, {quote}amount{quote} BIGINT)")
+        if kind == "mysql_table":
+            db.commit()
+    finally:
+        db.close()
+    seed(tmp_path, [{"id": "r0", "amount": 1}, {"id": "r1", "amount": "hunter2"}])
+    write = Write(Endpoint("out", kind, {"table": "o"}), "upsert", key=(Term("input_field", "id"),),
+                  primary_key=("id",))
+    assert run(make_task((write,), kind), lambda ctx: {"out": ctx.inputs["raw"]}, env_for(tmp_path, url)) == 65
+    err = capfd.readouterr().err
+    assert "no retry can help" in err and "the database refused a value" in err and "hunter2" not in err
+    assert select(url, "SELECT COUNT(*) FROM o")[0][0] == 0

@@ -1367,3 +1367,78 @@ def test_a_million_rows_crash_midway_then_retry_postgres(tmp_path: Path) -> None
         assert got == expected
     finally:
         pg_drop(base, schema)
+
+
+# an integer column that gets a float, then text; a boolean column that gets a number
+WIDENED: list[dict[str, Any]] = [
+    {"id": "r0", "amount": 0, "flag": True}, {"id": "r1", "amount": 1, "flag": False},
+    {"id": "r2", "amount": 2.5, "flag": True}, {"id": "r3", "amount": 3, "flag": 3},
+    {"id": "r4", "amount": "n/a", "flag": None}, {"id": "r5", "amount": None, "flag": False},
+]
+
+
+@pytest.mark.parametrize("kind", ["sqlite_table", pytest.param("postgres_table", marks=PG)])
+@pytest.mark.parametrize("mode", ["upsert", "append", "append_ledger", "replace_partition"])
+def test_a_table_this_write_makes_keeps_every_later_value(tmp_path: Path, kind: str, mode: Any) -> None:
+    """PostgreSQL: a table the write creates is typed from its first rows (`amount` BIGINT,
+    `flag` BOOLEAN); a later float widens the column to DOUBLE PRECISION, later text to TEXT,
+    inside the write's transaction, the staging table's column with it: every value kept
+    (before, the write failed with exit 75 at every attempt). SQLite keeps any value as it is."""
+    seed(tmp_path, "a.jsonl", WIDENED)
+    if kind == "postgres_table":
+        base, schema, url = pg_schema()
+    else:
+        url = f"sqlite://{tmp_path}/db.sqlite"
+    try:
+        write = Write(Endpoint("out", kind, {"table": "o"}), mode, key=(Term("input_field", "id"),),
+                      primary_key=("id",) if mode == "upsert" else None,
+                      partition=Term("input_field", "id") if mode == "replace_partition" else None)
+        env = env_for(tmp_path, 1, out=url)
+        env["FLOWC_STATE"] = url
+        env["FLOWC_BATCH_ROWS"] = "2"
+        assert run(make_task((write,)), lambda ctx: {"out": ctx.inputs["raw"]}, env) == 0
+        from flowc_runtime.sql import Database
+
+        db = Database(url)
+        try:
+            got = {row[0]: row[1:] for row in db.query('SELECT "id", "amount", "flag" FROM o')}
+        finally:
+            db.close()
+    finally:
+        if kind == "postgres_table":
+            pg_drop(base, schema)
+    assert set(got) == {r["id"] for r in WIDENED}
+    for record in WIDENED:
+        amount, flag = got[record["id"]]
+        want = record["amount"]
+        assert (amount is None) == (want is None)
+        if want is not None:
+            assert amount == want if isinstance(want, str) else float(amount) == want  # nothing rounded
+        assert (flag is None) == (record["flag"] is None)
+        if record["flag"] is not None:  # a boolean, or its text (PostgreSQL's `true` or `t`), or the number
+            texts = {True: {"true", "t", "1"}, False: {"false", "f", "0"}}
+            assert str(flag).lower() in texts.get(record["flag"], {str(record["flag"])})
+
+
+@PG
+def test_a_value_an_existing_postgresql_table_refuses_exits_65(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """A value the user's column cannot hold (text in a BIGINT column, a null in a NOT NULL one)
+    fails every attempt alike: exit 65, naming the column, never the value (it was exit 75 with
+    PostgreSQL's message, the value in it, retried)."""
+    import psycopg
+
+    base, schema, url = pg_schema()
+    try:
+        with psycopg.connect(url, autocommit=True) as c:
+            c.execute("CREATE TABLE o (id TEXT PRIMARY KEY, amount BIGINT NOT NULL)")
+        for amount in ("hunter2", None):
+            seed(tmp_path, "a.jsonl", [{"id": "r0", "amount": 1}, {"id": "r1", "amount": amount}])
+            env = env_for(tmp_path, 1, out=url)
+            env["FLOWC_STATE"] = url
+            assert run(make_task((upsert("postgres_table"),)), lambda ctx: {"out": ctx.inputs["raw"]}, env) == 65
+            err = capfd.readouterr().err
+            assert "the database refused a value of column `amount`" in err and "hunter2" not in err, err
+            with psycopg.connect(url) as c:
+                assert c.execute("SELECT COUNT(*) FROM o").fetchone() == (0,)
+    finally:
+        pg_drop(base, schema)

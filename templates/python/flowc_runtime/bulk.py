@@ -23,6 +23,7 @@ from operator import itemgetter
 from typing import Any
 
 from .batches import BatchRows, Made
+from .context import Invalid
 from .sql import Database, plain
 
 Columns = tuple[str, ...]
@@ -125,6 +126,8 @@ class Target:
         self.primary_key = list(primary_key or ())
         self.columns: set[str] | None = None
         self.created = False
+        # a table this write created: the kind of value each column was typed for (`kind_of`)
+        self.kinds: dict[str, str] = {}
 
     def ensure(self, rows: Sequence[dict[str, Any]]) -> bool:
         """Make sure the table exists (created from `rows` when it does not); False while it
@@ -132,30 +135,88 @@ class Target:
         db = self.db
         if self.columns is None:
             if not db.table_exists(self.table):
-                db.ensure_table(self.table, rows, self.primary_key or None)
+                made = db.ensure_table(self.table, rows, self.primary_key or None)
                 if not db.table_exists(self.table):
                     return False
                 self.created = True
+                self.kinds = {name: kind_of(sample) for name, sample in (made or {}).items()}
             self.columns = set(db.columns(self.table))
         return True
 
-    def ensure_columns(self, columns: Columns, values: Sequence[tuple[Any, ...]]) -> None:
-        """A run's columns that a table this write created lacks are added (typed by the first
-        value that is not null); an existing table's missing column fails on insert, as before."""
-        if not self.created or self.columns is None or self.columns.issuperset(columns):
-            return
+    def ensure_columns(self, columns: Columns, values: Sequence[tuple[Any, ...]]) -> list[tuple[str, str]]:
+        """A table this write created: a run's columns it lacks are added (typed by the first
+        value that is not null), and a column typed for values of one kind that the run's values
+        do not fit (a float in an integer column, text in a number column) is widened first (to
+        a float, else to text: no value is rounded or refused); returns the columns widened,
+        with their new types (a staging table copied from the table takes them too). An existing
+        table's columns are the user's: a missing one fails on insert, as before. MySQL commits
+        at DDL, so a column it must widen fails the write (`Invalid`)."""
+        if not self.created or self.columns is None:
+            return []
         db = self.db
+        widened = []
+        made = values.columns if isinstance(values, ColumnValues) else None
+        for position, name in enumerate(columns):
+            kind = self.kinds.get(name)
+            if kind is None or kind == "text" or name not in self.columns or db.dialect == "sqlite":
+                continue
+            found = set(map(type, made[position] if made is not None else [v[position] for v in values]))
+            if found <= FITS[kind]:
+                continue
+            wider = "float" if kind in ("int", "float") and found <= FITS["float"] else "text"
+            if db.dialect == "mysql":
+                raise Invalid(f"column `{name}` of `{self.table}`, made by this write for {kind} values from its "
+                              f"first rows, gets {'floats' if wider == 'float' else 'other values'} later; MySQL "
+                              "commits at DDL, so the column cannot be widened mid-write: create the table "
+                              "beforehand, or let the first rows carry a value of each column's widest kind")
+            kind_type = widen_type(db, wider)
+            db.execute(widen_statement(db, self.table, name, kind_type))
+            self.kinds[name] = wider
+            widened.append((name, kind_type))
+        if self.columns.issuperset(columns):
+            return widened
         for position, name in enumerate(columns):
             if name in self.columns:
                 continue
             sample = next((v[position] for v in values if v[position] is not None), None)
             db.execute(f"ALTER TABLE {db.quote(self.table)} ADD COLUMN {db.quote(name)}{db.column_type(sample)}")
             self.columns.add(name)
+            self.kinds[name] = kind_of(sample)
+        return widened
 
     def add_column(self, name: str) -> None:
         self.db.ensure_column(self.table, name)
         if self.columns is not None:
             self.columns.add(name)
+
+
+# The kinds of value a column flowc creates is typed for (`Database.column_type` of its sample),
+# and the Python types of the values each holds as they are.
+def kind_of(sample: Any) -> str:
+    if isinstance(sample, bool):
+        return "bool"
+    if isinstance(sample, int):
+        return "int"
+    if isinstance(sample, float):
+        return "float"
+    return "text"
+
+
+FITS: dict[str, set[type]] = {"bool": {bool, type(None)}, "int": {int, type(None)},
+                              "float": {int, float, type(None)}}
+
+
+def widen_type(db: Database, kind: str) -> str:
+    if kind == "float":
+        return "DOUBLE" if db.dialect == "duckdb" else "DOUBLE PRECISION"
+    return "VARCHAR" if db.dialect == "duckdb" else "TEXT"
+
+
+def widen_statement(db: Database, table: str, column: str, kind_type: str) -> str:
+    """The column of `table` retyped as `kind_type`, its values converted (to text: their text)."""
+    name = db.quote(column)
+    using = f" USING {name}::{kind_type}" if db.dialect == "postgres" else ""
+    return f"ALTER TABLE {db.quote(table)} ALTER COLUMN {name} TYPE {kind_type}{using}"
 
 
 def column_list(db: Database, columns: Sequence[str]) -> str:

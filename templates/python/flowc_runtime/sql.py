@@ -370,6 +370,45 @@ class Database:
             return bool(rows[0][0])
         return bool(rows)
 
+    def refused_value(self, err: BaseException) -> str | None:
+        """What `err` says, when it is the database refusing a value of a row (a value its column's
+        type cannot hold, a null in a NOT NULL column, a failed CHECK): the same rows fail the
+        same way at every attempt. The column and the reason, never the value (a value may be a
+        secret). None for any other error (a lost connection, a key another writer inserted)."""
+        column: str | None = None
+        if self.dialect == "postgres":
+            import psycopg
+
+            state = getattr(err, "sqlstate", None) or ""
+            if not isinstance(err, psycopg.Error) or not (state.startswith("22") or state in ("23502", "23514")):
+                return None
+            diag = err.diag
+            column = diag.column_name
+            if column is None and diag.context:  # COPY: "COPY t, line 3, column amount: ..."
+                found = re.search(r"column ([^:,]+):", diag.context)
+                column = found.group(1) if found else None
+            reason = {"23502": "a null in a NOT NULL column", "23514": "a CHECK constraint"}.get(
+                state, (diag.message_primary or "").split(":")[0].split('"')[0].strip())
+        elif self.dialect == "duckdb":
+            import duckdb
+
+            if not isinstance(err, (duckdb.ConversionException, duckdb.ConstraintException, duckdb.OutOfRangeException)):
+                return None
+            reason = str(err).split(":")[0]
+        elif self.dialect == "mysql":
+            code = err.args[0] if getattr(err, "args", None) else None
+            # out of range, truncated, a wrong value for the field, too long, a null, a bad date
+            if code not in (1048, 1264, 1265, 1292, 1366, 1406):
+                return None
+            text = str(err.args[1]) if len(err.args) > 1 else ""
+            found = re.search(r"column [`'\"]?(?:[^`'\" ]+[`'\"]?\.[`'\"]?)*([^`'\" ]+)[`'\"]?", text, re.I)
+            column = found.group(1) if found else None
+            reason = f"MySQL error {code}"
+        else:
+            return None
+        where = f"column `{column}`" if column else "a column"
+        return f"the database refused a value of {where} ({reason or type(err).__name__})"
+
     def execute_or_error(self, sql: str, savepoint: str) -> Exception | None:
         """Run `sql` and return its error rather than raise it. Inside a transaction the statement
         runs under the savepoint `savepoint`, rolled back to when it fails, so that the transaction
@@ -431,10 +470,13 @@ class Database:
             return " " + MYSQL_KEY_TEXT
         return " TEXT"
 
-    def ensure_table(self, table: str, records: Iterable[dict[str, Any]], primary_key: Sequence[str] | None) -> None:
-        """Create the sink table from the records' fields when it does not exist yet."""
+    def ensure_table(self, table: str, records: Iterable[dict[str, Any]],
+                     primary_key: Sequence[str] | None) -> dict[str, Any] | None:
+        """Create the sink table from the records' fields when it does not exist yet; returns
+        each column's sample (the first value that is not null, which `column_type` types)
+        when it made the table."""
         if self.table_exists(table):
-            return
+            return None
         columns: dict[str, Any] = {}
         for record in records:
             for name, value in record.items():
@@ -443,7 +485,7 @@ class Database:
         for name in primary_key or ():
             columns.setdefault(name, "")
         if not columns:
-            return
+            return None
         # two attempts creating the table at once: the second waits, then finds it
         self.lock("flowc-create", table)
         keys = set(primary_key or ())
@@ -451,6 +493,7 @@ class Database:
         if primary_key:
             parts.append("PRIMARY KEY (" + ", ".join(self.quote(c) for c in primary_key) + ")")
         self.execute(f"CREATE TABLE IF NOT EXISTS {self.quote(table)} ({', '.join(parts)})")
+        return columns
 
     def select_all(self, table: str) -> list[dict[str, Any]]:
         cursor = self.execute(f"SELECT * FROM {self.quote(table)}")

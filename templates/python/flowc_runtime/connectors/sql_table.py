@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .. import attempts, bulk, cursors, hooks, state
 from ..batches import ArrowItems, BatchRows, Records
-from ..context import FlowError, iso
+from ..context import FlowError, Invalid, iso
 from ..keys import canonical, canonical_encoder, single_text_keys, term_value
 from ..spec import Endpoint, Read, Write
 from ..sql import FENCE_COLUMN
@@ -140,11 +140,15 @@ class SqlTable(Connector):
             self.write_rows(attempt, write, db, table, key_columns, batches, present, check_columns)
             self.insert_outbox(db, outbox)
             self.commit(attempt, db)
-        except BaseException:
+        except BaseException as err:
             # This write's own transaction, whatever earlier writes did (an
             # internal retry must start from a clean connection). After a
             # COMMIT that succeeded there is nothing left to roll back.
             db.rollback()
+            refused = db.refused_value(err)
+            if refused is not None:  # deterministic: no retry can help (MODEL C0)
+                raise Invalid(f"`{write.sink.name}` (table `{table}`): {refused}; this write committed "
+                              "nothing") from err
             raise
 
     def write_rows(self, attempt: Attempt, write: Write, db: Database, table: str, key: list[str],
@@ -243,7 +247,9 @@ class SqlTable(Connector):
             first, position = position, position + len(rows)
             for columns, values in bulk.runs(rows, keys, fence_value, first if staged else None, convert,
                                              columnar=db.dialect == "postgres"):
-                target.ensure_columns(columns, values)
+                for name, kind_type in target.ensure_columns(columns, values):
+                    if stage is not None:  # the staged rows' column too (copied from the table's)
+                        db.execute(bulk.widen_statement(db, stage.name, name, kind_type))
                 if staged:
                     if stage is not None and stage.columns != columns:
                         flush()
