@@ -1442,3 +1442,37 @@ def test_a_value_an_existing_postgresql_table_refuses_exits_65(tmp_path: Path, c
                 assert c.execute("SELECT COUNT(*) FROM o").fetchone() == (0,)
     finally:
         pg_drop(base, schema)
+
+
+@PG
+@pytest.mark.parametrize("mode", ["append", "overwrite", "replace_partition", "transactional", "upsert"])
+def test_a_postgresql_write_of_many_batches_is_one_copy(tmp_path: Path, mode: Any,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The write's batches go through one `COPY`, open from batch to batch: no statement between
+    two batches ends it (a `replace partition` of the interval's one partition checked, for
+    every batch, whether the table existed: a `COPY` per batch, 1M rows in 3.9 s against 2.0)."""
+    from flowc_runtime.sql import Database
+
+    seed(tmp_path, "a.jsonl", [{"id": f"r{i}", "amount": i} for i in range(50)])
+    opened: list[Any] = []  # (held, so that no two streams share an id)
+    real = Database.copy_stream
+
+    def spy(self: Database, *args: Any, **kwargs: Any) -> Any:
+        stream = real(self, *args, **kwargs)
+        if not any(stream is seen for seen in opened):
+            opened.append(stream)
+        return stream
+
+    monkeypatch.setattr(Database, "copy_stream", spy)
+    base, schema, url = pg_schema()
+    try:
+        part = Term("interval_start", column="day") if mode == "replace_partition" else None
+        write = Write(Endpoint("out", "postgres_table", {"table": "o"}), mode, key=(Term("input_field", "id"),),
+                      primary_key=("id",) if mode == "upsert" else None, partition=part)
+        env = env_for(tmp_path, 1, out=url)
+        env["FLOWC_STATE"] = url
+        env["FLOWC_BATCH_ROWS"] = "5"
+        assert run(make_task((write,)), lambda ctx: {"out": ctx.inputs["raw"]}, env) == 0
+    finally:
+        pg_drop(base, schema)
+    assert len(opened) == 1, f"{len(opened)} COPY statements for ten batches"

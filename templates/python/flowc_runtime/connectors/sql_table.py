@@ -200,6 +200,8 @@ class SqlTable(Connector):
         def replace(values: dict[str, Any]) -> None:
             """Delete the partitions not deleted yet (each locked first, in a stable order)."""
             fresh = sorted(text for text in values if text not in replaced)
+            if not fresh:  # (no statement: on PostgreSQL one would end the open `COPY`)
+                return
             for text in fresh:
                 db.lock("flowc-partition", table, text)
             if db.table_exists(table):
