@@ -1068,6 +1068,23 @@ def test_a_columnar_file_holds_every_field_and_every_value_of_its_first_rows() -
         {"a": 1, "b": None}, {"a": 2, "b": "y"}]
 
 
+def test_a_columnar_file_of_one_schema_keeps_it_as_it_is() -> None:
+    """Batches that all have one schema (the batch API's usual output) make the file's schema
+    as it is: a field declared not nullable stays so, its metadata kept."""
+    import pyarrow.parquet as pq
+
+    from flowc_runtime import formats
+    from flowc_runtime.batches import ArrowItems, BatchRows
+
+    schema = pa.schema([pa.field("id", pa.string(), nullable=False, metadata={"doc": "the key"}),
+                        pa.field("n", pa.int32())])
+    batches = [BatchRows(ArrowItems(pa.record_batch({"id": [f"a{i}"], "n": [i]}, schema=schema)), None, None, {},
+                         lambda items: [output for _, output in items]) for i in range(3)]
+    written = pq.read_table(pa.BufferReader(b"".join(formats.encode_batches(batches, "parquet")))).schema
+    assert written.field("id").nullable is False and written.field("id").metadata == {b"doc": b"the key"}
+    assert written.field("n").type == pa.int32()
+
+
 def test_a_columnar_file_refuses_what_its_first_rows_cannot_hold(monkeypatch: pytest.MonkeyPatch) -> None:
     """Once the first row group is written, its columns are the file's: a field first seen later,
     or values its column's type cannot hold without a change (a float in an int column, text in

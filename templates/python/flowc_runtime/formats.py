@@ -354,7 +354,10 @@ def _unified(pa: Any, tables: list[Any], fmt: str) -> Any:
     """The schema of a file made of `tables`: every field of them, the first table's first, each
     of the first type given it (not null) that holds every table's values, else the type that
     does (an int and a float column: float). CSV: the fields, of the first table's types (a
-    CSV file has none)."""
+    CSV file has none). Tables of one schema: that schema as it is (its fields' nullability and
+    metadata, the batch API's, kept)."""
+    if all(t.schema.equals(tables[0].schema) for t in tables[1:]):
+        return tables[0].schema
     if fmt != "parquet":
         fields: dict[str, Any] = {}
         for table in tables:
