@@ -387,8 +387,9 @@ class Database:
             if column is None and diag.context:  # COPY: "COPY t, line 3, column amount: ..."
                 found = re.search(r"column ([^:,]+):", diag.context)
                 column = found.group(1) if found else None
+            # the error's name (psycopg's class for the SQLSTATE), not its message, which quotes the value
             reason = {"23502": "a null in a NOT NULL column", "23514": "a CHECK constraint"}.get(
-                state, (diag.message_primary or "").split(":")[0].split('"')[0].strip())
+                state, re.sub(r"(?<!^)(?=[A-Z])", " ", type(err).__name__).lower())
         elif self.dialect == "duckdb":
             import duckdb
 
