@@ -24,7 +24,7 @@ from typing import Any
 
 from .batches import BatchRows, Made
 from .context import Invalid
-from .sql import Database, plain
+from .sql import Database, kind_of, plain
 
 Columns = tuple[str, ...]
 SEQ = "_flowc_seq"
@@ -126,7 +126,7 @@ class Target:
         self.primary_key = list(primary_key or ())
         self.columns: set[str] | None = None
         self.created = False
-        # a table this write created: the kind of value each column was typed for (`kind_of`)
+        # a table this write created: the kind of value each column was typed for (`sql.kind_of`)
         self.kinds: dict[str, str] = {}
 
     def ensure(self, rows: Sequence[dict[str, Any]]) -> bool:
@@ -158,7 +158,7 @@ class Target:
         made = values.columns if isinstance(values, ColumnValues) else None
         for position, name in enumerate(columns):
             kind = self.kinds.get(name)
-            if kind is None or kind == "text" or name not in self.columns or db.dialect == "sqlite":
+            if db.dialect == "sqlite" or kind is None or kind == "text" or name not in self.columns:
                 continue
             found = set(map(type, made[position] if made is not None else [v[position] for v in values]))
             if found <= FITS[kind]:
@@ -169,7 +169,7 @@ class Target:
                               f"first rows, gets {'floats' if wider == 'float' else 'other values'} later; MySQL "
                               "commits at DDL, so the column cannot be widened mid-write: create the table "
                               "beforehand, or let the first rows carry a value of each column's widest kind")
-            kind_type = widen_type(db, wider)
+            kind_type = db.kind_type(wider).strip()
             db.execute(widen_statement(db, self.table, name, kind_type))
             self.kinds[name] = wider
             widened.append((name, kind_type))
@@ -190,26 +190,9 @@ class Target:
             self.columns.add(name)
 
 
-# The kinds of value a column flowc creates is typed for (`Database.column_type` of its sample),
-# and the Python types of the values each holds as they are.
-def kind_of(sample: Any) -> str:
-    if isinstance(sample, bool):
-        return "bool"
-    if isinstance(sample, int):
-        return "int"
-    if isinstance(sample, float):
-        return "float"
-    return "text"
-
-
+# The Python types of the values a column of each kind (`sql.kind_of`) holds as they are.
 FITS: dict[str, set[type]] = {"bool": {bool, type(None)}, "int": {int, type(None)},
                               "float": {int, float, type(None)}}
-
-
-def widen_type(db: Database, kind: str) -> str:
-    if kind == "float":
-        return "DOUBLE" if db.dialect == "duckdb" else "DOUBLE PRECISION"
-    return "VARCHAR" if db.dialect == "duckdb" else "TEXT"
 
 
 def widen_statement(db: Database, table: str, column: str, kind_type: str) -> str:

@@ -299,12 +299,11 @@ def encode_batches(batches: Iterable[Sequence[dict[str, Any]]], fmt: str) -> Ite
             header = True
         else:
             header = False
-        table = pa.concat_tables(pending) if len(pending) > 1 and fmt == "parquet" else None
         try:
             if fmt == "parquet":
                 if writer is None:
                     writer = pq.ParquetWriter(sink, schema)
-                writer.write_table(table if table is not None else pending[0])
+                writer.write_table(pa.concat_tables(pending) if len(pending) > 1 else pending[0])
             else:  # each batch with its own types: a CSV file holds text
                 for part in pending:
                     pa_csv.write_csv(part, sink, write_options=pa_csv.WriteOptions(include_header=header))

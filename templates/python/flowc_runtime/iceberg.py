@@ -140,12 +140,13 @@ def check_fields(table: Any, records: Sequence[dict[str, Any]]) -> None:
 
 
 def arrow(records: list[dict[str, Any]], table: Any | None = None) -> Any:
+    """Records as an Arrow table: of `table`'s schema (the writer refused, before the commit, a
+    field the table has no column for: `check_fields`), else of the records' own fields."""
     import pyarrow as pa
 
     if table is not None:
         schema = table.schema().as_arrow()
         names = [f.name for f in schema]
-        check_fields(table, records)
         rows = [{n: r.get(n) for n in names} for r in records]
         return pa.Table.from_pylist(rows, schema=schema)
     return records_table(records, "a table's column") if records else pa.Table.from_pylist(records)

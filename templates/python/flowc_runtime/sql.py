@@ -130,6 +130,18 @@ def mysql_statement(sql: str) -> str:
     return sql
 
 
+def kind_of(sample: Any) -> str:
+    """The kind of value a column flowc creates from `sample` (its first value not null) is
+    typed for (`Database.kind_type`): bool, int, float, else text."""
+    if isinstance(sample, bool):
+        return "bool"
+    if isinstance(sample, int):
+        return "int"
+    if isinstance(sample, float):
+        return "float"
+    return "text"
+
+
 class Database:
     """One connection; statements run in autocommit unless inside `begin()`/`commit()`."""
 
@@ -459,13 +471,18 @@ class Database:
 
     def column_type(self, sample: Any, key: bool = False) -> str:
         """The SQL type of a new column whose first value is `sample` (`key`: in the primary key)."""
+        return self.kind_type(kind_of(sample), key)
+
+    def kind_type(self, kind: str, key: bool = False) -> str:
+        """The SQL type, after a space (none on SQLite), of a new column for values of `kind`
+        (`kind_of`; `key`: in the primary key)."""
         if self.dialect == "sqlite":
             return ""
-        if isinstance(sample, bool):
+        if kind == "bool":
             return " BOOLEAN"
-        if isinstance(sample, int):
+        if kind == "int":
             return " BIGINT"
-        if isinstance(sample, float):
+        if kind == "float":
             return " DOUBLE" if self.dialect in ("duckdb", "mysql") else " DOUBLE PRECISION"
         if key and self.dialect == "mysql":
             return " " + MYSQL_KEY_TEXT
