@@ -488,6 +488,108 @@ def test_postgres_upsert_keeps_the_last_and_ledger_the_first_of_a_shared_key(tmp
         pg_drop(base, schema)
 
 
+@PG
+def test_a_postgres_table_a_staged_write_creates_gets_its_primary_key_after_its_rows(tmp_path: Path) -> None:
+    """A table a staged write creates is made without its primary key, which is built after the
+    rows, before the commit: the committed table has the key; a second interval upserts into
+    it; a record with no key value is refused (exit 65) and leaves no table; a table that exists
+    already is left with the indexes it has (none added to a user's table)."""
+    import psycopg
+
+    base, schema, url = pg_schema()
+
+    def indexes(c: Any, table: str) -> list[tuple[Any, ...]]:
+        return list(c.execute("SELECT i.indisprimary, pg_get_indexdef(i.indexrelid) FROM pg_index AS i "
+                              "WHERE i.indrelid = %s::regclass", (table,)).fetchall())
+
+    try:
+        rows = [{"id": f"k{i}", "amount": i} for i in range(7)] + [{"id": "k2", "amount": 20}]
+        seed(tmp_path, "a.jsonl", rows)
+        env = env_for(tmp_path, out=url)
+        env["FLOWC_BATCH_ROWS"] = "3"
+        env["FLOWC_STATE"] = url
+        task = make_task((upsert("postgres_table"),))
+        assert run(task, lambda ctx: {"out": ctx.inputs["raw"]}, env) == 0
+        with psycopg.connect(url, autocommit=True) as c:
+            assert indexes(c, "o") == [(True, f"CREATE UNIQUE INDEX o_pkey ON {schema}.o USING btree (id)")]
+            assert c.execute("SELECT id, amount FROM o ORDER BY id").fetchall() == [
+                (f"k{i}", 20 if i == 2 else i) for i in range(7)]
+        later = {"FLOW_INTERVAL_START": "2026-01-02T00:00:00Z", "FLOW_INTERVAL_END": "2026-01-03T00:00:00Z",
+                 "FLOW_RUN_ID": "run-2"}
+        again = [{"id": "k1", "amount": 100}, {"id": "k9", "amount": 9}]
+        (tmp_path / "files" / "in" / later["FLOW_INTERVAL_START"]).mkdir(parents=True)
+        (tmp_path / "files" / "in" / later["FLOW_INTERVAL_START"] / "b.jsonl").write_text("{}\n")
+        assert run(task, lambda ctx: {"out": again}, {**env, **later}) == 0
+        with psycopg.connect(url, autocommit=True) as c:
+            assert c.execute("SELECT id, amount FROM o WHERE id IN ('k1', 'k9') ORDER BY id").fetchall() == [
+                ("k1", 100), ("k9", 9)]
+            assert c.execute("SELECT count(*) FROM o").fetchone() == (8,)
+        # no key value: refused, and the table this write created is not left behind
+        missing = make_task((upsert("postgres_table", table="m"),))
+        keyless = [{"id": "a", "amount": 1}, {"id": None, "amount": 2}]
+        assert run(missing, lambda ctx: {"out": keyless}, {**env, "FLOW_RUN_ID": "run-3"}) == 65
+        with psycopg.connect(url, autocommit=True) as c:
+            assert c.execute("SELECT to_regclass('m')").fetchone() == (None,)
+            # the near miss: a table of the user's, without a key, keeps having none
+            c.execute("CREATE TABLE u (id TEXT, amount BIGINT)")
+        theirs = make_task((upsert("postgres_table", table="u"),))
+        assert run(theirs, lambda ctx: {"out": rows}, {**env, "FLOW_RUN_ID": "run-4"}) == 0
+        with psycopg.connect(url, autocommit=True) as c:
+            assert indexes(c, "u") == []
+            assert c.execute("SELECT count(*), count(DISTINCT id) FROM u").fetchone() == (7, 7)
+    finally:
+        pg_drop(base, schema)
+
+
+@PG
+def test_two_postgres_writers_creating_one_table_at_once_upsert_into_it() -> None:
+    """Two upserts find the table absent at once: the second waits for the first's creation
+    lock, then finds the table the first committed (with its key and rows) and merges into it:
+    it did not make the table, so it neither inserts with no join nor adds the key again."""
+    import threading
+
+    from flowc_runtime import bulk
+    from flowc_runtime.sql import Database
+
+    base, schema, url = pg_schema()
+    try:
+        first, second = Database(url), Database(url)
+        first.begin()
+        made = bulk.Target(first, "o", ("id",), key_later=True)
+        assert made.ensure([{"id": "k1", "n": 1}])
+        failed: list[BaseException] = []
+
+        def upsert() -> None:
+            try:
+                second.begin()
+                target = bulk.Target(second, "o", ("id",), key_later=True)
+                assert target.ensure([{"id": "k1", "n": 2}])
+                stage = bulk.Stage(second, "o", ("id", "n"), keyed=False)
+                stage.add([("k1", 2, 1), ("k2", 2, 2)])
+                bulk.merge_upsert(second, stage, "o", ("id",), None, empty=target.created)
+                target.finish()
+                second.commit()
+            except BaseException as err:  # noqa: BLE001 - reported by the test below
+                second.rollback()
+                failed.append(err)
+
+        pid = second.query("SELECT pg_backend_pid()")[0][0]
+        thread = threading.Thread(target=upsert)
+        thread.start()
+        wait_until_blocked(base, pid, "the second writer never waited")
+        first.execute("INSERT INTO o VALUES ('k1', 1), ('k3', 1)")
+        made.finish()
+        first.commit()
+        thread.join(30)
+        assert not failed, failed
+        assert first.query("SELECT id, n FROM o ORDER BY id") == [("k1", 2), ("k2", 2), ("k3", 1)]
+        assert first.query("SELECT count(*) FROM pg_index WHERE indrelid = 'o'::regclass AND indisprimary") == [(1,)]
+        first.close()
+        second.close()
+    finally:
+        pg_drop(base, schema)
+
+
 @pytest.mark.parametrize("kind", ["sqlite_table", pytest.param("postgres_table", marks=PG)])
 def test_bulk_modes_match_row_by_row_semantics(tmp_path: Path, kind: str) -> None:
     """replace partition deletes each partition once (not per batch); overwrite empties the

@@ -489,10 +489,12 @@ class Database:
         return " TEXT"
 
     def ensure_table(self, table: str, records: Iterable[dict[str, Any]],
-                     primary_key: Sequence[str] | None) -> dict[str, Any] | None:
+                     primary_key: Sequence[str] | None, key_later: bool = False) -> dict[str, Any] | None:
         """Create the sink table from the records' fields when it does not exist yet; returns
         each column's sample (the first value that is not null, which `column_type` types)
-        when it made the table."""
+        when it made the table. `key_later`: the primary key's columns are made `NOT NULL` but
+        the key itself is left to the caller (`bulk.Target.finish`), to be built once the rows
+        are in."""
         if self.table_exists(table):
             return None
         columns: dict[str, Any] = {}
@@ -504,12 +506,29 @@ class Database:
             columns.setdefault(name, "")
         if not columns:
             return None
-        # two attempts creating the table at once: the second waits, then finds it
+        # two attempts creating the table at once: the second waits, then finds it (and did not
+        # make it: it is not empty, and it has its key)
         self.lock("flowc-create", table)
+        if self.dialect != "postgres" and self.table_exists(table):
+            return None
         keys = set(primary_key or ())
-        parts = [self.quote(name) + self.column_type(sample, name in keys) for name, sample in columns.items()]
-        if primary_key:
+        later = " NOT NULL" if key_later else ""
+        parts = [self.quote(name) + self.column_type(sample, name in keys) + (later if name in keys else "")
+                 for name, sample in columns.items()]
+        if primary_key and not key_later:
             parts.append("PRIMARY KEY (" + ", ".join(self.quote(c) for c in primary_key) + ")")
+        if self.dialect == "postgres" and self.in_transaction:
+            # a plain CREATE, which fails when the table exists: PostgreSQL's lookups by name in
+            # this transaction can still miss a table another transaction committed while this one
+            # waited for the lock (its catalog caches catch up only at its next lock on a table)
+            import psycopg
+
+            failed = self.execute_or_error(f"CREATE TABLE {self.quote(table)} ({', '.join(parts)})", "flowc_create")
+            if isinstance(failed, psycopg.errors.DuplicateTable):
+                return None
+            if failed is not None:
+                raise failed
+            return columns
         self.execute(f"CREATE TABLE IF NOT EXISTS {self.quote(table)} ({', '.join(parts)})")
         return columns
 

@@ -156,7 +156,6 @@ class SqlTable(Connector):
                    check_columns: list[str] | None) -> None:
         """Every batch of the write's rows into `table`, inside the open transaction."""
         mode = write.mode
-        target = bulk.Target(db, table, key or None)
         end = iso(attempt.ctx.interval_end)
         part = write.partition
         column = part.column_name() if part else None
@@ -182,6 +181,12 @@ class SqlTable(Connector):
                   and (mode == "upsert" or mode == "replace_partition" and not constant)
                   or db.dialect == "duckdb" and mode == "upsert" and newest is None
                   or mode == "append_ledger")
+        # PostgreSQL: a table this write creates for a staged write gets its primary key after
+        # its rows (no statement of the write needs the key's index: an upsert merges by `MERGE`
+        # from PostgreSQL 15 on, where `INSERT … ON CONFLICT` needs the index)
+        target = bulk.Target(db, table, key or None,
+                             key_later=db.dialect == "postgres" and staged
+                             and (mode != "upsert" or db.conn.info.server_version >= 150000))
         started = False
 
         def start(rows: Sequence[Record]) -> bool:
@@ -209,12 +214,15 @@ class SqlTable(Connector):
                     db.execute(f"DELETE FROM {db.quote(table)} WHERE {db.quote(str(column))} = {db.ph}", (values[text],))
             replaced.update(fresh)
 
+        flushed = False  # a staged write went into the table already
+
         def flush() -> None:
-            nonlocal stage
+            nonlocal stage, flushed
             if stage is None:
                 return
             if mode == "upsert":
-                bulk.merge_upsert(db, stage, table, key, FENCE_COLUMN if self.fenced else None)
+                bulk.merge_upsert(db, stage, table, key, FENCE_COLUMN if self.fenced else None,
+                                  empty=target.created and not flushed)
             elif mode == "append_ledger":
                 bulk.merge_ledger(db, stage, table, write.sink.name)
             else:  # replace partition (PostgreSQL): the staged partitions, then the rows
@@ -223,6 +231,7 @@ class SqlTable(Connector):
                 bulk.insert_staged(db, stage, table)
             stage.drop()
             stage = None
+            flushed = True
 
         fence_value = {FENCE_COLUMN: end} if mode == "upsert" and newest is None and self.fenced else None
         ledger_keys = self.key_function(attempt, write) if mode == "append_ledger" else None
@@ -273,6 +282,7 @@ class SqlTable(Connector):
             start([])
         if not replaced and one_partition is not None:  # no rows: the interval's partition is emptied
             replace(one_partition)
+        target.finish()
 
     @staticmethod
     def key_function(attempt: Attempt, write: Write) -> Callable[[Sequence[Item]], list[str]]:
