@@ -179,6 +179,98 @@ def test_json_lines_are_read_as_json_loads_reads_each_line() -> None:
     assert json_lines_batches("\n \n") == []
 
 
+def test_a_json_line_error_names_the_file_s_line() -> None:
+    """The line a JSON Lines error names is the file's (blank lines and earlier batches
+    counted), not the line within the one line json reports; bytes that are not UTF-8 name
+    their line and byte; a byte order mark before the first line is skipped (the whole-file
+    reader and JSON documents too), and one starting a later line is an error."""
+    from flowc_runtime.formats import decode
+
+    good = '{"a": 1}\r\n\n{"a": 2}\n{"a": 3}\n'
+    for size in (1, 2, 100):
+        with pytest.raises(FlowError, match=r"not valid jsonl: line 5: Expecting ',' delimiter at column 9$"):
+            json_lines_batches(good + '{"a": 4 "b"}\n{"a": 5}\n', size)
+    raw = (good + '{"a": "\u00e9"}\n').encode("utf-8") + b'{"a": "\xff"}\n'
+    with pytest.raises(FlowError, match=r"line 6 is not UTF-8 text \(invalid start byte at its byte 8\)"):
+        [row for batch in decode_batches_of(raw, 2) for row in batch]
+    bom = b"\xef\xbb\xbf"
+    assert [row for batch in decode_batches_of(bom + good.encode(), 2) for row in batch] == [{"a": 1}, {"a": 2},
+                                                                                            {"a": 3}]
+    assert decode(bom + good.encode(), "jsonl", "f.jsonl")[1] == [{"a": 1}, {"a": 2}, {"a": 3}]
+    assert decode(bom + b'[{"a": 1}]', "json", "f.json")[1] == [{"a": 1}]
+    with pytest.raises(FlowError, match="line 5: Expecting value at column 1"):
+        [row for batch in decode_batches_of(good.encode() + bom + b'{"a": 4}\n', 1) for row in batch]
+
+
+def decode_batches_of(data: bytes, size: int, fmt: str = "jsonl") -> list[Any]:
+    import io
+
+    from flowc_runtime.formats import decode_batches
+    return list(decode_batches(io.BytesIO(data), fmt, f"f.{fmt}", size))
+
+
+def test_a_csv_file_s_header_names_each_column_once_and_an_empty_file_has_no_records() -> None:
+    """An empty CSV file (a Spark task's empty partition) has no records, like an empty JSON
+    Lines file; a header naming a column twice, or a column with no name, is an error (the
+    records would keep one of the two), in the batch reader and the whole-file one alike."""
+    from flowc_runtime.formats import decode
+
+    assert decode_batches_of(b"", 10, "csv") == [] and decode(b"", "csv", "f.csv") == ([], [])
+    assert decode_batches_of(b"", 10, "jsonl") == [] and decode(b"", "jsonl", "f.jsonl") == ([], [])
+    # the near miss: distinct names, a byte order mark before the header
+    assert [b.to_pylist() for b in decode_batches_of(b"\xef\xbb\xbfa,b\n1,2\n", 10, "csv")] == [[{"a": 1, "b": 2}]]
+    for header, message in [(b"a,b,a", "two columns are named `a`"), (b"a,,c", "its column 2 has no name"),
+                            (b"a, ", "its column 2 has no name")]:
+        data = header + b"\n" + b",".join(b"1" for _ in header.split(b",")) + b"\n"
+        with pytest.raises(FlowError, match=message):
+            decode_batches_of(data, 10, "csv")
+        with pytest.raises(FlowError, match=message):
+            decode(data, "csv", "f.csv")
+
+
+@pytest.mark.parametrize("tail", [b"zz", b"1.5", b"n/a", b"true", b""])
+@pytest.mark.parametrize("head", [b"%d", b"", b"2026-01-%02d"])
+def test_a_csv_file_of_many_blocks_reads_with_the_types_of_the_whole_file(monkeypatch: pytest.MonkeyPatch,
+                                                                          tmp_path: Path, head: bytes,
+                                                                          tail: bytes) -> None:
+    """pyarrow's streaming CSV reader types the columns from the first block, and failed at a
+    later value the type cannot hold (text after a block of integers: exit 75, every attempt).
+    The columns now get the types the whole-file reader infers, and the same values."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+
+    from flowc_runtime import formats
+
+    monkeypatch.setattr(formats, "CSV_BLOCK", 1 << 14)
+    lines = [(head % (i % 28 + 1) if b"%" in head else head) + b",x\n" for i in range(20_000)]
+    data = b"a,b\n" + b"".join(lines) + tail + b",y\n" + b"".join(lines[:100])
+    assert len(data) > 3 * formats.CSV_BLOCK
+    whole = pa_csv.read_csv(io.BytesIO(data))
+    got = pa.Table.from_batches(decode_batches_of(data, 7000, "csv"))  # an object's bytes
+    assert got.schema == whole.schema and got.equals(whole)
+    path = tmp_path / "f.csv"  # a local file
+    path.write_bytes(data)
+    with path.open("rb") as stream:
+        got = pa.Table.from_batches(list(formats.decode_batches(stream, "csv", "f.csv", 7000)))
+    assert got.schema == whole.schema and got.equals(whole)
+
+
+def test_a_csv_error_does_not_quote_the_file() -> None:
+    """pyarrow's CSV errors quote the row or the value they stopped at (a value may be a
+    secret): the message keeps what went wrong and where, not the file's text."""
+    rows = b"a,b\n1,x\n2,sekr3t,more\n"
+    from flowc_runtime.formats import arrow_error, decode
+
+    for read in (lambda: decode_batches_of(rows, 10, "csv"), lambda: decode(rows, "csv", "f.csv")):
+        with pytest.raises(FlowError, match="Expected 2 columns, got 3") as caught:
+            read()
+        assert "sekr3t" not in str(caught.value)
+    assert arrow_error(ValueError("In CSV column #0: CSV conversion error to int64: invalid value 'sekr3t'")) == (
+        "In CSV column #0: CSV conversion error to int64")
+
+
 @pytest.mark.parametrize("text", [
     # Two lines as one value (the second a member of the first) and a line adding a member of
     # its own to the batch's object: the members count as many as the lines.
