@@ -69,7 +69,10 @@ def mysql_admin() -> Any:
 @pytest.fixture
 def url(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
     """A fresh database of the case's kind: a DuckDB file, or a MySQL database (dropped after)."""
-    kind = request.node.callspec.params.get("kind", "duckdb_table")
+    yield from database_url(tmp_path, request.node.callspec.params.get("kind", "duckdb_table"))
+
+
+def database_url(tmp_path: Path, kind: str) -> Iterator[str]:
     if kind == "duckdb_table":
         yield f"duckdb://{tmp_path}/db.duckdb"
         return
@@ -544,3 +547,76 @@ def test_a_value_an_existing_table_refuses_exits_65_without_the_value(
     err = capfd.readouterr().err
     assert "no retry can help" in err and "the database refused a value" in err and "hunter2" not in err
     assert select(url, "SELECT COUNT(*) FROM o")[0][0] == 0
+
+
+@pytest.fixture
+def any_url(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A fresh database of the case's kind: SQLite, DuckDB, MySQL, PostgreSQL (a schema)."""
+    kind = request.node.callspec.params["kind"]
+    if kind == "sqlite_table":
+        yield f"sqlite://{tmp_path}/db.sqlite"
+    elif kind == "postgres_table":
+        import psycopg
+
+        base = os.environ["FLOWC_TEST_PG"]
+        schema = "t_" + uuid.uuid4().hex[:10]
+        with psycopg.connect(base, autocommit=True) as c:
+            c.execute(f'CREATE SCHEMA "{schema}"')
+        try:
+            yield f"{base}{'&' if '?' in base else '?'}options=-csearch_path%3D{schema}"
+        finally:
+            with psycopg.connect(base, autocommit=True) as c:
+                c.execute(f'DROP SCHEMA "{schema}" CASCADE')
+    else:
+        yield from database_url(tmp_path, kind)
+
+
+PG = pytest.mark.skipif(not os.environ.get("FLOWC_TEST_PG"), reason="FLOWC_TEST_PG is not set")
+
+
+@pytest.mark.parametrize("kind", ["sqlite_table", "duckdb_table", pytest.param("mysql_table", marks=MYSQL),
+                                  pytest.param("postgres_table", marks=PG)])
+@pytest.mark.parametrize("mode", ["upsert", "insert_if_absent"])
+def test_a_keyed_write_into_a_table_with_no_key_on_its_columns_exits_65(
+        tmp_path: Path, any_url: str, kind: str, mode: str, capfd: pytest.CaptureFixture[str]) -> None:
+    """An upsert or an insert-if-absent finds the stored row of a key by the table's primary key
+    or a unique index on the key's columns. A user's table without one: SQLite, DuckDB and
+    PostgreSQL refused the statement at every attempt (exit 75, retried for ever), and MySQL
+    inserted every row again, a duplicate at each re-run of an interval. Now exit 65, naming
+    the columns, nothing written. The near miss: a unique index (not a primary key) on them,
+    and on PostgreSQL 15+ an upsert, which merges by `MERGE` and needs no index."""
+    quote = "`" if kind == "mysql_table" else '"'
+    key_type = "VARCHAR(20)" if kind == "mysql_table" else "TEXT"
+
+    def make(table: str, index: bool) -> None:
+        db = Database(any_url)
+        try:
+            db.execute(f"CREATE TABLE {table} ({quote}id{quote} {key_type}, {quote}amount{quote} BIGINT)")
+            if index:
+                db.execute(f"CREATE UNIQUE INDEX {table}_id ON {table} ({quote}id{quote})")
+            if db.in_transaction:
+                db.commit()
+        finally:
+            db.close()
+
+    make("bare", index=False)
+    make("indexed", index=True)
+    seed(tmp_path, [{"id": "a", "amount": 1}, {"id": "b", "amount": 2}])
+    for table, run_id in (("bare", "r1"), ("indexed", "r2"), ("indexed", "r3")):
+        write = Write(Endpoint("out", kind, {"table": table}), mode, key=(Term("input_field", "id"),),  # type: ignore[arg-type]
+                      primary_key=("id",))
+        task = make_task((write,), kind)
+        env = env_for(tmp_path, any_url, run_id=run_id)
+        if kind == "sqlite_table":  # (a SQLite sink holds no state: a state file beside it)
+            task = Task("p", "t", "@daily", "UTC", False, (files_source(),), (write,), ())
+            env["FLOWC_STATE"] = f"sqlite://{tmp_path}/state.sqlite"
+        merged = kind == "postgres_table" and mode == "upsert"
+        if table == "bare" and not merged:
+            assert run(task, same, env) == 65, table
+            err = capfd.readouterr().err
+            assert "no retry can help" in err and "unique index on exactly (id)" in err, err
+            assert select(any_url, "SELECT COUNT(*) FROM bare") == [(0,)]
+        else:
+            assert run(task, same, env) == 0, table
+    if kind != "postgres_table" or mode != "upsert":
+        assert select(any_url, "SELECT id, amount FROM indexed ORDER BY id") == [("a", 1), ("b", 2)]

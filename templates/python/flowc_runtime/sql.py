@@ -422,6 +422,34 @@ class Database:
         where = f"column `{column}`" if column else "a column"
         return f"the database refused a value of {where} ({reason or type(err).__name__})"
 
+    def lacks_key_index(self, err: BaseException) -> bool:
+        """Whether `err` is the database saying that a conflict clause (`ON CONFLICT (key)`) names
+        columns no primary key or unique index of the table covers: the same at every attempt."""
+        if self.dialect == "postgres":
+            return getattr(err, "sqlstate", None) == "42P10"
+        if self.dialect == "sqlite":
+            return isinstance(err, sqlite3.OperationalError) and "ON CONFLICT clause does not match" in str(err)
+        if self.dialect == "duckdb":
+            import duckdb
+
+            return isinstance(err, duckdb.BinderException) and "conflict target" in str(err).lower()
+        return False
+
+    def unique_keys(self, table: str) -> list[set[str]] | None:
+        """MySQL: the column sets of the table's primary key and unique indexes (its
+        `ON DUPLICATE KEY UPDATE` takes any of them, and with none it inserts every row); None on
+        the other databases, whose conflict clause names its columns and fails without an index."""
+        if self.dialect != "mysql":
+            return None
+        schema, _, name = table.rpartition(".")
+        found: dict[str, set[str]] = {}
+        for index, column in self.query(
+                "SELECT index_name, column_name FROM information_schema.statistics WHERE non_unique = 0 "
+                "AND table_name = %s AND table_schema = " + ("%s" if schema else "DATABASE()"),
+                (name, schema) if schema else (name,)):
+            found.setdefault(str(index), set()).add(str(column))
+        return list(found.values())
+
     def execute_or_error(self, sql: str, savepoint: str) -> Exception | None:
         """Run `sql` and return its error rather than raise it. Inside a transaction the statement
         runs under the savepoint `savepoint`, rolled back to when it fails, so that the transaction

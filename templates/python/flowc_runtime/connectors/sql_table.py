@@ -145,6 +145,8 @@ class SqlTable(Connector):
             # internal retry must start from a clean connection). After a
             # COMMIT that succeeded there is nothing left to roll back.
             db.rollback()
+            if mode in ("upsert", "insert_if_absent") and db.lacks_key_index(err):
+                raise Invalid(no_key_index(write, table, key_columns)) from err
             refused = db.refused_value(err)
             if refused is not None:  # deterministic: no retry can help (MODEL C0)
                 raise Invalid(f"`{write.sink.name}` (table `{table}`): {refused}; this write committed "
@@ -196,6 +198,12 @@ class SqlTable(Connector):
                 return False
             if not started:
                 started = True
+                if mode in ("upsert", "insert_if_absent") and not target.created:
+                    # MySQL finds the stored row by any unique index, and with none inserts
+                    # every row again: an upsert that duplicates where it should replace
+                    unique = db.unique_keys(table)
+                    if unique is not None and {c.lower() for c in key} not in [{c.lower() for c in u} for u in unique]:
+                        raise Invalid(no_key_index(write, table, key))
                 if mode == "upsert" and newest is None and self.fenced:
                     target.add_column(FENCE_COLUMN)
                 elif mode == "overwrite":
@@ -404,3 +412,12 @@ class MysqlTable(SqlTable):
         if name == "table" and isinstance(database, str) and database and "." not in value:
             return f"{attempt.ctx.render(database)}.{value}"
         return value
+
+
+def no_key_index(write: Write, table: str, key: Sequence[str]) -> str:
+    """Why a write that finds its rows by key cannot write into a table lacking a key on them."""
+    columns = ", ".join(key)
+    return (f"`{write.sink.name}` (table `{table}`): {write.mode.replace('_', ' ')} finds the stored row of a key by "
+            f"a primary key or unique index on exactly ({columns}), and the table has none: add one "
+            f"(`ALTER TABLE {table} ADD PRIMARY KEY ({columns})`), or let the write create the table; "
+            "this write committed nothing")
