@@ -682,6 +682,73 @@ def test_two_postgres_writers_creating_one_table_at_once_upsert_into_it() -> Non
         pg_drop(base, schema)
 
 
+@pytest.mark.parametrize("kind", ["sqlite_table", "duckdb_table", pytest.param("postgres_table", marks=PG),
+                                  "delta_table", "iceberg_table"])
+def test_a_replace_partition_replaces_the_rows_without_a_partition_value_too(tmp_path: Path, kind: str) -> None:
+    """Rows whose partition field is null are a partition of their own, replaced by a re-run
+    like any other: the SQL kinds deleted `WHERE day = NULL` (no row) and a re-run wrote them
+    again; Delta's predicate named the text 'None' and its write failed every attempt (quoting
+    the row in the log); Iceberg's filter could not hold None (exit 70). The text `None` is
+    another partition."""
+    rows: list[dict[str, Any]] = [{"id": "a", "day": None, "n": 1}, {"id": "b", "day": "d1", "n": 2},
+                                  {"id": "c", "day": "None", "n": 3}]
+    seed(tmp_path, "a.jsonl", rows)
+    base = schema = ""
+    if kind == "postgres_table":
+        base, schema, url = pg_schema()
+    elif kind in ("sqlite_table", "duckdb_table"):
+        url = f"{kind.split('_')[0]}://{tmp_path}/db.{kind.split('_')[0]}"
+    elif kind == "delta_table":
+        url = f"file://{tmp_path}/files"
+    else:
+        pytest.importorskip("pyiceberg")
+        url = f"file://{tmp_path}/lake"
+    params: dict[str, Any] = ({"location": "parts"} if kind == "delta_table"
+                              else {"table": "ns.parts" if kind == "iceberg_table" else "p"})
+    write = Write(Endpoint("out", kind, params), "replace_partition", partition=Term("input_field", "day", column="day"))
+    try:
+        for attempt, changed in ((1, 1), (2, 10)):  # the second run: the same partitions, new values
+            env = env_for(tmp_path, attempt=attempt, out=url)
+            again = [{**r, "n": r["n"] * changed} for r in rows]
+
+            def transform(ctx: Context, again: list[dict[str, Any]] = again) -> dict[str, Any]:
+                return {"out": again}
+
+            assert run(make_task((write,)), transform, env) == 0
+        if kind == "delta_table":
+            import deltalake
+
+            got = deltalake.DeltaTable(str(tmp_path / "files" / "parts")).to_pyarrow_table().to_pylist()
+        elif kind == "iceberg_table":
+            from flowc_runtime import iceberg
+
+            table = iceberg.load(iceberg.catalog(iceberg.locate(url, "out")), ("ns", "parts"))
+            assert table is not None
+            got = table.scan().to_arrow().to_pylist()
+        else:
+            from flowc_runtime.sql import Database
+
+            db = Database(url)
+            got = [dict(zip(("id", "day", "n"), r, strict=True)) for r in db.query("SELECT id, day, n FROM p")]
+            db.close()
+        assert sorted((r["id"], r["day"], r["n"]) for r in got) == [("a", None, 10), ("b", "d1", 20), ("c", "None", 30)]
+    finally:
+        if kind == "postgres_table":
+            pg_drop(base, schema)
+
+
+def test_a_lake_partition_predicate_names_the_rows_without_a_value_by_is_null() -> None:
+    """Delta's predicate (and a Spark task's `replaceWhere`): a null partition value is
+    `IS NULL`, the text 'None' a value like any other; no null, no `IS NULL`."""
+    from flowc_runtime.delta import partition_predicate, sql_literal
+
+    literals = [sql_literal(v) for v in (None, "None", "it's", 3, True)]
+    assert literals == ["NULL", "'None'", "'it''s'", "3", "true"]
+    assert partition_predicate("`day`", literals) == "`day` IN ('None', 'it''s', 3, true) OR `day` IS NULL"
+    assert partition_predicate("day", ["NULL"]) == "day IS NULL"
+    assert partition_predicate("day", ["'d1'"]) == "day IN ('d1')"
+
+
 @pytest.mark.parametrize("kind", ["sqlite_table", pytest.param("postgres_table", marks=PG)])
 def test_bulk_modes_match_row_by_row_semantics(tmp_path: Path, kind: str) -> None:
     """replace partition deletes each partition once (not per batch); overwrite empties the

@@ -122,8 +122,20 @@ def write(uri: str, records: list[dict[str, Any]] | Any, mode: str, predicate: s
 
 
 def sql_literal(value: Any) -> str:
+    if value is None:
+        return "NULL"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return repr(value)
     return "'" + str(value).replace("'", "''") + "'"
+
+
+def partition_predicate(column: str, literals: list[str]) -> str:
+    """The rows of `column` whose value is one of `literals` (`sql_literal`s): `NULL` among them
+    is the rows without a value, which `IN (NULL)` would not match."""
+    values = [v for v in literals if v != "NULL"]
+    tests = [f"{column} IN ({', '.join(values)})"] if values else []
+    if len(values) < len(literals):
+        tests.append(f"{column} IS NULL")
+    return " OR ".join(tests)

@@ -246,7 +246,7 @@ def write(cat: Any, ident: tuple[str, str], records: list[dict[str, Any]] | Any,
     `values`); `marks` (attempts.marks) in its summary. `records`: a list, or batches of them
     (`data_of`); `schema`: a new table's, when it is not the records'."""
     from pyiceberg.exceptions import CommitFailedException
-    from pyiceberg.expressions import In
+    from pyiceberg.expressions import In, IsNull, Or
 
     table = ensure_table(cat, ident, records, schema)
     data = data_of(records, table)
@@ -257,7 +257,12 @@ def write(cat: Any, ident: tuple[str, str], records: list[dict[str, Any]] | Any,
         elif mode == "replace" and column is not None:
             # (pyiceberg's expressions are pydantic models whose stubs hide the positional form)
             rows_of: Any = In
-            table.overwrite(data, overwrite_filter=rows_of(column, values or []), snapshot_properties=props)
+            present = [v for v in values or [] if v is not None]
+            rows: Any = rows_of(column, present)
+            if len(present) < len(values or []):  # the rows without a value: `In` cannot hold None
+                null: Any = IsNull
+                rows = Or(rows, null(column)) if present else null(column)
+            table.overwrite(data, overwrite_filter=rows, snapshot_properties=props)
         else:
             table.append(data, snapshot_properties=props)
     except CommitFailedException as err:

@@ -102,7 +102,7 @@ class DeltaTable(Connector):
             values = sorted(partitions)
             if column and not values:
                 values = [delta.sql_literal(term_value(write.partition, attempt.ctx, {}, {}))]
-            predicate = f"{column} IN ({', '.join(values)})"
+            predicate = delta.partition_predicate(str(column), values)
             delta.write(uri, data, "replace", predicate, marks=marks)
         elif write.mode in ("append", "transactional"):
             delta.write(uri, data, "append", marks=marks)

@@ -219,7 +219,13 @@ class SqlTable(Connector):
                 db.lock("flowc-partition", table, text)
             if db.table_exists(table):
                 for text in fresh:
-                    db.execute(f"DELETE FROM {db.quote(table)} WHERE {db.quote(str(column))} = {db.ph}", (values[text],))
+                    # the rows without a value are a partition too (`= NULL` would match none of
+                    # them, and a re-run would write them twice)
+                    if values[text] is None:
+                        db.execute(f"DELETE FROM {db.quote(table)} WHERE {db.quote(str(column))} IS NULL")
+                    else:
+                        db.execute(f"DELETE FROM {db.quote(table)} WHERE {db.quote(str(column))} = {db.ph}",
+                                   (values[text],))
             replaced.update(fresh)
 
         flushed = False  # a staged write went into the table already

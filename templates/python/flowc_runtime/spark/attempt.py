@@ -34,7 +34,7 @@ from ..context import (
     FlowError,
     Invalid,
 )
-from ..delta import location
+from ..delta import location, partition_predicate, sql_literal
 from ..keys import canonical, term_value
 from ..run import Attempt, log, run_attempt
 from ..spec import Endpoint, Read, Task, Term, Write
@@ -205,7 +205,8 @@ class SparkAttempt(Attempt):
             if write.sink.kind == "delta_table":
                 where = None
                 if column is not None:
-                    where = f"`{column}` IN ({', '.join(sql_literal(v) for v in values)})" if values else "false"
+                    # (rows with no value: `IS NULL`, which `IN (NULL)` would not match)
+                    where = partition_predicate(f"`{column}`", [sql_literal(v) for v in values]) if values else "false"
                 delta.write(frame, self.delta_path(write.sink), mode, replace_where=where,
                             marks=attempts.marks(self))
             else:
@@ -276,14 +277,6 @@ def check_declarations(task: Task) -> None:
             raise Invalid(f"`{write.sink.name}`: a Spark task has no runtime for `{write.mode}`")
     if task.emits:
         raise Invalid("a Spark task has no runtime for effects (`emit`)")
-
-
-def sql_literal(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    return "'" + str(value).replace("'", "''") + "'"
 
 
 def run(task: Task, transform: SparkTransform, env: dict[str, str] | None = None, spark: Any | None = None) -> int:

@@ -125,7 +125,11 @@ def write(spark: Any, ident: tuple[str, str], frame: Any, mode: str, column: str
         if mode == "overwrite":
             writer.overwrite(F.lit(True))
         elif mode == "replace" and column is not None:
-            writer.overwrite(F.col(column).isin(values or []))
+            present = [v for v in values or [] if v is not None]
+            rows = F.col(column).isin(present)
+            if len(present) < len(values or []):  # the rows with no value: `isin` never matches them
+                rows = rows | F.col(column).isNull()
+            writer.overwrite(rows)
         else:
             writer.append()
     except Exception as err:
