@@ -620,3 +620,44 @@ def test_a_keyed_write_into_a_table_with_no_key_on_its_columns_exits_65(
             assert run(task, same, env) == 0, table
     if kind != "postgres_table" or mode != "upsert":
         assert select(any_url, "SELECT id, amount FROM indexed ORDER BY id") == [("a", 1), ("b", 2)]
+
+
+@pytest.mark.parametrize("kind", ["sqlite_table", "duckdb_table", pytest.param("mysql_table", marks=MYSQL),
+                                  pytest.param("postgres_table", marks=PG)])
+def test_parquet_decimals_times_and_zoned_timestamps_reach_every_sql_kind(tmp_path: Path, any_url: str,
+                                                                         kind: str) -> None:
+    """A Parquet file's decimal, time and zoned timestamp columns (a day of finance data):
+    SQLite could not bind a Decimal or a time (exit 75 at every attempt), and MySQL wrote a
+    zoned timestamp's wall time without its offset (10:00+02:00 stored as 10:00, two hours
+    off); now SQLite stores their exact text, MySQL the time in UTC."""
+    import datetime as dt
+    from decimal import Decimal
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = tmp_path / "files" / "in" / DAY1[0]
+    folder.mkdir(parents=True)
+    paris = dt.timezone(dt.timedelta(hours=2))
+    pq.write_table(pa.table({
+        "id": ["a", "b"],
+        "price": pa.array([Decimal("12345678901234567.25"), None], pa.decimal128(20, 2)),
+        "at": pa.array([dt.time(9, 30, 5), dt.time(23, 59)], pa.time64("us")),
+        "ts": pa.array([dt.datetime(2026, 1, 1, 10, 0, tzinfo=paris), None], pa.timestamp("us", tz="+02:00")),
+        "day": pa.array([dt.date(2026, 1, 1), dt.date(2026, 2, 28)], pa.date32()),
+    }), folder / "a.parquet")
+    write = Write(Endpoint("out", kind, {"table": "o"}), "upsert", key=(Term("input_field", "id"),),
+                  primary_key=("id",))
+    task = make_task((write,), kind)
+    env = env_for(tmp_path, any_url)
+    if kind == "sqlite_table":
+        task = Task("p", "t", "@daily", "UTC", False, (files_source(),), (write,), ())
+        env["FLOWC_STATE"] = f"sqlite://{tmp_path}/state.sqlite"
+    assert run(task, same, env) == 0
+    got = select(any_url, 'SELECT "id", "price", "at", "ts", "day" FROM "o" ORDER BY "id"')
+    assert [str(v) for v in got[0][:3]] == ["a", "12345678901234567.25", "09:30:05"]
+    if kind == "mysql_table":
+        assert got[0][3] == "2026-01-01 08:00:00"  # its time in UTC
+    if kind == "sqlite_table":
+        assert got[0][3:] == ("2026-01-01 10:00:00+02:00", "2026-01-01")
+    assert got[1][1] is None and got[1][3] is None
