@@ -661,3 +661,43 @@ def test_parquet_decimals_times_and_zoned_timestamps_reach_every_sql_kind(tmp_pa
     if kind == "sqlite_table":
         assert got[0][3:] == ("2026-01-01 10:00:00+02:00", "2026-01-01")
     assert got[1][1] is None and got[1][3] is None
+
+
+@pytest.mark.parametrize("kind", ["sqlite_table", "duckdb_table", pytest.param("mysql_table", marks=MYSQL),
+                                  pytest.param("postgres_table", marks=PG)])
+@pytest.mark.parametrize("batch", [1, 100])
+def test_fields_that_differ_only_in_case_are_refused_where_column_names_ignore_case(
+        tmp_path: Path, any_url: str, kind: str, batch: int, capfd: pytest.CaptureFixture[str]) -> None:
+    """`x` and `X` are two columns on PostgreSQL and one on SQLite, DuckDB and MySQL, which
+    refused to make the second (`duplicate column name`: exit 75 at every attempt). A table the
+    write creates there: exit 65 naming both, whether they meet in one batch or two, nothing
+    written (MySQL, which commits at DDL, keeps the table its first batch made, empty). The near
+    miss: a table of the user's with `x` takes a field `X` into it, as the database resolves
+    the name."""
+    seed(tmp_path, [{"id": "a", "x": 1}, {"id": "b", "X": 2}])
+    env = env_for(tmp_path, any_url, batch=batch)
+    write = Write(Endpoint("out", kind, {"table": "o"}), "append")
+    task = make_task((write,), kind)
+    if kind == "sqlite_table":
+        task = Task("p", "t", "@daily", "UTC", False, (files_source(),), (write,), ())
+        env["FLOWC_STATE"] = f"sqlite://{tmp_path}/state.sqlite"
+    if kind == "postgres_table":
+        assert run(task, same, env) == 0
+        assert select(any_url, 'SELECT id, x, "X" FROM o ORDER BY id') == [("a", 1, None), ("b", None, 2)]
+        return
+    assert run(task, same, env) == 65
+    err = capfd.readouterr().err
+    assert "differ only in case" in err and "`x`" in err and "`X`" in err, err
+    db = Database(any_url)
+    try:
+        if kind == "mysql_table" and batch == 1:  # (made from the first batch: MySQL commits at DDL)
+            assert db.query("SELECT COUNT(*) FROM o") == [(0,)]
+            db.execute("DROP TABLE o")
+        assert not db.table_exists("o")
+        db.execute("CREATE TABLE o (id VARCHAR(20), x BIGINT)")
+        if db.in_transaction:
+            db.commit()
+    finally:
+        db.close()
+    assert run(task, same, {**env, "FLOW_RUN_ID": "run-2"}) == 0
+    assert select(any_url, 'SELECT id, x FROM o ORDER BY id') == [("a", 1), ("b", 2)]

@@ -156,9 +156,15 @@ class Target:
         with their new types (a staging table copied from the table takes them too). An existing
         table's columns are the user's: a missing one fails on insert, as before. MySQL commits
         at DDL, so a column it must widen fails the write (`Invalid`)."""
+        db = self.db
+        if db.dialect in CASELESS:
+            folded = [c.lower() for c in columns if c not in (KEY, SEQ)]
+            if len(set(folded)) < len(folded):
+                twins = sorted(c for c in columns if folded.count(c.lower()) > 1)
+                raise Invalid(f"fields {', '.join(f'`{c}`' for c in twins)} of one record differ only in case, "
+                              f"and {db.dialect}'s column names do not: `{self.table}` cannot hold both")
         if not self.created or self.columns is None:
             return []
-        db = self.db
         widened = []
         made = values.columns if isinstance(values, ColumnValues) else None
         for position, name in enumerate(columns):
@@ -180,9 +186,13 @@ class Target:
             widened.append((name, kind_type))
         if self.columns.issuperset(columns):
             return widened
+        known = {c.lower(): c for c in self.columns} if db.dialect in CASELESS else {}
         for position, name in enumerate(columns):
             if name in self.columns:
                 continue
+            if name.lower() in known:  # as when the first rows have both (`Database.ensure_table`)
+                raise Invalid(f"fields `{known[name.lower()]}` and `{name}` differ only in case, and "
+                              f"{db.dialect}'s column names do not: `{self.table}` cannot have both")
             sample = next((v[position] for v in values if v[position] is not None), None)
             db.execute(f"ALTER TABLE {db.quote(self.table)} ADD COLUMN {db.quote(name)}{db.column_type(sample)}")
             self.columns.add(name)
@@ -205,6 +215,9 @@ class Target:
         if self.columns is not None:
             self.columns.add(name)
 
+
+# The databases whose column names ignore case (`x` and `X` name one column)
+CASELESS = ("sqlite", "duckdb", "mysql")
 
 # The Python types of the values a column of each kind (`sql.kind_of`) holds as they are.
 FITS: dict[str, set[type]] = {"bool": {bool, type(None)}, "int": {int, type(None)},

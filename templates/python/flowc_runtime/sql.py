@@ -31,7 +31,7 @@ from contextlib import ExitStack, contextmanager
 from decimal import Decimal
 from typing import Any
 
-from .context import FlowError, RetryLater
+from .context import FlowError, Invalid, RetryLater
 
 # The fencing column of every upserted table: the end of the interval that last wrote the row.
 # An upsert updates a row only when its own interval ends no earlier (flowc 0.2, `fenced`).
@@ -552,6 +552,12 @@ class Database:
             columns.setdefault(name, "")
         if not columns:
             return None
+        if self.dialect in ("sqlite", "duckdb", "mysql"):  # column names that ignore case
+            folded = [c.lower() for c in columns]
+            twins = sorted(c for c in columns if folded.count(c.lower()) > 1)
+            if twins:
+                raise Invalid(f"fields {', '.join(f'`{c}`' for c in twins)} differ only in case, and "
+                              f"{self.dialect}'s column names do not: `{table}` cannot have both")
         # two attempts creating the table at once: the second waits, then finds it (and did not
         # make it: it is not empty, and it has its key)
         self.lock("flowc-create", table)
