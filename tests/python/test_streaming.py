@@ -1754,3 +1754,86 @@ def test_a_postgresql_write_of_many_batches_is_one_copy(tmp_path: Path, mode: An
     finally:
         pg_drop(base, schema)
     assert len(opened) == 1, f"{len(opened)} COPY statements for ten batches"
+
+
+@pytest.mark.parametrize("kind", ["delta_table", "iceberg_table", "files"])
+def test_a_later_day_s_larger_decimals_fit_the_table_the_first_day_made(tmp_path: Path, kind: str,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The record API's decimals (a Parquet decimal column, a database's numeric) were typed by
+    their batch's digits (1.25: `decimal128(3, 2)`), so the table the first day made could not
+    take a later day's 123456789.25: Delta refused to merge the schemas and Iceberg to convert
+    the value, at every attempt (exit 70); a Parquet file refused a later row group's. Now each
+    decimal column is 38 digits wide, its scale kept."""
+    import datetime as dt
+    from decimal import Decimal
+
+    import pyarrow.parquet as pq
+
+    if kind == "iceberg_table":
+        pytest.importorskip("pyiceberg")
+    from flowc_runtime import formats
+
+    monkeypatch.setattr(formats, "ROW_GROUP_ROWS", 2)
+    days = [["1.25", "2.50"], ["123456789.25", "3.10", "7.00", "99999999999999.99"]]
+    for k, values in enumerate(days):
+        start = dt.datetime(2026, 1, 1 + k, tzinfo=dt.UTC)
+        folder = tmp_path / "files" / "in" / start.strftime("%Y-%m-%dT%H:%M:%SZ")
+        folder.mkdir(parents=True)
+        pq.write_table(pa.table({"id": [f"k{k}{i}" for i in range(len(values))],
+                                 "price": pa.array([Decimal(v) for v in values], pa.decimal128(16, 2))}),
+                       folder / "a.parquet")
+    if kind == "files":  # one file of both days' rows, in row groups of two
+        write = Write(Endpoint("out", "files", {"path": "o/", "format": "parquet"}), "overwrite")
+        url = f"file://{tmp_path}/out"
+        folders = [tmp_path / "files" / "in" / "2026-01-01T00:00:00Z", tmp_path / "files" / "in" / "2026-01-02T00:00:00Z"]
+        read = Read(Endpoint("raw", "files", {"path": "in/"}), immutable=True, pin="listing", identity=("id",))
+        env = env_for(tmp_path, out=url)
+        env["FLOWC_BATCH_ROWS"] = "1"
+        assert all(f.exists() for f in folders)
+        assert run(make_task((write,), reads=(read,)), lambda ctx: {"out": ctx.inputs["raw"]}, env) == 0
+        table = pq.read_table(next((tmp_path / "out" / "o").glob("*.parquet")))
+        assert table.schema.field("price").type == pa.decimal128(38, 2)
+        assert sorted(map(str, table.column("price").to_pylist())) == sorted(days[0] + days[1])
+        return
+    if kind == "delta_table":
+        write = Write(Endpoint("out", kind, {"location": "d"}), "append")
+        url = f"file://{tmp_path}/files"
+    else:
+        write = Write(Endpoint("out", kind, {"table": "ns.t"}), "append")
+        url = f"file://{tmp_path}/lake"
+    for k in range(2):
+        env = env_for(tmp_path, out=url)
+        env.update({"FLOW_INTERVAL_START": f"2026-01-0{k + 1}T00:00:00Z", "FLOW_INTERVAL_END": f"2026-01-0{k + 2}T00:00:00Z",
+                    "FLOW_RUN_ID": f"r{k}", "FLOWC_BATCH_ROWS": "1"})
+        assert run(make_task((write,)), lambda ctx: {"out": ctx.inputs["raw"]}, env) == 0, k
+    if kind == "delta_table":
+        import deltalake
+
+        got = deltalake.DeltaTable(str(tmp_path / "files" / "d")).to_pyarrow_table()
+    else:
+        from flowc_runtime import iceberg
+
+        table = iceberg.load(iceberg.catalog(iceberg.locate(url, "out")), ("ns", "t"))
+        assert table is not None
+        got = table.scan().to_arrow()
+    assert got.schema.field("price").type == pa.decimal128(38, 2)
+    assert sorted(map(str, got.column("price").to_pylist())) == sorted(days[0] + days[1])
+
+
+def test_a_value_an_iceberg_table_s_column_cannot_hold_is_exit_65_naming_the_column(tmp_path: Path) -> None:
+    """An existing Iceberg table's column too narrow for a value (a decimal of more digits) is
+    the same at every attempt: `Invalid` (exit 65) naming the column and its type, never the
+    value (it was pyarrow's error, exit 70). The near miss: a value that fits."""
+    pytest.importorskip("pyiceberg")
+    from decimal import Decimal
+
+    from flowc_runtime import iceberg
+    from flowc_runtime.context import Invalid
+
+    cat = iceberg.catalog(iceberg.locate(f"file://{tmp_path}/lake", "out"))
+    made = iceberg.ensure_table(cat, ("ns", "t"), [], pa.schema([("id", pa.string()), ("price", pa.decimal128(5, 2))]))
+    assert iceberg.arrow([{"id": "a", "price": Decimal("123.45")}], made).column("price").to_pylist() == [
+        Decimal("123.45")]
+    with pytest.raises(Invalid, match=r"column `price` \(decimal128\(5, 2\)\) cannot hold") as caught:
+        iceberg.arrow([{"id": "a", "price": Decimal("987654.31")}], made)
+    assert "987654" not in str(caught.value)

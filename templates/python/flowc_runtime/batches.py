@@ -470,7 +470,7 @@ class BatchRows(Made[Record]):
             if made is None:
                 return None
             names, values = made
-            return pa.Table.from_arrays([pa.array(column) for column in values], names=list(names))
+            return _wide_decimals(pa, pa.Table.from_arrays([pa.array(column) for column in values], names=list(names)))
         table = pa.Table.from_batches([items.batch])
         fills: list[tuple[str, Any]] = []
         if self.column is not None and self.field is not None:
@@ -508,7 +508,7 @@ def records_table(records: Sequence[Record], what: str) -> Any:
     keys = records[0].keys()
     try:
         if all(map(keys.__eq__, map(methodcaller("keys"), records))):
-            return pa.Table.from_pylist(records)
+            return _wide_decimals(pa, pa.Table.from_pylist(records))
     except (pa.ArrowException, ValueError, TypeError, OverflowError):
         pass  # the column at fault found below
     names = list(dict.fromkeys(chain.from_iterable(records)))
@@ -524,7 +524,19 @@ def records_table(records: Sequence[Record], what: str) -> Any:
                    if "int" in kinds and set(kinds) <= {"int", "float", "bool"} else "")
             raise Invalid(f"output field `{name}` holds values {what} cannot hold: "
                           f"{', '.join(kinds)}{why}") from err
-    return pa.Table.from_arrays(columns, names=names)
+    return _wide_decimals(pa, pa.Table.from_arrays(columns, names=names))
+
+
+def _wide_decimals(pa: Any, table: Any) -> Any:
+    """`table` with each decimal column as wide as a 128-bit decimal goes (38 digits), its scale
+    kept: pyarrow types Python decimals by the digits of the batch's values (1.25 and 2.50:
+    `decimal128(3, 2)`), so a later batch or a later day's larger amounts would not fit the
+    column the first made (a Delta table's schema, an Iceberg table's, a Parquet file's)."""
+    if not any(pa.types.is_decimal128(f.type) and f.type.precision < 38 for f in table.schema):
+        return table
+    schema = pa.schema([f.with_type(pa.decimal128(38, f.type.scale))
+                        if pa.types.is_decimal128(f.type) and f.type.precision < 38 else f for f in table.schema])
+    return table.cast(schema)
 
 
 class ArrowRows:

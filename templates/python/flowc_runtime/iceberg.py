@@ -148,8 +148,22 @@ def arrow(records: list[dict[str, Any]], table: Any | None = None) -> Any:
         schema = table.schema().as_arrow()
         names = [f.name for f in schema]
         rows = [{n: r.get(n) for n in names} for r in records]
-        return pa.Table.from_pylist(rows, schema=schema)
+        try:
+            return pa.Table.from_pylist(rows, schema=schema)
+        except (pa.ArrowException, ValueError, TypeError, OverflowError) as err:
+            # (named by the column's type, never by a value: a value may be a secret)
+            bad = next((f for f in schema if _refuses(pa, f, [r[f.name] for r in rows])), None)
+            where = f"column `{bad.name}` ({bad.type})" if bad is not None else "a column"
+            raise Invalid(f"the Iceberg table's {where} cannot hold a value of the output") from err
     return records_table(records, "a table's column") if records else pa.Table.from_pylist(records)
+
+
+def _refuses(pa: Any, field: Any, values: list[Any]) -> bool:
+    try:
+        pa.array(values, type=field.type)
+    except (pa.ArrowException, ValueError, TypeError, OverflowError):
+        return True
+    return False
 
 
 class CommitRejected(FlowError):
