@@ -1837,3 +1837,18 @@ def test_a_value_an_iceberg_table_s_column_cannot_hold_is_exit_65_naming_the_col
     with pytest.raises(Invalid, match=r"column `price` \(decimal128\(5, 2\)\) cannot hold") as caught:
         iceberg.arrow([{"id": "a", "price": Decimal("987654.31")}], made)
     assert "987654" not in str(caught.value)
+
+
+def test_a_json_output_writes_bytes_as_base64() -> None:
+    """JSON has no bytes: a binary value (a Parquet binary column) is its base64 text, as Spark
+    and BigQuery write it, not Python's `b'...'`; a datetime and a decimal stay their text."""
+    import datetime as dt
+    from decimal import Decimal
+
+    from flowc_runtime.formats import encode, encode_batches
+
+    rows = [{"b": b"\x00\x01\xff", "d": Decimal("1.50"), "t": dt.datetime(2026, 1, 1, 9, 30)}, {"b": None}]
+    want = '{"b": "AAH/", "d": "1.50", "t": "2026-01-01 09:30:00"}\n{"b": null}\n'
+    assert encode(rows, "jsonl").decode() == want
+    assert b"".join(encode_batches([rows[:1], rows[1:]], "jsonl")).decode() == want
+    assert json.loads(encode(rows, "json"))[0]["b"] == "AAH/"
