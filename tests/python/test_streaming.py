@@ -1847,7 +1847,8 @@ def test_a_json_output_writes_bytes_as_base64() -> None:
 
     from flowc_runtime.formats import encode, encode_batches
 
-    rows = [{"b": b"\x00\x01\xff", "d": Decimal("1.50"), "t": dt.datetime(2026, 1, 1, 9, 30)}, {"b": None}]
+    rows: list[dict[str, Any]] = [{"b": b"\x00\x01\xff", "d": Decimal("1.50"), "t": dt.datetime(2026, 1, 1, 9, 30)},
+                                  {"b": None}]
     want = '{"b": "AAH/", "d": "1.50", "t": "2026-01-01 09:30:00"}\n{"b": null}\n'
     assert encode(rows, "jsonl").decode() == want
     assert b"".join(encode_batches([rows[:1], rows[1:]], "jsonl")).decode() == want
