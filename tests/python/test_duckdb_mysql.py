@@ -663,6 +663,25 @@ def test_parquet_decimals_times_and_zoned_timestamps_reach_every_sql_kind(tmp_pa
     assert got[1][1] is None and got[1][3] is None
 
 
+def test_sqlite_binds_what_a_postgres_source_reads_as_its_text(tmp_path: Path) -> None:
+    """A PostgreSQL source's uuid, interval and inet columns read as Python's UUID, timedelta
+    and ip address objects, which sqlite3 cannot bind (exit 75 at every attempt): SQLite stores
+    their text."""
+    import datetime as dt
+    import ipaddress
+
+    seed(tmp_path, [{"id": "a"}])
+    values = {"u": uuid.UUID("12345678-1234-5678-1234-567812345678"), "span": dt.timedelta(days=1, seconds=5),
+              "ip": ipaddress.ip_address("10.0.0.1"), "net": ipaddress.ip_network("10.0.0.0/8")}
+    write = Write(Endpoint("out", "sqlite_table", {"table": "o"}), "append")
+    task = Task("p", "t", "@daily", "UTC", False, (files_source(),), (write,), ())
+    env = env_for(tmp_path, f"sqlite://{tmp_path}/db.sqlite")
+    env["FLOWC_STATE"] = f"sqlite://{tmp_path}/state.sqlite"
+    assert run(task, lambda ctx: {"out": [{**r, **values} for r in ctx.inputs["raw"]]}, env) == 0
+    assert select(f"sqlite://{tmp_path}/db.sqlite", "SELECT id, u, span, ip, net FROM o") == [
+        ("a", "12345678-1234-5678-1234-567812345678", "1 day, 0:00:05", "10.0.0.1", "10.0.0.0/8")]
+
+
 @pytest.mark.parametrize("kind", ["sqlite_table", "duckdb_table", pytest.param("mysql_table", marks=MYSQL),
                                   pytest.param("postgres_table", marks=PG)])
 @pytest.mark.parametrize("batch", [1, 100])

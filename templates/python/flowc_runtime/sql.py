@@ -731,7 +731,14 @@ def adapt_nested() -> None:
     # values sqlite3 has no adapter for (a Parquet or database decimal, a time of day: a
     # ProgrammingError at every attempt), or whose default adapter Python 3.12 deprecates: as
     # their exact text (the text the defaults made for a date and a datetime)
-    sqlite3.register_adapter(Decimal, str)
+    import ipaddress
+
+    # (a PostgreSQL source's uuid, interval and inet values too)
+    texts: tuple[type, ...] = (Decimal, uuid.UUID, datetime.timedelta, ipaddress.IPv4Address, ipaddress.IPv6Address,
+                               ipaddress.IPv4Network, ipaddress.IPv6Network, ipaddress.IPv4Interface,
+                               ipaddress.IPv6Interface)
+    for text in texts:
+        sqlite3.register_adapter(text, str)
     sqlite3.register_adapter(datetime.time, datetime.time.isoformat)
     sqlite3.register_adapter(datetime.date, datetime.date.isoformat)
     sqlite3.register_adapter(datetime.datetime, _datetime_text)
