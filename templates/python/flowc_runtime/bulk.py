@@ -42,7 +42,7 @@ def runs(rows: Sequence[dict[str, Any]], extra: Sequence[Any] | None = None, con
     every row takes with the same value (a row's own value of that name is replaced), after the
     row's columns; with `extra`, each tuple then ends with that row's extra value; with `seq`,
     with its position, numbered from `seq`. Nested values (dicts, lists, tuples) become JSON text
-    unless `convert` is false (the connection adapts them itself: `sql.adapt_nested`). With
+    unless `convert` is false (the connection adapts them itself: `sql.sqlite_adapters`). With
     `columnar`, each run's values are a `ColumnValues`: the columns the tuples are made of, which
     `COPY` reads as they are (`copy_rows`), the tuples made only if something else reads them.
 
@@ -157,12 +157,7 @@ class Target:
         table's columns are the user's: a missing one fails on insert, as before. MySQL commits
         at DDL, so a column it must widen fails the write (`Invalid`)."""
         db = self.db
-        if db.dialect in CASELESS:
-            folded = [c.lower() for c in columns if c not in (KEY, SEQ)]
-            if len(set(folded)) < len(folded):
-                twins = sorted(c for c in columns if folded.count(c.lower()) > 1)
-                raise Invalid(f"fields {', '.join(f'`{c}`' for c in twins)} of one record differ only in case, "
-                              f"and {db.dialect}'s column names do not: `{self.table}` cannot hold both")
+        db.check_case(self.table, columns)  # (one record's fields)
         if not self.created or self.columns is None:
             return []
         widened = []
@@ -186,13 +181,10 @@ class Target:
             widened.append((name, kind_type))
         if self.columns.issuperset(columns):
             return widened
-        known = {c.lower(): c for c in self.columns} if db.dialect in CASELESS else {}
         for position, name in enumerate(columns):
             if name in self.columns:
                 continue
-            if name.lower() in known:  # as when the first rows have both (`Database.ensure_table`)
-                raise Invalid(f"fields `{known[name.lower()]}` and `{name}` differ only in case, and "
-                              f"{db.dialect}'s column names do not: `{self.table}` cannot have both")
+            db.check_case(self.table, [*self.columns, name])  # (a field of a later batch)
             sample = next((v[position] for v in values if v[position] is not None), None)
             db.execute(f"ALTER TABLE {db.quote(self.table)} ADD COLUMN {db.quote(name)}{db.column_type(sample)}")
             self.columns.add(name)
@@ -215,9 +207,6 @@ class Target:
         if self.columns is not None:
             self.columns.add(name)
 
-
-# The databases whose column names ignore case (`x` and `X` name one column)
-CASELESS = ("sqlite", "duckdb", "mysql")
 
 # The Python types of the values a column of each kind (`sql.kind_of`) holds as they are.
 FITS: dict[str, set[type]] = {"bool": {bool, type(None)}, "int": {int, type(None)},

@@ -262,9 +262,9 @@ def decode_batches(stream: IO[bytes], fmt: str, where: str, size: int,
             try:
                 chunk = list(map(bytes.decode, raw))  # (UTF-8)
             except UnicodeDecodeError as err:
-                bad = next(i for i, line in enumerate(raw) if _bad_byte(line) is not None)
-                raise FlowError(f"file {where!r} is not valid {fmt}: line {read + bad + 1} is not UTF-8 text "
-                                f"({err.reason} at its byte {_bad_byte(raw[bad]) or 0})") from err
+                line, byte = next((i, b) for i, b in enumerate(map(_bad_byte, raw)) if b is not None)
+                raise FlowError(f"file {where!r} is not valid {fmt}: line {read + line + 1} is not UTF-8 text "
+                                f"({err.reason} at its byte {byte})") from err
             try:
                 batch = decoder.decode(chunk, read + 1)
             except ValueError as err:

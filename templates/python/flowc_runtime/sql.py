@@ -91,20 +91,23 @@ def mysql_params(url: str) -> dict[str, Any]:
     import pymysql.converters
 
     conv = dict(pymysql.converters.conversions)
-    conv[datetime.datetime] = _mysql_datetime
+    escape = pymysql.converters.escape_datetime
+
+    def datetime_literal(value: datetime.datetime, mapping: Any = None) -> str:
+        """A datetime as MySQL's literal: one with a UTC offset (a Parquet timestamp with a time
+        zone, a PostgreSQL `timestamptz`) as its time in UTC, since MySQL's `DATETIME` holds no
+        offset and PyMySQL writes the wall time, dropping it (10:00+02:00 stored as 10:00)."""
+        if value.tzinfo is not None and value.utcoffset() is not None:
+            value = value.astimezone(datetime.UTC).replace(tzinfo=None)
+        return str(escape(value, mapping))
+
+    conv[datetime.datetime] = datetime_literal
     params["conv"] = conv
     return params
 
 
-def _mysql_datetime(value: datetime.datetime, mapping: Any = None) -> str:
-    """A datetime as MySQL's literal: one with a UTC offset (a Parquet timestamp with a time
-    zone, a PostgreSQL `timestamptz`) as its time in UTC, since MySQL's `DATETIME` holds no
-    offset and PyMySQL writes the wall time, dropping it (10:00+02:00 stored as 10:00)."""
-    import pymysql.converters
-
-    if value.tzinfo is not None and value.utcoffset() is not None:
-        value = value.astimezone(datetime.UTC).replace(tzinfo=None)
-    return str(pymysql.converters.escape_datetime(value, mapping))
+# The databases whose column names ignore case (`x` and `X` name one column)
+CASELESS = ("sqlite", "duckdb", "mysql")
 
 
 class Result:
@@ -180,7 +183,7 @@ class Database:
             folder = os.path.dirname(path)
             if folder:
                 os.makedirs(folder, exist_ok=True)
-            adapt_nested()
+            sqlite_adapters()
             self._conn = sqlite3.connect(path, isolation_level=None, timeout=60)
             self._conn.execute("PRAGMA busy_timeout = 60000")
             self.ph = "?"
@@ -440,6 +443,18 @@ class Database:
         where = f"column `{column}`" if column else "a column"
         return f"the database refused a value of {where} ({reason or type(err).__name__})"
 
+    def check_case(self, table: str, names: Iterable[str]) -> None:
+        """SQLite, DuckDB and MySQL: column names that differ only in case (`x`, `X`) name one
+        column, so `table` cannot have both: `Invalid` naming them."""
+        if self.dialect not in CASELESS:
+            return
+        names = list(names)
+        folded = [n.lower() for n in names]
+        if len(set(folded)) < len(folded):
+            twins = sorted(n for n in names if folded.count(n.lower()) > 1)
+            raise Invalid(f"fields {' and '.join(f'`{n}`' for n in twins)} differ only in case, and "
+                          f"{self.dialect}'s column names do not: `{table}` cannot have both")
+
     def lacks_key_index(self, err: BaseException) -> bool:
         """Whether `err` is the database saying that a conflict clause (`ON CONFLICT (key)`) names
         columns no primary key or unique index of the table covers: the same at every attempt."""
@@ -552,12 +567,7 @@ class Database:
             columns.setdefault(name, "")
         if not columns:
             return None
-        if self.dialect in ("sqlite", "duckdb", "mysql"):  # column names that ignore case
-            folded = [c.lower() for c in columns]
-            twins = sorted(c for c in columns if folded.count(c.lower()) > 1)
-            if twins:
-                raise Invalid(f"fields {', '.join(f'`{c}`' for c in twins)} differ only in case, and "
-                              f"{self.dialect}'s column names do not: `{table}` cannot have both")
+        self.check_case(table, columns)
         # two attempts creating the table at once: the second waits, then finds it (and did not
         # make it: it is not empty, and it has its key)
         self.lock("flowc-create", table)
@@ -722,18 +732,18 @@ def _datetime_text(value: datetime.datetime) -> str:
     return value.isoformat(" ")
 
 
-def adapt_nested() -> None:
-    """SQLite binds a nested value (a dict, list or tuple) as `plain` makes it, its JSON text:
-    the sqlite3 module converts it in C, with no Python call for the plain values of a bulk
-    write (bulk.runs with `convert=False`). Only these exact types, as bulk.runs converts."""
-    for kind in (dict, list, tuple):
-        sqlite3.register_adapter(kind, _nested_text)
-    # values sqlite3 has no adapter for (a Parquet or database decimal, a time of day: a
-    # ProgrammingError at every attempt), or whose default adapter Python 3.12 deprecates: as
-    # their exact text (the text the defaults made for a date and a datetime)
+def sqlite_adapters() -> None:
+    """How SQLite binds what sqlite3 does not bind itself. A nested value (a dict, list or
+    tuple) as `plain` makes it, its JSON text: the sqlite3 module converts it in C, with no
+    Python call for the plain values of a bulk write (bulk.runs with `convert=False`; only these
+    exact types, as bulk.runs converts). A value sqlite3 has no adapter for (a Parquet or
+    database decimal, a time of day, a PostgreSQL source's uuid, interval or inet: a
+    ProgrammingError at every attempt), or whose default adapter Python 3.12 deprecates (a date,
+    a datetime): its exact text (for a date and a datetime, the text the defaults made)."""
     import ipaddress
 
-    # (a PostgreSQL source's uuid, interval and inet values too)
+    for kind in (dict, list, tuple):
+        sqlite3.register_adapter(kind, _nested_text)
     texts: tuple[type, ...] = (Decimal, uuid.UUID, datetime.timedelta, ipaddress.IPv4Address, ipaddress.IPv6Address,
                                ipaddress.IPv4Network, ipaddress.IPv6Network, ipaddress.IPv4Interface,
                                ipaddress.IPv6Interface)

@@ -249,7 +249,7 @@ class SqlTable(Connector):
 
         fence_value = {FENCE_COLUMN: end} if mode == "upsert" and newest is None and self.fenced else None
         ledger_keys = self.key_function(attempt, write) if mode == "append_ledger" else None
-        convert = db.dialect != "sqlite"  # SQLite adapts nested values itself (sql.adapt_nested)
+        convert = db.dialect != "sqlite"  # SQLite adapts nested values itself (sql.sqlite_adapters)
         position = 1  # the staged rows' positions, across batches
         for items, rows in batches:
             if mode == "check_then_append":
