@@ -218,6 +218,20 @@ def test_the_outbox_relay_sends_slacks_format_too(tmp_path: Path, receiver: Rece
         b'{"channel": "#orders", "text": "order a"}', b'{"channel": "#orders", "text": "order b"}']
 
 
+def test_bytes_in_a_message_are_base64_directly_and_through_the_outbox(tmp_path: Path, receiver: Receiver) -> None:
+    """JSON has no bytes: a binary value in a message (a Parquet binary column passed on) is its
+    base64 text, as in a JSON output file, not Python's `b'...'`; sent at once or by the relay."""
+    seed(tmp_path, ROWS[:1])
+    transform = messages(lambda r: {"id": r["id"], "blob": b"\x00\x01\xff"})
+    direct = Emit(Endpoint("hook", "http_request", {"url": receiver.base + "/api"}), "idempotency_key",
+                  key=(Term("input_field", "id"),), idempotency_key=True)
+    assert run(task_with(direct), transform, env_for(tmp_path)) == 0
+    relayed = Emit(Endpoint("hook", "webhook", {}), "outbox", outbox="out")
+    seed(tmp_path / "relay", ROWS[:1])
+    assert run(task_with(relayed, (OUT,)), transform, env_for(tmp_path / "relay", FLOW_CONN_HOOK=receiver.base)) == 0
+    assert [c.json().get("record", c.json()) for c in receiver.calls] == [{"id": "a", "blob": "AAH/"}] * 2
+
+
 class Mailbox:
     """A real SMTP server (aiosmtpd) on 127.0.0.1 keeping every envelope it accepts."""
 

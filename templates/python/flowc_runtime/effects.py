@@ -29,6 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .context import FlowError, Invalid
+from .keys import json_text
 from .spec import Endpoint
 
 Render = Callable[[str], str]
@@ -124,7 +125,7 @@ def send(effect: Endpoint, url: str, payload: dict[str, Any], idempotency_key: s
     elif effect.kind == "http_request":
         _send_http_request(effect, url, payload, idempotency_key)
     else:
-        body = json.dumps(payload, sort_keys=True, default=str).encode()
+        body = json.dumps(payload, sort_keys=True, default=json_text).encode()
         _http(effect, "POST", url, body, {"Content-Type": "application/json", **_flowc_headers(payload)},
               idempotency_key)
 
@@ -160,7 +161,7 @@ def _send_http_request(effect: Endpoint, url: str, payload: dict[str, Any], idem
             url = url + ("&" if urllib.parse.urlsplit(url).query else "?") + query
         _http(effect, method, url, None, _flowc_headers(payload), idempotency_key)
         return
-    body = json.dumps(record, sort_keys=True, default=str).encode()
+    body = json.dumps(record, sort_keys=True, default=json_text).encode()
     _http(effect, method, url, body, {"Content-Type": "application/json", **_flowc_headers(payload)},
           idempotency_key)
 
@@ -168,7 +169,7 @@ def _send_http_request(effect: Endpoint, url: str, payload: dict[str, Any], idem
 def _scalar(value: Any) -> str:
     if isinstance(value, str):
         return value
-    return json.dumps(value, sort_keys=True, default=str)
+    return json.dumps(value, sort_keys=True, default=json_text)
 
 
 def _send_slack(effect: Endpoint, url: str, payload: dict[str, Any], render: Render, token: str | None) -> None:
@@ -176,7 +177,7 @@ def _send_slack(effect: Endpoint, url: str, payload: dict[str, Any], render: Ren
     check(effect, record)
     message: dict[str, Any] = {"channel": render(str(effect.params.get("channel", "")))}
     message.update(record)
-    body = json.dumps(message, sort_keys=True, default=str).encode()
+    body = json.dumps(message, sort_keys=True, default=json_text).encode()
     headers = {"Content-Type": "application/json; charset=utf-8", **_flowc_headers(payload)}
     if token:
         headers["Authorization"] = f"Bearer {token}"

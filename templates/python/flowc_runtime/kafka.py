@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from .context import FlowError
+from .keys import json_text
 
 # How long a read waits without a message before it gives up on the pinned end of every
 # partition (exit 75): a large range may take longer in all, as long as messages keep coming.
@@ -271,7 +272,7 @@ def produce_all(handle: Any, topic: str, records: Iterable[dict[str, Any]],
         if err is not None:
             failures.append(str(err))
 
-    encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str).encode  # one for every record
+    encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=json_text).encode  # one for every record
     for record in records:
         body = encode(record).encode()
         while True:

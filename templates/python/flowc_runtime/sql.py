@@ -32,6 +32,7 @@ from decimal import Decimal
 from typing import Any
 
 from .context import FlowError, Invalid, RetryLater
+from .keys import json_text
 
 # The fencing column of every upserted table: the end of the interval that last wrote the row.
 # An upsert updates a row only when its own interval ends no earlier (flowc 0.2, `fenced`).
@@ -719,7 +720,7 @@ OUTBOX_SEQ = {
 
 
 # A nested value's JSON text (one encoder for every value: `json.dumps` with options makes one per call)
-_nested_text = json.JSONEncoder(sort_keys=True, default=str).encode
+_nested_text = json.JSONEncoder(sort_keys=True, default=json_text).encode
 
 
 def plain(value: Any) -> Any:

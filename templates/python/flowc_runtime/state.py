@@ -43,7 +43,7 @@ from urllib.parse import unquote, urlparse
 
 from . import delta, hooks, iceberg
 from .context import Context, FlowError, Invalid, RetryLater, redact
-from .keys import canonical, key_text, key_values
+from .keys import canonical, key_text, key_values, message_text
 from .spec import Emit, StateStore, Task, Term, Write
 
 if TYPE_CHECKING:
@@ -316,7 +316,7 @@ def outbox_rows(task: Task, ctx: Context, write: Write, outputs: dict[str, list[
                 "effect": emit.effect.name,
                 "interval_start": ctx.interval_key,
                 "idempotency_key": row_id if emit.idempotency_key else None,
-                "payload": canonical(payload(emit, output)),
+                "payload": message_text(payload(emit, output)),
                 "sent": 0,
             })
     return rows
