@@ -1470,6 +1470,49 @@ def test_a_delta_write_streams_its_batches_into_one_commit(tmp_path: Path) -> No
     assert not (tmp_path / "files" / "txn" / "_delta_log").exists()
 
 
+def test_a_delta_table_made_outside_flowc_takes_the_rows_in_its_own_column_types(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """A Delta table another tool made, with a `decimal(10,2)` and an `int` column: the record
+    API's decimals (38 digits wide) and integers are cast to them exactly (deltalake refused to
+    merge the decimal: every attempt exit 70); a value the column cannot hold exactly (1.5 into
+    the integer column, which deltalake truncated to 1; an amount beyond its 8 integer digits) is
+    refused before the commit, exit 65, named by the column and its type, never by the value,
+    and the table is left as it was. Also through a conditional commit."""
+    deltalake = pytest.importorskip("deltalake")
+    from decimal import Decimal
+
+    schema = pa.schema([("id", pa.string()), ("amount", pa.decimal128(10, 2)), ("n", pa.int32())])
+    made = tmp_path / "files" / "facts"
+    deltalake.write_deltalake(str(made), pa.Table.from_pylist([], schema=schema))
+    seed(tmp_path, "a.jsonl", [{"id": "a"}, {"id": "b"}])
+    env = env_for(tmp_path, facts=f"file://{tmp_path}/files")
+    append = Write(Endpoint("facts", "delta_table", {"location": "facts"}), "append")
+
+    def rows(amount: Any, n: Any) -> Any:
+        return lambda ctx: {"facts": [{"id": r["id"], "amount": amount, "n": n} for r in ctx.inputs["raw"]]}
+
+    assert run(make_task((append,)), rows(Decimal("12.50"), 3), env) == 0
+    table = deltalake.DeltaTable(str(made))
+    assert sorted(table.to_pyarrow_table().to_pylist(), key=lambda r: r["id"]) == [
+        {"id": "a", "amount": Decimal("12.50"), "n": 3}, {"id": "b", "amount": Decimal("12.50"), "n": 3}]
+    assert pa.schema(table.schema().to_arrow()) == schema
+    version = table.version()
+    for amount, n, column in ((Decimal("12.50"), 1.5, "`n` (int32)"),
+                              (Decimal("987654321.00"), 3, "`amount` (decimal128(10, 2))"),
+                              (Decimal("1.005"), 3, "`amount` (decimal128(10, 2))")):
+        capfd.readouterr()
+        assert run(make_task((append,)), rows(amount, n), env) == 65
+        err = capfd.readouterr().err
+        assert f"column {column} cannot hold" in err and "nothing was committed" in err
+        assert "987654" not in err and "1.005" not in err
+        assert deltalake.DeltaTable(str(made)).version() == version
+    txn = Write(Endpoint("facts", "delta_table", {"location": "facts"}), "conditional_commit")
+    assert run(make_task((txn,)), rows(Decimal("0.25"), 7), env_for(tmp_path, attempt=2,
+                                                                      facts=f"file://{tmp_path}/files")) == 0
+    assert {(r["amount"], r["n"]) for r in deltalake.DeltaTable(str(made)).to_pyarrow_table().to_pylist()} == {
+        (Decimal("12.50"), 3), (Decimal("0.25"), 7)}
+
+
 def test_an_iceberg_write_streams_its_batches_into_one_commit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Iceberg: the batches are gathered to a temporary file, then committed once from it
     through a RecordBatchReader; a new table's schema holds every batch's types (a field null

@@ -92,6 +92,9 @@ class DeltaTable(Connector):
                 # the conflict check refused the commit: this write committed nothing (exit 75)
                 attempt.maybe_committed = committed_before
                 raise FlowError(f"`{write.sink.name}`: {err}; nothing was committed") from err
+            except delta.Refused as err:  # refused before the commit (exit 65)
+                attempt.maybe_committed = committed_before
+                raise delta.Refused(f"`{write.sink.name}`: {err}; nothing was committed") from err
 
     def commit(self, attempt: Attempt, write: Write, uri: str, data: Any, column: str | None,
                partitions: set[str]) -> None:
@@ -127,9 +130,13 @@ class DeltaTable(Connector):
         hooks.before_publish()
         hooks.step("before_commit")
         attempts.assert_latest(attempt, None)  # fencing, just before the commit (see attempts.py)
+        committed_before = attempt.maybe_committed
         attempt.maybe_committed = True
         try:
             delta.conditional_commit(uri, data, recorded, app_id, attempts.marks(attempt))
+        except delta.Refused as err:  # refused before the commit (exit 65)
+            attempt.maybe_committed = committed_before
+            raise delta.Refused(f"`{write.sink.name}`: {err}; nothing was committed") from err
         except delta.CommitRejected as err:
             if delta.txn_done(uri, app_id):
                 attempt.log(
