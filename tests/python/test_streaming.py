@@ -1578,6 +1578,43 @@ def test_an_iceberg_write_streams_its_batches_into_one_commit(tmp_path: Path, mo
     assert iceberg.load(cat, ("ns", "txn")) is None
 
 
+def test_an_iceberg_table_made_outside_flowc_refuses_what_its_columns_cannot_hold_exactly(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """An Iceberg table another tool made with an `int` and a `decimal(10,2)` column: a value
+    the column cannot hold exactly (1.5 into the integer column, which Arrow truncated to 1; an
+    amount with three decimals) is refused before the commit, exit 65 (it was 70: the refusal
+    came after the attempt had marked a commit as possibly made), named by column and type; the
+    table keeps its one snapshot. Also through a conditional commit."""
+    pytest.importorskip("pyiceberg")
+    from decimal import Decimal
+
+    from flowc_runtime import iceberg
+
+    lake = f"file://{tmp_path}/lake"
+    cat = iceberg.catalog(iceberg.locate(lake, "facts"))
+    iceberg.ensure_table(cat, ("ns", "made"), [],
+                         pa.schema([("id", pa.string()), ("price", pa.decimal128(10, 2)), ("n", pa.int32())]))
+    seed(tmp_path, "a.jsonl", [{"id": "a"}])
+    env = env_for(tmp_path, facts=lake)
+
+    def rows(price: Any, n: Any) -> Any:
+        return lambda ctx: {"facts": [{"id": r["id"], "price": price, "n": n} for r in ctx.inputs["raw"]]}
+
+    for mode in ("append", "conditional_commit"):
+        write = Write(Endpoint("facts", "iceberg_table", {"table": "ns.made"}), mode)
+        for price, n, column in ((Decimal("2.50"), 1.5, "`n` (int32)"), (Decimal("1.005"), 2, "`price` (decimal128(10, 2))")):
+            capfd.readouterr()
+            assert run(make_task((write,)), rows(price, n), env) == 65
+            err = capfd.readouterr().err
+            assert f"column {column} cannot hold" in err and "nothing was committed" in err
+            assert "1.005" not in err
+        table = iceberg.load(cat, ("ns", "made"))
+        assert table is not None and not table.snapshots() and not iceberg.read(table, None)
+    append = Write(Endpoint("facts", "iceberg_table", {"table": "ns.made"}), "append")
+    assert run(make_task((append,)), rows(Decimal("2.5"), 2.0), env) == 0
+    assert iceberg.read(iceberg.load(cat, ("ns", "made")), None) == [{"id": "a", "price": Decimal("2.50"), "n": 2}]
+
+
 # --- the progress line --------------------------------------------------------------------------
 
 

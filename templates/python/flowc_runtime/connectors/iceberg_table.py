@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import attempts, hooks, iceberg
 from ..batches import ArrowRows, Gathered
-from ..context import Ambiguous, FlowError
+from ..context import Ambiguous, FlowError, Invalid
 from ..keys import CommitTxn, term_value
 from ..spec import Endpoint, Read, Write
 from .base import Connector, PinValue, Record
@@ -105,6 +105,9 @@ class IcebergTable(Connector):
             except iceberg.CommitRejected as err:
                 attempt.maybe_committed = committed_before
                 raise FlowError(f"`{write.sink.name}`: {err}; nothing was committed") from err
+            except Invalid as err:  # a value the table's column cannot hold: refused before the commit
+                attempt.maybe_committed = committed_before
+                raise Invalid(f"`{write.sink.name}`: {err}; nothing was committed") from err
 
     def conditional_commit(self, attempt: Attempt, write: Write, cat: Any, ident: tuple[str, str],
                            txn: str | None, rows: Any, schema: Any) -> None:
@@ -125,9 +128,13 @@ class IcebergTable(Connector):
         hooks.before_publish()
         hooks.step("before_commit")
         attempts.assert_latest(attempt, None)  # fencing, just before the commit (see attempts.py)
+        committed_before = attempt.maybe_committed
         attempt.maybe_committed = True
         try:
             iceberg.conditional_commit(cat, ident, rows, recorded, txn, attempts.marks(attempt), schema)
+        except Invalid as err:  # a value the table's column cannot hold: refused before the commit
+            attempt.maybe_committed = committed_before
+            raise Invalid(f"`{write.sink.name}`: {err}; nothing was committed") from err
         except iceberg.CommitRejected as err:
             if iceberg.txn_done(iceberg.load(cat, ident), txn):
                 attempt.log(
