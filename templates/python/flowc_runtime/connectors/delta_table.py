@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import attempts, delta, hooks
-from ..batches import ArrowRows, Gathered
+from ..batches import ArrowRows, Gathered, Records
 from ..context import Ambiguous, FlowError, check_inside
 from ..keys import CommitTxn, term_value
 from ..spec import Endpoint, Read, Write
@@ -52,8 +52,10 @@ class DeltaTable(Connector):
         attempt.pins["version:" + write.sink.name] = int(recorded)
         attempt.log(f"`{write.sink.name}`: commits assert version {recorded}")
 
-    def read(self, attempt: Attempt, read: Read, pin: PinValue) -> list[Record]:
-        return delta.read(self.uri(attempt, read.source), pin if isinstance(pin, int) else None)
+    def read(self, attempt: Attempt, read: Read, pin: PinValue) -> Records:
+        """The pinned version, batch by batch (not the whole table in memory)."""
+        uri, version, size = self.uri(attempt, read.source), pin if isinstance(pin, int) else None, attempt.batch_rows
+        return Records(read.source.name, lambda: delta.read_batches(uri, version, size), attempt.progress)
 
     def apply_stream(self, attempt: Attempt, write: Write, batches: Iterator[tuple[Sequence[Item], Sequence[Record]]],
                      outputs: dict[str, list[Item]]) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import attempts, hooks, iceberg
-from ..batches import ArrowRows, Gathered
+from ..batches import ArrowRows, Gathered, Records
 from ..context import Ambiguous, FlowError, Invalid
 from ..keys import CommitTxn, term_value
 from ..spec import Endpoint, Read, Write
@@ -51,9 +51,11 @@ class IcebergTable(Connector):
         attempt.pins["snapshot:" + write.sink.name] = int(recorded)
         attempt.log(f"`{write.sink.name}`: commits assert snapshot {recorded}")
 
-    def read(self, attempt: Attempt, read: Read, pin: PinValue) -> list[Record]:
+    def read(self, attempt: Attempt, read: Read, pin: PinValue) -> Records:
+        """The pinned snapshot, batch by batch (not the whole table in memory)."""
         cat, ident = self.where(attempt, read.source)
-        return iceberg.read(iceberg.load(cat, ident), pin if isinstance(pin, int) else None)
+        table, snapshot, size = iceberg.load(cat, ident), pin if isinstance(pin, int) else None, attempt.batch_rows
+        return Records(read.source.name, lambda: iceberg.read_batches(table, snapshot, size), attempt.progress)
 
     def apply_stream(self, attempt: Attempt, write: Write, batches: Iterator[tuple[Sequence[Item], Sequence[Record]]],
                      outputs: dict[str, list[Item]]) -> None:
