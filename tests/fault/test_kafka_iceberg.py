@@ -374,3 +374,49 @@ def test_audit_tells_a_resent_message_from_a_recurring_record(pytestconfig: pyte
     assert len(resent) == 1 and resent[0]["count"] == 1 and resent[0]["severity"] == "error", report
     assert "1 message was sent again in topic `rt_out` by another attempt of its interval (1 more copy; " \
            f"interval {matrix.INTERVALS[0][0]}: attempts 1,2)" in resent[0]["message"], resent
+
+
+@needs_broker
+def test_the_kafka_reader_streams_partition_after_partition_and_commits_on_close(
+        pytestconfig: pytest.Config) -> None:
+    """`kafka.read_batches` (what a Kafka source's read spills batch by batch, instead of holding
+    the range in memory) against the real broker: every message of the range, partition after
+    partition in offset order, at most `size` a batch; with `store` (`commit auto`) the group's
+    offsets reach the range's ends once the reader is closed, and without it they stay."""
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
+
+    assert DIST is not None
+    if pytestconfig.getoption("db") != "sqlite":
+        pytest.skip("a Kafka case: it runs in the SQLite pass")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "templates" / "python"))
+    from flowc_runtime import kafka
+
+    broker = kafka_broker.Broker(DIST)
+    try:
+        admin = AdminClient({"bootstrap.servers": broker.bootstrap, "log_level": 3})
+        for future in admin.create_topics([NewTopic("many", 2, 1)]).values():
+            future.result(30)
+        producer = Producer({"bootstrap.servers": broker.bootstrap, "log_level": 3})
+        for i in range(2500):
+            producer.produce("many", value=f'{{"i": {i}}}'.encode(), partition=i % 2)
+        assert producer.flush(30) == 0
+        handle = kafka.consumer(broker.bootstrap, "g")
+        try:
+            ranges = kafka.ranges_now(handle, "many")
+        finally:
+            handle.close()
+        assert ranges == {0: (0, 1250), 1: (0, 1250)}
+        for group, store in (("plain", False), ("auto", True)):
+            batches = list(kafka.read_batches(broker.bootstrap, group, "many", ranges, 400, store=store))
+            assert [len(b) for b in batches] == [400, 400, 400, 400, 400, 400, 100]
+            got = [r["i"] for b in batches for r in b]
+            assert got == list(range(0, 2500, 2)) + list(range(1, 2500, 2))
+            handle = kafka.consumer(broker.bootstrap, group)
+            try:
+                done = kafka.committed(handle, "many", [0, 1])
+            finally:
+                handle.close()
+            assert kafka.reached(done, {0: 1250, 1: 1250}) is store, done
+    finally:
+        broker.stop()

@@ -212,18 +212,26 @@ def messages(handle: Any, topic: str, ranges: Ranges) -> Iterator[Any]:
                 pending.discard(tp.partition)
 
 
-def read(handle: Any, topic: str, ranges: Ranges, store: bool = False) -> list[dict[str, Any]]:
-    """Every committed message of `ranges` as a record (`messages`), partition after partition.
-    `store`: hand each message's offset to the client's automatic commits (`commit auto`)."""
-    out: dict[int, list[dict[str, Any]]] = {}
-    for msg in messages(handle, topic, ranges):
-        out.setdefault(msg.partition(), []).append(decode(msg.value()))
-        if store:
-            handle.store_offsets(message=msg)
-    records: list[dict[str, Any]] = []
-    for p in sorted(out):
-        records.extend(out[p])
-    return records
+def read_batches(servers: str, group: str, topic: str, ranges: Ranges, size: int,
+                 store: bool = False) -> Iterator[list[dict[str, Any]]]:
+    """Every committed message of `ranges` as a record (`messages`, `decode`), partition after
+    partition, `size` at a time, read as they are asked for through a consumer of their own
+    (closed at the end; `store`: the client commits what was read then, as `commit auto` does)."""
+    handle = consumer(servers, group, auto_commit=store)
+    try:
+        batch: list[dict[str, Any]] = []
+        for p in sorted(ranges):
+            for msg in messages(handle, topic, {p: ranges[p]}):
+                batch.append(decode(msg.value()))
+                if store:
+                    handle.store_offsets(message=msg)
+                if len(batch) >= size:
+                    yield batch
+                    batch = []
+        if batch:
+            yield batch
+    finally:
+        handle.close()
 
 
 def commit_offsets(handle: Any, topic: str, ends: dict[int, int]) -> None:

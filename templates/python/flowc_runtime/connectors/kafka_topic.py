@@ -37,7 +37,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import attempts, hooks, kafka
-from ..batches import Gathered
+from ..batches import Gathered, Records
 from ..context import Ambiguous, FlowError, Invalid
 from ..spec import Endpoint, Read, Write
 from .base import Connector, PinValue, Record
@@ -92,23 +92,29 @@ class KafkaTopic(Connector):
         attempt.log(f"`{src.name}`: pinned offsets {stored}")
         return stored
 
-    def read(self, attempt: Attempt, read: Read, pin: PinValue) -> list[Record]:
+    def read(self, attempt: Attempt, read: Read, pin: PinValue) -> Records:
+        """The pinned offsets' records, read to the end here as before (so that `commit auto` and
+        `before_write` commit when they did: after the read, before the transform), but a
+        batch at a time into a temporary file (`Gathered`), not the whole range in memory; the
+        transform reads them back a batch at a time."""
         src = read.source
         servers, topic = self.servers(attempt, src), self.topic(attempt, src)
         mode = self.commit_mode(read)
-        handle = kafka.consumer(servers, self.group(attempt), auto_commit=mode == "auto")
+        group = self.group(attempt)
+        handle = kafka.consumer(servers, group)
         try:
             ranges = kafka.decode_ranges(pin) if isinstance(pin, str) else kafka.ranges_now(handle, topic)
             attempt.pins[_offsets_key(read)] = kafka.encode_ranges(ranges)
-            records = kafka.read(handle, topic, ranges, store=mode == "auto")
+            # `auto`: closing the reader makes the client commit what it consumed
+            spilled = Gathered(((), batch) for batch in kafka.read_batches(
+                servers, group, topic, ranges, attempt.batch_rows, store=mode == "auto"))
             if mode == "before_write":
                 kafka.commit_offsets(handle, topic, self.ends(ranges))
                 attempt.log(f"`{src.name}`: offsets committed before the write")
         finally:
-            # `auto`: closing the reader makes the client commit what it consumed
             handle.close()
-        attempt.log(f"`{src.name}`: read {len(records)} record(s) of {kafka.encode_ranges(ranges)}")
-        return records
+        attempt.log(f"`{src.name}`: read {spilled.count} record(s) of {kafka.encode_ranges(ranges)}")
+        return Records(src.name, spilled.batches, attempt.progress)
 
     def ends(self, ranges: kafka.Ranges) -> dict[int, int]:
         return {p: end for p, (start, end) in ranges.items() if end > start}
