@@ -39,20 +39,9 @@ def current_version(uri: str) -> int:
         return -1
 
 
-def read(uri: str, version: int | None) -> list[dict[str, Any]]:
-    from deltalake import DeltaTable
-
-    if version is not None and version < 0:
-        return []
-    if version is None and current_version(uri) < 0:
-        return []
-    table = DeltaTable(uri) if version is None else DeltaTable(uri, version=version)
-    return list(table.to_pyarrow_table().to_pylist())
-
-
 def read_batches(uri: str, version: int | None, size: int) -> Iterator[Any]:
     """The table at `version` (None: its current one) as Arrow record batches of at most `size`
-    rows, read from its files as they are asked for (`read` holds the whole table)."""
+    rows, read from its files as they are asked for."""
     from deltalake import DeltaTable
 
     if version is not None and version < 0:

@@ -108,18 +108,14 @@ def snapshot_id(table: Any | None) -> int:
 
 
 def read(table: Any | None, snapshot: int | None) -> list[dict[str, Any]]:
-    if table is None or snapshot == NO_SNAPSHOT:
-        return []
-    if snapshot is None:
-        if table.current_snapshot() is None:
-            return []
-        return list(table.scan().to_arrow().to_pylist())
-    return list(table.scan(snapshot_id=snapshot).to_arrow().to_pylist())
+    """The whole table at `snapshot` as records, in memory (for a small table; a source reads
+    `read_batches`)."""
+    return [record for batch in read_batches(table, snapshot, 65_536) for record in batch.to_pylist()]
 
 
 def read_batches(table: Any | None, snapshot: int | None, size: int) -> Iterator[Any]:
     """The table at `snapshot` (None: its current one) as Arrow record batches of at most `size`
-    rows, read from its data files as they are asked for (`read` holds the whole table)."""
+    rows, read from its data files as they are asked for."""
     if table is None or snapshot == NO_SNAPSHOT:
         return
     if snapshot is None and table.current_snapshot() is None:
