@@ -158,6 +158,31 @@ def test_upsert_keeps_the_last_row_of_a_key_across_batches(tmp_path: Path, url: 
 
 
 @pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("mode", ["upsert", "append"])
+def test_an_existing_integer_column_takes_whole_floats_and_refuses_fractions(
+        tmp_path: Path, url: str, kind: str, mode: str, capfd: pytest.CaptureFixture[str]) -> None:
+    """The user's table has an integer column; the output's numbers are floats (a JSON `2.0`, a
+    pandas column with nulls): 2.0 is stored as 2; 1.5 is refused, exit 65, naming the column and
+    nothing written (DuckDB and MySQL rounded it to 2 without a word)."""
+    db = Database(url)
+    try:
+        db.execute('CREATE TABLE "o" (id VARCHAR(20) PRIMARY KEY, n INTEGER)'.replace('"', "`" if kind == "mysql_table"
+                                                                                      else '"'))
+    finally:
+        db.close()
+    write = keyed(kind, mode) if mode == "upsert" else Write(Endpoint("out", kind, {"table": "o"}), "append")
+    seed(tmp_path, [{"id": "a", "n": 2.0}, {"id": "b", "n": None}])
+    assert run(make_task((write,), kind), same, env_for(tmp_path, url)) == 0
+    assert select(url, 'SELECT id, n FROM "o" ORDER BY id') == [("a", 2), ("b", None)]
+    seed(tmp_path, [{"id": "c", "n": 1.5}], interval=DAY2)
+    capfd.readouterr()
+    assert run(make_task((write,), kind), same, env_for(tmp_path, url, interval=DAY2, run_id="r2")) == 65
+    err = capfd.readouterr().err
+    assert "column `n` of `o` is an integer column: the output holds a number with a fraction" in err, err
+    assert select(url, 'SELECT id, n FROM "o" ORDER BY id') == [("a", 2), ("b", None)]
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_insert_if_absent_keeps_the_first_committed_row(tmp_path: Path, url: str, kind: str) -> None:
     seed(tmp_path, [{"id": "a", "v": 1}, {"id": "a", "v": 9}])
     seed(tmp_path, [{"id": "a", "v": 2}, {"id": "b", "v": 20}], interval=DAY2)

@@ -1864,6 +1864,40 @@ def test_a_value_an_existing_postgresql_table_refuses_exits_65(tmp_path: Path, c
 
 
 @PG
+@pytest.mark.parametrize("mode", ["upsert", "insert_if_absent", "append", "append_ledger"])
+def test_an_existing_postgresql_integer_column_takes_whole_floats_and_refuses_fractions(
+        tmp_path: Path, mode: str, capfd: pytest.CaptureFixture[str]) -> None:
+    """A user's INTEGER column and floats in the output (a JSON `2.0`, a pandas column with
+    nulls, a decimal `2.00`): a whole number is stored as its integer, by `COPY` as by `INSERT`
+    (`COPY` refused the text `2.0`: every attempt exit 65); a fraction is refused alike, exit 65,
+    nothing written (the `INSERT` of `insert_if_absent` rounded 1.5 to 2)."""
+    import psycopg
+
+    base, schema, url = pg_schema()
+    try:
+        with psycopg.connect(url, autocommit=True) as c:
+            c.execute("CREATE TABLE o (id TEXT PRIMARY KEY, n INTEGER, m BIGINT)")
+        kwargs: dict[str, Any] = {"key": (Term("input_field", "id"),), "primary_key": ("id",)}
+        write = Write(Endpoint("out", "postgres_table", {"table": "o"}), mode,  # type: ignore[arg-type]
+                      **(kwargs if mode != "append" else {}))
+        rows = [{"id": "a", "n": 2.0, "m": Decimal("3.00")}, {"id": "b", "n": None, "m": 4}]
+        seed(tmp_path, "a.jsonl", [{"id": "x"}])  # (the transform's rows are its own)
+        env = env_for(tmp_path, 1, out=url)
+        assert run(make_task((write,)), lambda ctx: {"out": rows}, env) == 0
+        with psycopg.connect(url) as c:
+            assert c.execute("SELECT id, n, m FROM o ORDER BY id").fetchall() == [("a", 2, 3), ("b", None, 4)]
+        capfd.readouterr()
+        late = [{"id": "c", "n": 7, "m": 1.5}]
+        assert run(make_task((write,)), lambda ctx: {"out": late}, {**env, "FLOW_RUN_ID": "r2"}) == 65
+        err = capfd.readouterr().err
+        assert "column `m` of `o` is an integer column: the output holds a number with a fraction" in err, err
+        with psycopg.connect(url) as c:
+            assert c.execute("SELECT COUNT(*) FROM o").fetchone() == (2,)
+    finally:
+        pg_drop(base, schema)
+
+
+@PG
 @pytest.mark.parametrize("mode", ["append", "overwrite", "replace_partition", "transactional", "upsert"])
 def test_a_postgresql_write_of_many_batches_is_one_copy(tmp_path: Path, mode: Any,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:

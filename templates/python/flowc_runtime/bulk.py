@@ -18,6 +18,7 @@ import contextlib
 import math
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from decimal import Decimal
 from itertools import chain, repeat
 from itertools import count as count_from
 from operator import itemgetter
@@ -132,6 +133,8 @@ class Target:
         self.key_pending = False
         # a table this write created: the kind of value each column was typed for (`sql.kind_of`)
         self.kinds: dict[str, str] = {}
+        # an existing table: its integer columns (`whole_numbers`), looked up once
+        self.integers: set[str] | None = None
 
     def ensure(self, rows: Sequence[dict[str, Any]]) -> bool:
         """Make sure the table exists (created from `rows` when it does not); False while it
@@ -191,6 +194,39 @@ class Target:
             self.kinds[name] = kind_of(sample)
         return widened
 
+    def whole_numbers(self, columns: Columns, values: Sequence[tuple[Any, ...]]) -> Sequence[tuple[Any, ...]]:
+        """`values` with each float or decimal bound for an integer column of an existing table
+        made its integer when it is a whole number (2.0, `Decimal("2.00")`: what a JSON number, or
+        a pandas column with nulls, gives; PostgreSQL's `COPY` refused the text `2.0`, exit 65);
+        one with a fraction is refused (`Invalid`, naming the column, never the value), where
+        PostgreSQL's `INSERT`, MySQL and DuckDB rounded 1.5 to 2. A table this write created
+        widens the column instead (`ensure_columns`); SQLite keeps any number as it is."""
+        if self.created or self.columns is None:
+            return values
+        if self.integers is None:
+            self.integers = self.db.integer_columns(self.table)
+        if not self.integers:
+            return values
+        made = values.columns if isinstance(values, ColumnValues) else None
+        rows: list[list[Any]] | None = None
+        for position, name in enumerate(columns):
+            if name not in self.integers:
+                continue
+            column = made[position] if made is not None else [v[position] for v in values]
+            if _FRACTIONAL.isdisjoint(map(type, column)):
+                continue
+            whole = [_whole(v, name, self.table) for v in column]
+            if made is not None:
+                made[position] = whole
+            else:
+                if rows is None:
+                    rows = [list(v) for v in values]
+                for row, value in zip(rows, whole, strict=True):
+                    row[position] = value
+        if made is not None:
+            return ColumnValues(made, len(values))
+        return values if rows is None else [tuple(row) for row in rows]
+
     def finish(self) -> None:
         """The primary key of a table this write created without it (`key_later`), built from
         its rows at once, inside the write's transaction: no one sees the table before the
@@ -206,6 +242,23 @@ class Target:
         self.db.ensure_column(self.table, name)
         if self.columns is not None:
             self.columns.add(name)
+
+
+_FRACTIONAL = {float, Decimal}
+
+
+def _whole(value: Any, column: str, table: str) -> Any:
+    """`value` for an integer column: a float or decimal that is a whole number as its integer."""
+    if isinstance(value, (float, Decimal)):
+        finite = value.is_finite() if isinstance(value, Decimal) else math.isfinite(value)
+        if not finite:
+            raise Invalid(f"column `{column}` of `{table}` is an integer column: the output holds a number that is "
+                          "not finite for it")
+        if value != int(value):
+            raise Invalid(f"column `{column}` of `{table}` is an integer column: the output holds a number with a "
+                          "fraction for it (refused rather than rounded)")
+        return int(value)
+    return value
 
 
 # The Python types of the values a column of each kind (`sql.kind_of`) holds as they are.

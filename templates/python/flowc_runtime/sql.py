@@ -152,6 +152,14 @@ def mysql_statement(sql: str) -> str:
     return sql
 
 
+# The integer types, as each driver describes a column: PostgreSQL's type OIDs (int8, int2,
+# int4), PyMySQL's field types (TINY, SHORT, LONG, LONGLONG, INT24), DuckDB's type names.
+PG_INTEGER_OIDS = {20, 21, 23}
+MYSQL_INTEGER_TYPES = {1, 2, 3, 8, 9}
+DUCKDB_INTEGER_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+                        "UINTEGER", "UBIGINT", "UHUGEINT"}
+
+
 def kind_of(sample: Any) -> str:
     """The kind of value a column flowc creates from `sample` (its first value not null) is
     typed for (`Database.kind_type`): bool, int, float, else text."""
@@ -525,6 +533,18 @@ class Database:
     def columns(self, table: str) -> list[str]:
         cursor = self.execute(f"SELECT * FROM {self.quote(table)} WHERE 1 = 0")
         return [d[0] for d in cursor.description]
+
+    def integer_columns(self, table: str) -> set[str]:
+        """The columns of `table` of an integer type, by the driver's description of a query
+        that returns no row (none on SQLite, whose columns hold any number as it is)."""
+        if self.dialect == "sqlite":
+            return set()
+        cursor = self.execute(f"SELECT * FROM {self.quote(table)} WHERE 1 = 0")
+        if self.dialect == "postgres":
+            return {d[0] for d in cursor.description if d[1] in PG_INTEGER_OIDS}
+        if self.dialect == "mysql":
+            return {d[0] for d in cursor.description if d[1] in MYSQL_INTEGER_TYPES}
+        return {d[0] for d in cursor.description if str(d[1]) in DUCKDB_INTEGER_TYPES}
 
     def ensure_column(self, table: str, column: str) -> None:
         """Add `column` (text) to an existing table that lacks it (created before it was needed)."""
