@@ -1864,6 +1864,26 @@ def test_a_value_an_existing_postgresql_table_refuses_exits_65(tmp_path: Path, c
 
 
 @PG
+@pytest.mark.parametrize("mode", ["append", "upsert"])
+def test_a_nul_character_postgresql_text_cannot_hold_is_exit_65(tmp_path: Path, mode: str,
+                                                                capfd: pytest.CaptureFixture[str]) -> None:
+    """A text value holding a NUL character (`\\x00`, as a binary field decoded as text carries):
+    PostgreSQL's text cannot store it and psycopg refuses to send it, the same at every attempt:
+    exit 65 saying so (it was exit 75 with a traceback, retried forever)."""
+    base, schema, url = pg_schema()
+    try:
+        seed(tmp_path, "a.jsonl", [{"id": "a", "v": "nul\u0000byte"}])
+        env = env_for(tmp_path, 1, out=url)
+        write = upsert("postgres_table") if mode == "upsert" else Write(
+            Endpoint("out", "postgres_table", {"table": "o"}), "append")
+        assert run(make_task((write,)), lambda ctx: {"out": ctx.inputs["raw"]}, env) == 65
+        err = capfd.readouterr().err
+        assert "cannot store a text value that holds a NUL character" in err and "Traceback" not in err, err
+    finally:
+        pg_drop(base, schema)
+
+
+@PG
 @pytest.mark.parametrize("mode", ["upsert", "insert_if_absent", "append", "append_ledger"])
 def test_an_existing_postgresql_integer_column_takes_whole_floats_and_refuses_fractions(
         tmp_path: Path, mode: str, capfd: pytest.CaptureFixture[str]) -> None:

@@ -422,6 +422,9 @@ class Database:
             import psycopg
 
             state = getattr(err, "sqlstate", None) or ""
+            if isinstance(err, psycopg.DataError) and not state and "NUL" in str(err):
+                # refused by psycopg before it is sent: PostgreSQL's text cannot hold the character
+                return "the database cannot store a text value that holds a NUL character (\\x00)"
             if not isinstance(err, psycopg.Error) or not (state.startswith("22") or state in ("23502", "23514")):
                 return None
             diag = err.diag
