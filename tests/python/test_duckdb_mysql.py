@@ -182,6 +182,25 @@ def test_an_existing_integer_column_takes_whole_floats_and_refuses_fractions(
     assert select(url, 'SELECT id, n FROM "o" ORDER BY id') == [("a", 2), ("b", None)]
 
 
+@pytest.mark.parametrize("mode", ["upsert", "append", "insert_if_absent"])
+def test_an_existing_duckdb_list_column_takes_a_list_as_it_is(tmp_path: Path, mode: str) -> None:
+    """A user's DuckDB `VARCHAR[]` column takes a record's list as the list it is (sent as it is
+    since the runtime looks up an existing table's array columns; DuckDB's cast of the JSON text
+    gave the same list, commas, quotes and brackets in the values included)."""
+    url = f"duckdb://{tmp_path}/db.duckdb"
+    db = Database(url)
+    try:
+        db.execute('CREATE TABLE "o" (id VARCHAR PRIMARY KEY, tags VARCHAR[], n INTEGER[])')
+    finally:
+        db.close()
+    write = keyed("duckdb_table", mode) if mode != "append" else Write(Endpoint("out", "duckdb_table", {"table": "o"}),
+                                                                       "append")
+    tags = ["x", "y,z", 'q"', "[b]", " s "]
+    seed(tmp_path, [{"id": "a", "tags": tags, "n": [1, 2]}, {"id": "b", "tags": [], "n": None}])
+    assert run(make_task((write,), "duckdb_table"), same, env_for(tmp_path, url)) == 0
+    assert select(url, 'SELECT id, tags, n FROM "o" ORDER BY id') == [("a", tags, [1, 2]), ("b", [], None)]
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_insert_if_absent_keeps_the_first_committed_row(tmp_path: Path, url: str, kind: str) -> None:
     seed(tmp_path, [{"id": "a", "v": 1}, {"id": "a", "v": 9}])

@@ -1864,6 +1864,36 @@ def test_a_value_an_existing_postgresql_table_refuses_exits_65(tmp_path: Path, c
 
 
 @PG
+@pytest.mark.parametrize("mode", ["upsert", "insert_if_absent", "append", "append_ledger", "replace_partition"])
+def test_an_existing_postgresql_array_column_takes_a_list_as_its_array(tmp_path: Path, mode: str) -> None:
+    """A user's `text[]` and `integer[]` columns take a record's lists as arrays (they were sent
+    as JSON text, which the array column refused: exit 65 at every attempt); a `jsonb` column
+    beside them still takes a list as JSON, and a table flowc creates holds a list as JSON text."""
+    import psycopg
+
+    base, schema, url = pg_schema()
+    try:
+        with psycopg.connect(url, autocommit=True) as c:
+            c.execute("CREATE TABLE o (id TEXT PRIMARY KEY, day TEXT, tags TEXT[], n INTEGER[], doc JSONB)")
+        seed(tmp_path, "a.jsonl", [{"id": "a", "day": "d1", "tags": ["x", "y,z", 'q"'], "n": [1, 2], "doc": [1, "a"]},
+                                   {"id": "b", "day": "d1", "tags": [], "n": None, "doc": {"k": [None]}}])
+        kwargs: dict[str, Any] = {"key": (Term("input_field", "id"),), "primary_key": ("id",)}
+        if mode == "replace_partition":
+            kwargs = {"partition": Term("input_field", "day", column="day")}
+        elif mode == "append":
+            kwargs = {}
+        write = Write(Endpoint("out", "postgres_table", {"table": "o"}), mode, **kwargs)  # type: ignore[arg-type]
+        env = env_for(tmp_path, 1, out=url)
+        env["FLOWC_BATCH_ROWS"] = "1"
+        assert run(make_task((write,)), lambda ctx: {"out": ctx.inputs["raw"]}, env) == 0
+        with psycopg.connect(url) as c:
+            assert c.execute("SELECT id, tags, n, doc FROM o ORDER BY id").fetchall() == [
+                ("a", ["x", "y,z", 'q"'], [1, 2], [1, "a"]), ("b", [], None, {"k": [None]})]
+    finally:
+        pg_drop(base, schema)
+
+
+@PG
 @pytest.mark.parametrize("mode", ["append", "upsert"])
 def test_a_nul_character_postgresql_text_cannot_hold_is_exit_65(tmp_path: Path, mode: str,
                                                                 capfd: pytest.CaptureFixture[str]) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import math
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from itertools import chain, repeat
 from itertools import count as count_from
@@ -37,13 +37,14 @@ _COMPLEX = frozenset((dict, list, tuple))
 
 
 def runs(rows: Sequence[dict[str, Any]], extra: Sequence[Any] | None = None, const: Mapping[str, Any] | None = None,
-         seq: int | None = None, convert: bool = True,
-         columnar: bool = False) -> Iterator[tuple[Columns, Sequence[tuple[Any, ...]]]]:
+         seq: int | None = None, convert: bool = True, columnar: bool = False,
+         native: Collection[str] = ()) -> Iterator[tuple[Columns, Sequence[tuple[Any, ...]]]]:
     """Consecutive rows that fill the same columns, as (columns, value tuples). `const`: columns
     every row takes with the same value (a row's own value of that name is replaced), after the
     row's columns; with `extra`, each tuple then ends with that row's extra value; with `seq`,
     with its position, numbered from `seq`. Nested values (dicts, lists, tuples) become JSON text
-    unless `convert` is false (the connection adapts them itself: `sql.sqlite_adapters`). With
+    unless `convert` is false (the connection adapts them itself: `sql.sqlite_adapters`), except
+    in the `native` columns (an existing table's array columns: the driver adapts a list). With
     `columnar`, each run's values are a `ColumnValues`: the columns the tuples are made of, which
     `COPY` reads as they are (`copy_rows`), the tuples made only if something else reads them.
 
@@ -66,7 +67,7 @@ def runs(rows: Sequence[dict[str, Any]], extra: Sequence[Any] | None = None, con
                 column = values if isinstance(values, list) else list(values)
                 # a column's nested values (dicts, lists, tuples) as their JSON text: each column's
                 # types looked at once, in C
-                if convert and not _COMPLEX.isdisjoint(map(type, column)):
+                if convert and name not in native and not _COMPLEX.isdisjoint(map(type, column)):
                     column = list(map(plain, column))
                 lists.append(column)
             if extra is not None:
@@ -76,7 +77,8 @@ def runs(rows: Sequence[dict[str, Any]], extra: Sequence[Any] | None = None, con
             return columns, ColumnValues(lists, size)
         getters: list[Iterable[Any]] = [repeat(fixed[name]) if name in fixed else of(name) for name in columns]
         if convert and any(map(_COMPLEX.__contains__, map(type, every_value()))):
-            getters = [g if name in fixed else map(plain, g) for name, g in zip(columns, getters, strict=True)]
+            getters = [g if name in fixed or name in native else map(plain, g)
+                       for name, g in zip(columns, getters, strict=True)]
         if extra is not None:
             getters.append(extra[offset:offset + size])
         if seq is not None:
@@ -133,8 +135,10 @@ class Target:
         self.key_pending = False
         # a table this write created: the kind of value each column was typed for (`sql.kind_of`)
         self.kinds: dict[str, str] = {}
-        # an existing table: its integer columns (`whole_numbers`), looked up once
+        # an existing table: its integer columns (`whole_numbers`) and array columns (`arrays`),
+        # looked up once
         self.integers: set[str] | None = None
+        self._arrays: set[str] | None = None
 
     def ensure(self, rows: Sequence[dict[str, Any]]) -> bool:
         """Make sure the table exists (created from `rows` when it does not); False while it
@@ -193,6 +197,16 @@ class Target:
             self.columns.add(name)
             self.kinds[name] = kind_of(sample)
         return widened
+
+    def arrays(self) -> set[str]:
+        """An existing table's array columns (PostgreSQL `text[]`, DuckDB `VARCHAR[]`): a list is
+        written to them as the array it is, where a column flowc creates holds it as JSON text
+        (which an array column refused: exit 65 at every attempt)."""
+        if self.created or self.columns is None:
+            return set()
+        if self._arrays is None:
+            self._arrays = self.db.array_columns(self.table)
+        return self._arrays
 
     def whole_numbers(self, columns: Columns, values: Sequence[tuple[Any, ...]]) -> Sequence[tuple[Any, ...]]:
         """`values` with each float or decimal bound for an integer column of an existing table

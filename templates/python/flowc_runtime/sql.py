@@ -537,6 +537,19 @@ class Database:
         cursor = self.execute(f"SELECT * FROM {self.quote(table)} WHERE 1 = 0")
         return [d[0] for d in cursor.description]
 
+    def array_columns(self, table: str) -> set[str]:
+        """The columns of `table` of an array type: PostgreSQL's (by the type's category) and
+        DuckDB's lists; none on SQLite and MySQL, which have none."""
+        if self.dialect not in ("postgres", "duckdb"):
+            return set()
+        cursor = self.execute(f"SELECT * FROM {self.quote(table)} WHERE 1 = 0")
+        if self.dialect == "duckdb":
+            return {d[0] for d in cursor.description if str(d[1]).endswith("]")}
+        oids = {d[0]: d[1] for d in cursor.description}
+        arrays = {row[0] for row in self.query("SELECT oid FROM pg_type WHERE oid = ANY(%s) AND typcategory = 'A'",
+                                               (list(set(oids.values())),))}
+        return {name for name, oid in oids.items() if oid in arrays}
+
     def integer_columns(self, table: str) -> set[str]:
         """The columns of `table` of an integer type, by the driver's description of a query
         that returns no row (none on SQLite, whose columns hold any number as it is)."""

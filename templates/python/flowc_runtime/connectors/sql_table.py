@@ -271,7 +271,7 @@ class SqlTable(Connector):
             keys = ledger_keys(items) if ledger_keys is not None else None
             first, position = position, position + len(rows)
             for columns, values in bulk.runs(rows, keys, fence_value, first if staged else None, convert,
-                                             columnar=db.dialect == "postgres"):
+                                             columnar=db.dialect == "postgres", native=target.arrays()):
                 for name, kind_type in target.ensure_columns(columns, values):
                     if stage is not None:  # the staged rows' column too (copied from the table's)
                         db.execute(bulk.widen_statement(db, stage.name, name, kind_type))
