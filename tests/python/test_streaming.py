@@ -1675,6 +1675,13 @@ def test_a_delta_or_iceberg_source_is_read_batch_by_batch_at_its_pin(
     # Python objects when the table was read whole; 2 to 7 MB batch by batch, imports included)
     assert seen["peak"] < 20 * 2**20, seen["peak"]
 
+    # unpinned: the version current when the attempt reads; the commit the transform makes
+    # meanwhile is not seen by its second pass either
+    seen.clear()
+    unpinned = (Read(source, immutable=False, pin=None),)
+    assert run(make_task((), unpinned), transform, env_for(tmp_path, 2, src=f"file://{tmp_path}/lake")) == 0
+    assert seen["total"] == sum(seen["sizes"]) == n + 1  # the first commit_later's row, not the second's
+
 
 # --- the progress line --------------------------------------------------------------------------
 

@@ -53,8 +53,10 @@ class DeltaTable(Connector):
         attempt.log(f"`{write.sink.name}`: commits assert version {recorded}")
 
     def read(self, attempt: Attempt, read: Read, pin: PinValue) -> Records:
-        """The pinned version, batch by batch (not the whole table in memory)."""
-        uri, version, size = self.uri(attempt, read.source), pin if isinstance(pin, int) else None, attempt.batch_rows
+        """The pinned version, batch by batch (not the whole table in memory). Unpinned: the
+        version current now, so that a transform reading its input twice reads the same rows."""
+        uri, size = self.uri(attempt, read.source), attempt.batch_rows
+        version = pin if isinstance(pin, int) else delta.current_version(uri)
         return Records(read.source.name, lambda: delta.read_batches(uri, version, size), attempt.progress)
 
     def apply_stream(self, attempt: Attempt, write: Write, batches: Iterator[tuple[Sequence[Item], Sequence[Record]]],

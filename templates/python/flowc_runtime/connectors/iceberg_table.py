@@ -52,9 +52,11 @@ class IcebergTable(Connector):
         attempt.log(f"`{write.sink.name}`: commits assert snapshot {recorded}")
 
     def read(self, attempt: Attempt, read: Read, pin: PinValue) -> Records:
-        """The pinned snapshot, batch by batch (not the whole table in memory)."""
+        """The pinned snapshot, batch by batch (not the whole table in memory). Unpinned: the
+        snapshot current now, so that a transform reading its input twice reads the same rows."""
         cat, ident = self.where(attempt, read.source)
-        table, snapshot, size = iceberg.load(cat, ident), pin if isinstance(pin, int) else None, attempt.batch_rows
+        table, size = iceberg.load(cat, ident), attempt.batch_rows
+        snapshot = pin if isinstance(pin, int) else iceberg.snapshot_id(table)
         return Records(read.source.name, lambda: iceberg.read_batches(table, snapshot, size), attempt.progress)
 
     def apply_stream(self, attempt: Attempt, write: Write, batches: Iterator[tuple[Sequence[Item], Sequence[Record]]],
