@@ -258,3 +258,36 @@ def test_a_timestamp_cursor_on_postgres_with_the_state_in_the_sinks_database(tmp
     finally:
         with psycopg.connect(base, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def test_a_timestamptz_cursor_on_duckdb(tmp_path: Path) -> None:
+    """A DuckDB source whose cursor column is `TIMESTAMPTZ` (an `updated_at` in UTC): its rows and
+    the bookmark read as zoned datetimes. DuckDB hands such a value to Python through `pytz`,
+    which the runtime's requirements did not list: every attempt failed (exit 75) on the first
+    read of the column."""
+    import duckdb
+
+    conn = duckdb.connect(str(tmp_path / "src.duckdb"))
+    try:
+        conn.execute("CREATE TABLE src (id VARCHAR PRIMARY KEY, seq TIMESTAMPTZ)")
+        conn.execute("INSERT INTO src VALUES ('a', '2026-01-01 10:00+00'), ('b', '2026-01-01 11:00+00')")
+    finally:
+        conn.close()
+    duck_task = make_task((Write(Endpoint("out", "sqlite_table", {"table": "o"}), "upsert",
+                                 key=(Term("input_field", "id"),), primary_key=("id",)),),
+                          reads=(Read(Endpoint("src", "duckdb_table", {"table": "src"}), immutable=False,
+                                      pin="cursor", identity=("id",), cursor=Cursor("seq")),))
+
+    def copy_seen(ctx: Context) -> dict[str, Any]:
+        return {"out": [(r, {"id": r["id"], "seen": r["seq"].isoformat()}) for r in ctx.inputs["src"]]}
+
+    values = env_for(tmp_path, interval=DAY1, run_id="r1", src=f"duckdb://{tmp_path}/src.duckdb",
+                     out=f"sqlite://{tmp_path}/db.sqlite")
+    assert run(duck_task, copy_seen, values) == 0
+    conn2 = sqlite3.connect(tmp_path / "db.sqlite")
+    try:
+        got = sorted(conn2.execute('SELECT id, seen FROM "o"').fetchall())
+    finally:
+        conn2.close()
+    assert got == [("a", "2026-01-01T10:00:00+00:00"), ("b", "2026-01-01T11:00:00+00:00")]
+    assert "2026-01-01T11:00:00+00:00" in str(bookmark(tmp_path))

@@ -182,6 +182,18 @@ def test_an_existing_integer_column_takes_whole_floats_and_refuses_fractions(
     assert select(url, 'SELECT id, n FROM "o" ORDER BY id') == [("a", 2), ("b", None)]
 
 
+@MYSQL
+def test_a_nan_mysql_cannot_store_is_exit_65(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """A NaN or an infinity (a float JSON and Parquet can carry): MySQL has no such value and
+    PyMySQL refuses to send it, the same at every attempt: exit 65 saying so (it was exit 75
+    with a traceback, retried forever)."""
+    for url in database_url(tmp_path, "mysql_table"):
+        seed(tmp_path, [{"id": "a", "x": 1.5}, {"id": "b", "x": float("nan")}])
+        assert run(make_task((keyed("mysql_table", "upsert"),), "mysql_table"), same, env_for(tmp_path, url)) == 65
+        err = capfd.readouterr().err
+        assert "MySQL cannot store a float that is NaN or infinite" in err and "Traceback" not in err, err
+
+
 @pytest.mark.parametrize("mode", ["upsert", "append", "insert_if_absent"])
 def test_an_existing_duckdb_list_column_takes_a_list_as_it_is(tmp_path: Path, mode: str) -> None:
     """A user's DuckDB `VARCHAR[]` column takes a record's list as the list it is (sent as it is

@@ -442,6 +442,8 @@ class Database:
                 return None
             reason = str(err).split(":")[0]
         elif self.dialect == "mysql":
+            if "can not be used with MySQL" in str(err):  # PyMySQL's refusal to send a NaN or an infinity
+                return "MySQL cannot store a float that is NaN or infinite"
             code = err.args[0] if getattr(err, "args", None) else None
             # out of range, truncated, a wrong value for the field, too long, a null, a bad date
             if code not in (1048, 1264, 1265, 1292, 1366, 1406):
