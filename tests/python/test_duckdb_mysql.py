@@ -182,6 +182,31 @@ def test_an_existing_integer_column_takes_whole_floats_and_refuses_fractions(
     assert select(url, 'SELECT id, n FROM "o" ORDER BY id') == [("a", 2), ("b", None)]
 
 
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("mode", ["upsert", "append"])
+def test_a_field_an_existing_table_has_no_column_for_is_exit_65(
+        tmp_path: Path, url: str, kind: str, mode: str, capfd: pytest.CaptureFixture[str]) -> None:
+    """A table the user made, without a column for one of the output's fields: exit 65 naming
+    the field (it was the database's error at every attempt, exit 75 with a traceback); a field
+    that differs from its column only in case still goes into it (the database resolves it)."""
+    db = Database(url)
+    try:
+        db.execute('CREATE TABLE "o" (id VARCHAR(20) PRIMARY KEY, v INTEGER)'.replace('"', "`" if kind == "mysql_table"
+                                                                                      else '"'))
+    finally:
+        db.close()
+    write = keyed(kind, mode) if mode == "upsert" else Write(Endpoint("out", kind, {"table": "o"}), "append")
+    seed(tmp_path, [{"id": "a", "V": 1}])
+    assert run(make_task((write,), kind), same, env_for(tmp_path, url)) == 0
+    seed(tmp_path, [{"id": "b", "v": 2, "extra": "x"}], interval=DAY2)
+    capfd.readouterr()
+    assert run(make_task((write,), kind), same, env_for(tmp_path, url, interval=DAY2, run_id="r2")) == 65
+    err = capfd.readouterr().err
+    assert "output field `extra` is not a column of `o`, a table this write did not create" in err, err
+    assert "Traceback" not in err
+    assert select(url, 'SELECT id, v FROM "o" ORDER BY id') == [("a", 1)]
+
+
 @MYSQL
 def test_a_nan_mysql_cannot_store_is_exit_65(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
     """A NaN or an infinity (a float JSON and Parquet can carry): MySQL has no such value and

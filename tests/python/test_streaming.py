@@ -1901,6 +1901,26 @@ def test_an_existing_postgresql_array_column_takes_a_list_as_its_array(tmp_path:
 
 
 @PG
+def test_a_field_an_existing_postgresql_table_has_no_column_for_is_exit_65(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """PostgreSQL too (whose quoted names keep their case: `V` is not the column `v`): exit 65
+    naming the fields, where `COPY` failed with the database's error at every attempt (exit 75)."""
+    import psycopg
+
+    base, schema, url = pg_schema()
+    try:
+        with psycopg.connect(url, autocommit=True) as c:
+            c.execute("CREATE TABLE o (id TEXT PRIMARY KEY, v INTEGER)")
+        seed(tmp_path, "a.jsonl", [{"id": "a", "V": 1, "extra": "x"}])
+        env = env_for(tmp_path, 1, out=url)
+        assert run(make_task((upsert("postgres_table"),)), lambda ctx: {"out": ctx.inputs["raw"]}, env) == 65
+        err = capfd.readouterr().err
+        assert "output fields `V`, `extra` are not columns of `o`" in err and "Traceback" not in err, err
+    finally:
+        pg_drop(base, schema)
+
+
+@PG
 @pytest.mark.parametrize("mode", ["append", "upsert"])
 def test_a_nul_character_postgresql_text_cannot_hold_is_exit_65(tmp_path: Path, mode: str,
                                                                 capfd: pytest.CaptureFixture[str]) -> None:

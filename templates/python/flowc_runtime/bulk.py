@@ -26,7 +26,7 @@ from typing import Any
 
 from .batches import BatchRows, Made
 from .context import Invalid
-from .sql import Database, kind_of, plain
+from .sql import CASELESS, Database, kind_of, plain
 
 Columns = tuple[str, ...]
 SEQ = "_flowc_seq"
@@ -139,6 +139,7 @@ class Target:
         # looked up once
         self.integers: set[str] | None = None
         self._arrays: set[str] | None = None
+        self._present: set[Columns] = set()  # the runs' column lists found in an existing table
 
     def ensure(self, rows: Sequence[dict[str, Any]]) -> bool:
         """Make sure the table exists (created from `rows` when it does not); False while it
@@ -161,11 +162,14 @@ class Target:
         do not fit (a float in an integer column, text in a number column) is widened first (to
         a float, else to text: no value is rounded or refused); returns the columns widened,
         with their new types (a staging table copied from the table takes them too). An existing
-        table's columns are the user's: a missing one fails on insert, as before. MySQL commits
+        table's columns are the user's: a field it has no column for is refused (`check_present`).
+        MySQL commits
         at DDL, so a column it must widen fails the write (`Invalid`)."""
         db = self.db
         db.check_case(self.table, columns)  # (one record's fields)
         if not self.created or self.columns is None:
+            if self.columns is not None:
+                self.check_present(columns)
             return []
         widened = []
         made = values.columns if isinstance(values, ColumnValues) else None
@@ -197,6 +201,25 @@ class Target:
             self.columns.add(name)
             self.kinds[name] = kind_of(sample)
         return widened
+
+    def check_present(self, columns: Columns) -> None:
+        """A table this write did not create has a column for each field (`Invalid` naming the
+        fields it lacks: the database's error came at every attempt as exit 75)."""
+        if columns in self._present:
+            return
+        have = self.columns or set()
+        if self.db.dialect in CASELESS:  # (`X` goes into the column `x`, as the database resolves it)
+            folded = {c.lower() for c in have}
+            missing = [c for c in columns if c.lower() not in folded]
+        else:
+            missing = [c for c in columns if c not in have]
+        if missing:
+            names = ", ".join(f"`{c}`" for c in missing)
+            raise Invalid(f"output field{'s' if len(missing) > 1 else ''} {names} "
+                          f"{'are not columns' if len(missing) > 1 else 'is not a column'} of `{self.table}`, a table "
+                          "this write did not create (flowc adds no column to it): add the column, or leave the "
+                          "field out in the transform")
+        self._present.add(tuple(columns))
 
     def arrays(self) -> set[str]:
         """An existing table's array columns (PostgreSQL `text[]`, DuckDB `VARCHAR[]`): a list is
