@@ -157,6 +157,16 @@ def test_upsert_keeps_the_last_row_of_a_key_across_batches(tmp_path: Path, url: 
     assert ("_flow_interval_end",) not in columns
 
 
+def users_table(url: str, kind: str, mode: str, column: str) -> Write:
+    """A table `o` the user made (`id` and `column`), and the write of `mode` into it."""
+    db = Database(url)
+    try:
+        db.execute(f"CREATE TABLE {'`o`' if kind == 'mysql_table' else 'o'} (id VARCHAR(20) PRIMARY KEY, {column})")
+    finally:
+        db.close()
+    return keyed(kind, mode) if mode == "upsert" else Write(Endpoint("out", kind, {"table": "o"}), "append")
+
+
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("mode", ["upsert", "append"])
 def test_an_existing_integer_column_takes_whole_floats_and_refuses_fractions(
@@ -164,13 +174,7 @@ def test_an_existing_integer_column_takes_whole_floats_and_refuses_fractions(
     """The user's table has an integer column; the output's numbers are floats (a JSON `2.0`, a
     pandas column with nulls): 2.0 is stored as 2; 1.5 is refused, exit 65, naming the column and
     nothing written (DuckDB and MySQL rounded it to 2 without a word)."""
-    db = Database(url)
-    try:
-        db.execute('CREATE TABLE "o" (id VARCHAR(20) PRIMARY KEY, n INTEGER)'.replace('"', "`" if kind == "mysql_table"
-                                                                                      else '"'))
-    finally:
-        db.close()
-    write = keyed(kind, mode) if mode == "upsert" else Write(Endpoint("out", kind, {"table": "o"}), "append")
+    write = users_table(url, kind, mode, "n INTEGER")
     seed(tmp_path, [{"id": "a", "n": 2.0}, {"id": "b", "n": None}])
     assert run(make_task((write,), kind), same, env_for(tmp_path, url)) == 0
     assert select(url, 'SELECT id, n FROM "o" ORDER BY id') == [("a", 2), ("b", None)]
@@ -189,13 +193,7 @@ def test_a_field_an_existing_table_has_no_column_for_is_exit_65(
     """A table the user made, without a column for one of the output's fields: exit 65 naming
     the field (it was the database's error at every attempt, exit 75 with a traceback); a field
     that differs from its column only in case still goes into it (the database resolves it)."""
-    db = Database(url)
-    try:
-        db.execute('CREATE TABLE "o" (id VARCHAR(20) PRIMARY KEY, v INTEGER)'.replace('"', "`" if kind == "mysql_table"
-                                                                                      else '"'))
-    finally:
-        db.close()
-    write = keyed(kind, mode) if mode == "upsert" else Write(Endpoint("out", kind, {"table": "o"}), "append")
+    write = users_table(url, kind, mode, "v INTEGER")
     seed(tmp_path, [{"id": "a", "V": 1}])
     assert run(make_task((write,), kind), same, env_for(tmp_path, url)) == 0
     seed(tmp_path, [{"id": "b", "v": 2, "extra": "x"}], interval=DAY2)
