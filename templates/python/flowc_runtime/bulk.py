@@ -163,8 +163,7 @@ class Target:
         a float, else to text: no value is rounded or refused); returns the columns widened,
         with their new types (a staging table copied from the table takes them too). An existing
         table's columns are the user's: a field it has no column for is refused (`check_present`).
-        MySQL commits
-        at DDL, so a column it must widen fails the write (`Invalid`)."""
+        MySQL commits at DDL, so a column it must widen fails the write (`Invalid`)."""
         db = self.db
         db.check_case(self.table, columns)  # (one record's fields)
         if not self.created or self.columns is None:
