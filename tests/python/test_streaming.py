@@ -1962,6 +1962,39 @@ def test_a_nul_character_postgresql_text_cannot_hold_is_exit_65(tmp_path: Path, 
 
 
 @PG
+@pytest.mark.parametrize("mode", ["upsert", "insert_if_absent", "append"])
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York"])
+def test_a_zoned_datetime_into_a_postgresql_timestamp_column_is_its_session_wall_time(
+        tmp_path: Path, mode: str, zone: str) -> None:
+    """A user's `timestamp` column (without time zone) and a zoned datetime (10:00+02:00, a
+    Parquet `timestamp[us, tz=...]`): every mode stores what an `INSERT` stores, the instant's
+    wall time in the session's zone (08:00 in UTC, 03:00 in New York); `COPY` dropped the
+    offset and stored 10:00, two hours off in a UTC session. A `timestamptz` column keeps the
+    instant either way."""
+    import datetime as dt
+
+    import psycopg
+
+    base, schema, url = pg_schema()
+    url += f"%20-ctimezone%3D{zone.replace('/', '%2F')}"
+    try:
+        with psycopg.connect(url, autocommit=True) as c:
+            c.execute("CREATE TABLE o (id TEXT PRIMARY KEY, at TIMESTAMP, zoned TIMESTAMPTZ)")
+        when = dt.datetime(2026, 1, 1, 10, tzinfo=dt.timezone(dt.timedelta(hours=2)))
+        seed(tmp_path, "a.jsonl", [{"id": "x"}])
+        kwargs: dict[str, Any] = {"key": (Term("input_field", "id"),), "primary_key": ("id",)} if mode != "append" else {}
+        write = Write(Endpoint("out", "postgres_table", {"table": "o"}), mode, **kwargs)  # type: ignore[arg-type]
+        rows = [{"id": "a", "at": when, "zoned": when}, {"id": "b", "at": dt.datetime(2026, 1, 1, 10), "zoned": None}]
+        assert run(make_task((write,)), lambda ctx: {"out": rows}, env_for(tmp_path, 1, out=url)) == 0
+        wall = "2026-01-01 08:00:00" if zone == "UTC" else "2026-01-01 03:00:00"
+        with psycopg.connect(url) as c:
+            assert c.execute("SELECT id, at::text, zoned = %s FROM o ORDER BY id", (when,)).fetchall() == [
+                ("a", wall, True), ("b", "2026-01-01 10:00:00", None)]
+    finally:
+        pg_drop(base, schema)
+
+
+@PG
 @pytest.mark.parametrize("mode", ["upsert", "insert_if_absent", "append", "append_ledger"])
 def test_an_existing_postgresql_integer_column_takes_whole_floats_and_refuses_fractions(
         tmp_path: Path, mode: str, capfd: pytest.CaptureFixture[str]) -> None:

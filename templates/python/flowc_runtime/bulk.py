@@ -18,6 +18,7 @@ import contextlib
 import math
 import uuid
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from datetime import datetime, tzinfo
 from decimal import Decimal
 from itertools import chain, repeat
 from itertools import count as count_from
@@ -135,9 +136,11 @@ class Target:
         self.key_pending = False
         # a table this write created: the kind of value each column was typed for (`sql.kind_of`)
         self.kinds: dict[str, str] = {}
-        # an existing table: its integer columns (`whole_numbers`) and array columns (`arrays`),
+        # an existing table: its integer columns (`conform`) and array columns (`arrays`),
         # looked up once
         self.integers: set[str] | None = None
+        self.walls: set[str] = set()  # PostgreSQL `timestamp` columns (`conform`)
+        self.zone: tzinfo | None = None  # the session's time zone, once a zoned value needs it
         self._arrays: set[str] | None = None
         self._present: set[Columns] = set()  # the runs' column lists found in an existing table
 
@@ -230,38 +233,55 @@ class Target:
             self._arrays = self.db.array_columns(self.table)
         return self._arrays
 
-    def whole_numbers(self, columns: Columns, values: Sequence[tuple[Any, ...]]) -> Sequence[tuple[Any, ...]]:
-        """`values` with each float or decimal bound for an integer column of an existing table
-        made its integer when it is a whole number (2.0, `Decimal("2.00")`: what a JSON number, or
-        a pandas column with nulls, gives; PostgreSQL's `COPY` refused the text `2.0`, exit 65);
-        one with a fraction is refused (`Invalid`, naming the column, never the value), where
-        PostgreSQL's `INSERT`, MySQL and DuckDB rounded 1.5 to 2. A table this write created
-        widens the column instead (`ensure_columns`); SQLite keeps any number as it is."""
+    def conform(self, columns: Columns, values: Sequence[tuple[Any, ...]]) -> Sequence[tuple[Any, ...]]:
+        """`values` made fit for an existing table's columns where the database would not take them
+        as they are, or not alike in every mode. An integer column: a float or decimal that is a
+        whole number (2.0, `Decimal("2.00")`: what a JSON number, or a pandas column with nulls,
+        gives) is its integer, PostgreSQL's `COPY` having refused the text `2.0` (exit 65); one
+        with a fraction is refused (`Invalid`, naming the column, never the value), where
+        PostgreSQL's `INSERT`, MySQL and DuckDB rounded 1.5 to 2. A PostgreSQL `timestamp`
+        column (without time zone): a zoned datetime is its wall time in the session's time zone,
+        what an `INSERT` stores, where `COPY` dropped the offset (10:00+02:00 stored as 10:00 in
+        a UTC session, 08:00 by `INSERT`). A table this write created widens a column instead
+        (`ensure_columns`); SQLite keeps any number as it is."""
         if self.created or self.columns is None:
             return values
         if self.integers is None:
             self.integers = self.db.integer_columns(self.table)
-        if not self.integers:
+            self.walls = self.db.timestamp_columns(self.table)
+        if not self.integers and not self.walls:
             return values
         made = values.columns if isinstance(values, ColumnValues) else None
         rows: list[list[Any]] | None = None
         for position, name in enumerate(columns):
-            if name not in self.integers:
+            if name in self.integers:
+                kinds, fix = _FRACTIONAL, _whole
+            elif name in self.walls:
+                kinds, fix = _ZONED, self.wall
+            else:
                 continue
             column = made[position] if made is not None else [v[position] for v in values]
-            if _FRACTIONAL.isdisjoint(map(type, column)):
+            if not any(issubclass(kind, kinds) for kind in set(map(type, column))):
                 continue
-            whole = [_whole(v, name, self.table) for v in column]
+            fixed = [fix(v, name, self.table) for v in column]
             if made is not None:
-                made[position] = whole
+                made[position] = fixed
             else:
                 if rows is None:
                     rows = [list(v) for v in values]
-                for row, value in zip(rows, whole, strict=True):
+                for row, value in zip(rows, fixed, strict=True):
                     row[position] = value
         if made is not None:
             return ColumnValues(made, len(values))
         return values if rows is None else [tuple(row) for row in rows]
+
+    def wall(self, value: Any, column: str, table: str) -> Any:
+        """A zoned datetime as its wall time in the session's time zone (`conform`)."""
+        if isinstance(value, datetime) and value.tzinfo is not None:
+            if self.zone is None:
+                self.zone = self.db.session_zone()
+            return value.astimezone(self.zone).replace(tzinfo=None)
+        return value
 
     def finish(self) -> None:
         """The primary key of a table this write created without it (`key_later`), built from
@@ -280,7 +300,10 @@ class Target:
             self.columns.add(name)
 
 
-_FRACTIONAL = {float, Decimal}
+# what `conform` looks at in an integer column, and in a `timestamp` one (subclasses too: numpy's
+# float64, pandas' Timestamp)
+_FRACTIONAL: tuple[type, ...] = (float, Decimal)
+_ZONED: tuple[type, ...] = (datetime,)
 
 
 def _whole(value: Any, column: str, table: str) -> Any:

@@ -155,6 +155,7 @@ def mysql_statement(sql: str) -> str:
 # The integer types, as each driver describes a column: PostgreSQL's type OIDs (int8, int2,
 # int4), PyMySQL's field types (TINY, SHORT, LONG, LONGLONG, INT24), DuckDB's type names.
 PG_INTEGER_OIDS = {20, 21, 23}
+PG_TIMESTAMP_OID = 1114  # `timestamp` (without time zone)
 MYSQL_INTEGER_TYPES = {1, 2, 3, 8, 9}
 DUCKDB_INTEGER_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
                         "UINTEGER", "UBIGINT", "UHUGEINT"}
@@ -551,6 +552,27 @@ class Database:
         arrays = {row[0] for row in self.query("SELECT oid FROM pg_type WHERE oid = ANY(%s) AND typcategory = 'A'",
                                                (list(set(oids.values())),))}
         return {name for name, oid in oids.items() if oid in arrays}
+
+    def timestamp_columns(self, table: str) -> set[str]:
+        """PostgreSQL: the columns of `table` of type `timestamp` (without time zone), whose text
+        input drops an offset (`bulk.Target.conform`); none elsewhere (DuckDB and an `INSERT`
+        convert to the session's zone, MySQL's datetimes are converted when bound)."""
+        if self.dialect != "postgres":
+            return set()
+        cursor = self.execute(f"SELECT * FROM {self.quote(table)} WHERE 1 = 0")
+        return {d[0] for d in cursor.description if d[1] == PG_TIMESTAMP_OID}
+
+    def session_zone(self) -> Any:
+        """PostgreSQL: the session's time zone (`TimeZone`), as a `tzinfo`; UTC when Python has
+        no zone of its name (a POSIX offset string)."""
+        from datetime import UTC
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        name = str(self.query("SHOW TimeZone")[0][0])
+        try:
+            return ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            return UTC
 
     def integer_columns(self, table: str) -> set[str]:
         """The columns of `table` of an integer type, by the driver's description of a query

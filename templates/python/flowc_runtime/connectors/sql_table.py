@@ -275,7 +275,7 @@ class SqlTable(Connector):
                 for name, kind_type in target.ensure_columns(columns, values):
                     if stage is not None:  # the staged rows' column too (copied from the table's)
                         db.execute(bulk.widen_statement(db, stage.name, name, kind_type))
-                values = target.whole_numbers(columns, values)
+                values = target.conform(columns, values)
                 if staged:
                     if stage is not None and stage.columns != columns:
                         flush()
