@@ -136,12 +136,10 @@ class Target:
         self.key_pending = False
         # a table this write created: the kind of value each column was typed for (`sql.kind_of`)
         self.kinds: dict[str, str] = {}
-        # an existing table: its integer columns (`conform`) and array columns (`arrays`),
+        # an existing table: the columns `conform` and `arrays` look at (`Database.typed_columns`),
         # looked up once
-        self.integers: set[str] | None = None
-        self.walls: set[str] = set()  # PostgreSQL `timestamp` columns (`conform`)
+        self._typed: dict[str, set[str]] | None = None
         self.zone: tzinfo | None = None  # the session's time zone, once a zoned value needs it
-        self._arrays: set[str] | None = None
         self._present: set[Columns] = set()  # the runs' column lists found in an existing table
 
     def ensure(self, rows: Sequence[dict[str, Any]]) -> bool:
@@ -229,9 +227,13 @@ class Target:
         (which an array column refused: exit 65 at every attempt)."""
         if self.created or self.columns is None:
             return set()
-        if self._arrays is None:
-            self._arrays = self.db.array_columns(self.table)
-        return self._arrays
+        return self.typed()["array"]
+
+    def typed(self) -> dict[str, set[str]]:
+        """An existing table's `Database.typed_columns`, looked up at the first need."""
+        if self._typed is None:
+            self._typed = self.db.typed_columns(self.table)
+        return self._typed
 
     def conform(self, columns: Columns, values: Sequence[tuple[Any, ...]]) -> Sequence[tuple[Any, ...]]:
         """`values` made fit for an existing table's columns where the database would not take them
@@ -246,17 +248,15 @@ class Target:
         (`ensure_columns`); SQLite keeps any number as it is."""
         if self.created or self.columns is None:
             return values
-        if self.integers is None:
-            self.integers = self.db.integer_columns(self.table)
-            self.walls = self.db.timestamp_columns(self.table)
-        if not self.integers and not self.walls:
+        integers, walls = self.typed()["integer"], self.typed()["timestamp"]
+        if not integers and not walls:
             return values
         made = values.columns if isinstance(values, ColumnValues) else None
         rows: list[list[Any]] | None = None
         for position, name in enumerate(columns):
-            if name in self.integers:
+            if name in integers:
                 kinds, fix = _FRACTIONAL, _whole
-            elif name in self.walls:
+            elif name in walls:
                 kinds, fix = _ZONED, self.wall
             else:
                 continue

@@ -151,7 +151,7 @@ def refusal(err: Exception) -> Refused | None:
     if own is not None:
         return Refused(own.group(0))
     text = str(err).lower()
-    if isinstance(err, Refused) or not any(mark in text for mark in _CAST_ERRORS):
+    if not any(mark in text for mark in _CAST_ERRORS):
         return None
     return Refused("the Delta table's columns cannot take the output's values: a field of a type its column "
                    "cannot be cast from, or a value out of its column's range")

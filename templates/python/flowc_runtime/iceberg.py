@@ -158,18 +158,22 @@ def arrow(records: list[dict[str, Any]], table: Any | None = None) -> Any:
         names = [f.name for f in schema]
         rows = [{n: r.get(n) for n in names} for r in records]
         # Arrow converts a float into an integer column by truncating it (1.5 became 1): refused
-        bad = next((f for f in schema if pa.types.is_integer(f.type) and any(
+        truncated = next((f for f in schema if pa.types.is_integer(f.type) and any(
             isinstance(v, float) and not v.is_integer() for v in (r[f.name] for r in rows))), None)
+        if truncated is not None:
+            raise Invalid(_cannot_hold(truncated))
         try:
-            if bad is None:
-                return pa.Table.from_pylist(rows, schema=schema)
+            return pa.Table.from_pylist(rows, schema=schema)
         except (pa.ArrowException, ValueError, TypeError, OverflowError) as err:
-            # (named by the column's type, never by a value: a value may be a secret)
-            bad = next((f for f in schema if _refuses(pa, f, [r[f.name] for r in rows])), None)
-            where = f"column `{bad.name}` ({bad.type})" if bad is not None else "a column"
-            raise Invalid(f"the Iceberg table's {where} cannot hold a value of the output") from err
-        raise Invalid(f"the Iceberg table's column `{bad.name}` ({bad.type}) cannot hold a value of the output")
+            raise Invalid(_cannot_hold(next((f for f in schema if _refuses(pa, f, [r[f.name] for r in rows])),
+                                            None))) from err
     return records_table(records, "a table's column") if records else pa.Table.from_pylist(records)
+
+
+def _cannot_hold(field: Any) -> str:
+    """`arrow`'s refusal, named by the column's type, never by a value (a value may be a secret)."""
+    where = f"column `{field.name}` ({field.type})" if field is not None else "a column"
+    return f"the Iceberg table's {where} cannot hold a value of the output"
 
 
 def _refuses(pa: Any, field: Any, values: list[Any]) -> bool:

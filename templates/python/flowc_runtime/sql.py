@@ -540,27 +540,30 @@ class Database:
         cursor = self.execute(f"SELECT * FROM {self.quote(table)} WHERE 1 = 0")
         return [d[0] for d in cursor.description]
 
-    def array_columns(self, table: str) -> set[str]:
-        """The columns of `table` of an array type: PostgreSQL's (by the type's category) and
-        DuckDB's lists; none on SQLite and MySQL, which have none."""
-        if self.dialect not in ("postgres", "duckdb"):
-            return set()
+    def typed_columns(self, table: str) -> dict[str, set[str]]:
+        """The columns of `table` a write must fit values to (`bulk.Target.conform`, `arrays`), by
+        one look at the driver's description of a query that returns no row: `integer` (none on
+        SQLite, whose columns hold any number as it is), `timestamp` (PostgreSQL's without time
+        zone, whose text input drops an offset; DuckDB and an `INSERT` convert to the session's
+        zone, MySQL's datetimes are converted when bound) and `array` (PostgreSQL's, by the
+        type's category, and DuckDB's lists; SQLite and MySQL have none)."""
+        found: dict[str, set[str]] = {"integer": set(), "timestamp": set(), "array": set()}
+        if self.dialect == "sqlite":
+            return found
         cursor = self.execute(f"SELECT * FROM {self.quote(table)} WHERE 1 = 0")
-        if self.dialect == "duckdb":
-            return {d[0] for d in cursor.description if str(d[1]).endswith("]")}
-        oids = {d[0]: d[1] for d in cursor.description}
-        arrays = {row[0] for row in self.query("SELECT oid FROM pg_type WHERE oid = ANY(%s) AND typcategory = 'A'",
-                                               (list(set(oids.values())),))}
-        return {name for name, oid in oids.items() if oid in arrays}
-
-    def timestamp_columns(self, table: str) -> set[str]:
-        """PostgreSQL: the columns of `table` of type `timestamp` (without time zone), whose text
-        input drops an offset (`bulk.Target.conform`); none elsewhere (DuckDB and an `INSERT`
-        convert to the session's zone, MySQL's datetimes are converted when bound)."""
-        if self.dialect != "postgres":
-            return set()
-        cursor = self.execute(f"SELECT * FROM {self.quote(table)} WHERE 1 = 0")
-        return {d[0] for d in cursor.description if d[1] == PG_TIMESTAMP_OID}
+        described = [(d[0], d[1]) for d in cursor.description]
+        if self.dialect == "mysql":
+            found["integer"] = {name for name, kind in described if kind in MYSQL_INTEGER_TYPES}
+        elif self.dialect == "duckdb":
+            found["integer"] = {name for name, kind in described if str(kind) in DUCKDB_INTEGER_TYPES}
+            found["array"] = {name for name, kind in described if str(kind).endswith("]")}
+        else:
+            found["integer"] = {name for name, oid in described if oid in PG_INTEGER_OIDS}
+            found["timestamp"] = {name for name, oid in described if oid == PG_TIMESTAMP_OID}
+            arrays = {row[0] for row in self.query("SELECT oid FROM pg_type WHERE oid = ANY(%s) AND typcategory = 'A'",
+                                                   (list({oid for _, oid in described}),))}
+            found["array"] = {name for name, oid in described if oid in arrays}
+        return found
 
     def session_zone(self) -> Any:
         """PostgreSQL: the session's time zone (`TimeZone`), as a `tzinfo`; UTC when Python has
@@ -573,18 +576,6 @@ class Database:
             return ZoneInfo(name)
         except (ZoneInfoNotFoundError, ValueError):
             return UTC
-
-    def integer_columns(self, table: str) -> set[str]:
-        """The columns of `table` of an integer type, by the driver's description of a query
-        that returns no row (none on SQLite, whose columns hold any number as it is)."""
-        if self.dialect == "sqlite":
-            return set()
-        cursor = self.execute(f"SELECT * FROM {self.quote(table)} WHERE 1 = 0")
-        if self.dialect == "postgres":
-            return {d[0] for d in cursor.description if d[1] in PG_INTEGER_OIDS}
-        if self.dialect == "mysql":
-            return {d[0] for d in cursor.description if d[1] in MYSQL_INTEGER_TYPES}
-        return {d[0] for d in cursor.description if str(d[1]) in DUCKDB_INTEGER_TYPES}
 
     def ensure_column(self, table: str, column: str) -> None:
         """Add `column` (text) to an existing table that lacks it (created before it was needed)."""
