@@ -956,10 +956,11 @@ def test_two_writers_of_one_ledger_at_once_write_each_key_once() -> None:
 
 @PG
 @pytest.mark.parametrize("made", ["by this runtime", "before, in the database's collation"])
-def test_a_postgres_ledger_takes_each_new_key_once_in_input_order(made: str) -> None:
+def test_a_postgres_ledger_takes_each_new_key_once_in_key_order(made: str) -> None:
     """One statement de-duplicates the staged rows, checks them against the ledger and feeds both
-    inserts. A ledger this runtime makes compares its keys byte by byte (`C`); one made before
-    (the database's collation) keeps working: a key it holds is not written again."""
+    inserts, in the order of the ledger's key. A ledger this runtime makes compares its keys byte
+    by byte (`C`); one made before (the database's collation) keeps working: a key it holds is
+    not written again."""
     from flowc_runtime import bulk
     from flowc_runtime.sql import Database
 
@@ -981,12 +982,75 @@ def test_a_postgres_ledger_takes_each_new_key_once_in_input_order(made: str) -> 
         stage.add([(k, n, json.dumps([k]), i) for i, (k, n) in enumerate(rows, 1)])
         bulk.merge_ledger(db, stage, "o", "led")
         db.commit()
-        # the first row of each new key, in the input's order (`ctid`: the order of insertion)
-        assert db.query("SELECT id, n FROM o ORDER BY ctid") == [("z", 1), ("é", 2), ("a", 4), ("B", 6)]
+        # the first row of each new key, in the order of the ledger's key (`ctid`: the order of
+        # insertion), which is its column's collation
+        firsts = {"z": 1, "é": 2, "a": 4, "B": 6}
+        order = db.query(f"SELECT k FROM unnest(%s::text[]) AS k ORDER BY k COLLATE \"{collation}\"",
+                         ([json.dumps([k]) for k in firsts],))
+        assert db.query("SELECT id, n FROM o ORDER BY ctid") == [(k, firsts[k]) for k in (json.loads(t)[0] for (t,) in order)]
         assert sorted(k for (k,) in db.query("SELECT key FROM flowc_ledger WHERE sink = 'led'")) == sorted(
             json.dumps([k]) for k in ("held", "z", "é", "a", "B"))
         db.close()
     finally:
+        pg_drop(base, schema)
+
+
+@PG
+@pytest.mark.parametrize("case", ["empty", "rolled back", "holds a key", "locked by another", "small"])
+def test_a_large_write_into_an_empty_postgres_ledger_builds_its_key_at_the_end(
+        case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large write into a ledger that holds no key drops the ledger's primary key, fills the
+    bare table and builds the key again, same name and definition, before the commit (a new
+    index: its oid changes); a rollback brings the old one back. The key stays (same index) when
+    the ledger holds a key, when another transaction holds a lock on it (not waited for), and
+    for a small write. In every case the ledger ends with its key, which refuses a duplicate."""
+    import psycopg
+
+    from flowc_runtime import bulk
+    from flowc_runtime.sql import Database
+
+    monkeypatch.setattr(bulk, "REBUILD_LEDGER_KEY_FROM", 3)
+    base, schema, url = pg_schema()
+    other = None
+    try:
+        db = Database(url)
+        db.create_bookkeeping()
+        db.execute("CREATE TABLE o (id TEXT, n BIGINT)")
+
+        def key() -> tuple[Any, ...]:
+            return tuple(db.query("SELECT conname, pg_get_constraintdef(oid), conindid FROM pg_constraint "
+                                  "WHERE conrelid = 'flowc_ledger'::regclass AND contype = 'p'")[0])
+
+        if case == "holds a key":
+            db.execute("INSERT INTO flowc_ledger VALUES ('another sink', %s)", (json.dumps(["k0"]),))
+        if case == "locked by another":
+            other = psycopg.connect(url)
+            other.execute("SELECT count(*) FROM flowc_ledger")  # its transaction holds a lock, open
+        before = key()
+        rows = [("k1", 1), ("k2", 2), ("k1", 3), ("k3", 4)][:2 if case == "small" else 4]
+        db.begin()
+        stage = bulk.Stage(db, "o", ("id", "n"), keyed=True)
+        stage.add([(k, n, json.dumps([k]), i) for i, (k, n) in enumerate(rows, 1)])
+        bulk.merge_ledger(db, stage, "o", "led")
+        during = key()
+        assert during[:2] == before[:2] == ("flowc_ledger_pkey", "PRIMARY KEY (sink, key)")
+        assert (during[2] != before[2]) == (case in ("empty", "rolled back")), (before, during)
+        if case == "rolled back":
+            db.rollback()
+            assert key() == before
+            assert db.query("SELECT count(*) FROM flowc_ledger")[0][0] == 0
+        else:
+            db.commit()
+            firsts = {k: n for k, n in reversed(rows)}
+            assert sorted(db.query("SELECT id, n FROM o")) == sorted(firsts.items())
+            assert sorted(db.query("SELECT key FROM flowc_ledger WHERE sink = 'led'")) == sorted(
+                (json.dumps([k]),) for k in firsts)
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            db.execute("INSERT INTO flowc_ledger VALUES ('led', %s), ('led', %s)", (json.dumps(["k9"]),) * 2)
+        db.close()
+    finally:
+        if other is not None:
+            other.close()
         pg_drop(base, schema)
 
 
