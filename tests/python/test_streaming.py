@@ -996,14 +996,16 @@ def test_a_postgres_ledger_takes_each_new_key_once_in_key_order(made: str) -> No
 
 
 @PG
-@pytest.mark.parametrize("case", ["empty", "rolled back", "holds a key", "locked by another", "small"])
+@pytest.mark.parametrize("case", ["empty", "rolled back", "holds a key", "locked by another", "small",
+                                  "a foreign key depends on it"])
 def test_a_large_write_into_an_empty_postgres_ledger_builds_its_key_at_the_end(
         case: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A large write into a ledger that holds no key drops the ledger's primary key, fills the
     bare table and builds the key again, same name and definition, before the commit (a new
     index: its oid changes); a rollback brings the old one back. The key stays (same index) when
-    the ledger holds a key, when another transaction holds a lock on it (not waited for), and
-    for a small write. In every case the ledger ends with its key, which refuses a duplicate."""
+    the ledger holds a key, when another transaction holds a lock on it (not waited for), when
+    another table's foreign key depends on it, and for a small write. In every case the ledger
+    ends with its key, which refuses a duplicate."""
     import psycopg
 
     from flowc_runtime import bulk
@@ -1023,6 +1025,8 @@ def test_a_large_write_into_an_empty_postgres_ledger_builds_its_key_at_the_end(
 
         if case == "holds a key":
             db.execute("INSERT INTO flowc_ledger VALUES ('another sink', %s)", (json.dumps(["k0"]),))
+        if case == "a foreign key depends on it":
+            db.execute("CREATE TABLE refs (sink TEXT, key TEXT, FOREIGN KEY (sink, key) REFERENCES flowc_ledger)")
         if case == "locked by another":
             other = psycopg.connect(url)
             other.execute("SELECT count(*) FROM flowc_ledger")  # its transaction holds a lock, open

@@ -796,8 +796,9 @@ def drop_empty_ledger_key(db: Database, stage: Stage) -> tuple[str, str] | None:
     The key is dropped under an exclusive lock on the ledger, held to the commit: other sinks'
     writers wait for this one to commit (or roll back, which brings the key back as it was) and
     then find the key there. Taken without waiting: when another transaction holds any lock on
-    the ledger (a writer that has not committed, a reader), the key stays, and so does the
-    ledger's emptiness checked again under the lock."""
+    the ledger (a writer that has not committed, a reader), the key stays; so it does when the
+    ledger is found holding a key once locked, or when another table's foreign key depends on
+    the key."""
     if stage.count < REBUILD_LEDGER_KEY_FROM:
         return None
     found = db.query("SELECT quote_ident(conname), pg_get_constraintdef(oid) FROM pg_constraint "
@@ -809,7 +810,9 @@ def drop_empty_ledger_key(db: Database, stage: Stage) -> tuple[str, str] | None:
     if db.query("SELECT EXISTS (SELECT 1 FROM flowc_ledger)")[0][0]:
         return None
     name, definition = str(found[0][0]), str(found[0][1])
-    db.execute(f"ALTER TABLE flowc_ledger DROP CONSTRAINT {name}")
+    # refused when something depends on the key (another table's foreign key): it stays
+    if db.execute_or_error(f"ALTER TABLE flowc_ledger DROP CONSTRAINT {name}", "flowc_ledger_key") is not None:
+        return None
     return name, definition
 
 
