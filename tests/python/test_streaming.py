@@ -965,8 +965,8 @@ def test_a_postgres_ledger_takes_each_new_key_once_in_key_order(made: str) -> No
     from flowc_runtime.sql import Database
 
     base, schema, url = pg_schema()
+    db = Database(url)
     try:
-        db = Database(url)
         if made == "by this runtime":
             db.create_bookkeeping()
         else:
@@ -990,22 +990,23 @@ def test_a_postgres_ledger_takes_each_new_key_once_in_key_order(made: str) -> No
         assert db.query("SELECT id, n FROM o ORDER BY ctid") == [(k, firsts[k]) for k in (json.loads(t)[0] for (t,) in order)]
         assert sorted(k for (k,) in db.query("SELECT key FROM flowc_ledger WHERE sink = 'led'")) == sorted(
             json.dumps([k]) for k in ("held", "z", "é", "a", "B"))
-        db.close()
     finally:
+        db.close()
         pg_drop(base, schema)
 
 
 @PG
-@pytest.mark.parametrize("case", ["empty", "rolled back", "holds a key", "locked by another", "small",
-                                  "a foreign key depends on it"])
-def test_a_large_write_into_an_empty_postgres_ledger_builds_its_key_at_the_end(
+@pytest.mark.parametrize("case", ["empty", "rolled back", "holds as many keys", "holds one key more", "locked by another",
+                                  "small", "a foreign key depends on it"])
+def test_a_large_write_into_a_small_postgres_ledger_builds_its_key_at_the_end(
         case: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A large write into a ledger that holds no key drops the ledger's primary key, fills the
-    bare table and builds the key again, same name and definition, before the commit (a new
-    index: its oid changes); a rollback brings the old one back. The key stays (same index) when
-    the ledger holds a key, when another transaction holds a lock on it (not waited for), when
-    another table's foreign key depends on it, and for a small write. In every case the ledger
-    ends with its key, which refuses a duplicate."""
+    """A large write into a ledger that holds no more keys (of any sink) than the write stages
+    rows drops the ledger's primary key, fills the bare table and builds the key again, same
+    name and definition, before the commit (a new index: its oid changes); a rollback brings the
+    old one back. The key stays (same index) when the ledger holds more keys, when another
+    transaction holds a lock on it (not waited for), when another table's foreign key depends
+    on it, and for a small write. In every case the ledger ends with its key, which refuses a
+    duplicate, and the keys of other sinks are kept."""
     import psycopg
 
     from flowc_runtime import bulk
@@ -1014,8 +1015,8 @@ def test_a_large_write_into_an_empty_postgres_ledger_builds_its_key_at_the_end(
     monkeypatch.setattr(bulk, "REBUILD_LEDGER_KEY_FROM", 3)
     base, schema, url = pg_schema()
     other = None
+    db = Database(url)
     try:
-        db = Database(url)
         db.create_bookkeeping()
         db.execute("CREATE TABLE o (id TEXT, n BIGINT)")
 
@@ -1023,8 +1024,9 @@ def test_a_large_write_into_an_empty_postgres_ledger_builds_its_key_at_the_end(
             return tuple(db.query("SELECT conname, pg_get_constraintdef(oid), conindid FROM pg_constraint "
                                   "WHERE conrelid = 'flowc_ledger'::regclass AND contype = 'p'")[0])
 
-        if case == "holds a key":
-            db.execute("INSERT INTO flowc_ledger VALUES ('another sink', %s)", (json.dumps(["k0"]),))
+        held = {"holds as many keys": 4, "holds one key more": 5}.get(case, 0)  # the write stages 4 rows
+        for n in range(held):
+            db.execute("INSERT INTO flowc_ledger VALUES ('another sink', %s)", (json.dumps([f"k{n}"]),))
         if case == "a foreign key depends on it":
             db.execute("CREATE TABLE refs (sink TEXT, key TEXT, FOREIGN KEY (sink, key) REFERENCES flowc_ledger)")
         if case == "locked by another":
@@ -1038,21 +1040,22 @@ def test_a_large_write_into_an_empty_postgres_ledger_builds_its_key_at_the_end(
         bulk.merge_ledger(db, stage, "o", "led")
         during = key()
         assert during[:2] == before[:2] == ("flowc_ledger_pkey", "PRIMARY KEY (sink, key)")
-        assert (during[2] != before[2]) == (case in ("empty", "rolled back")), (before, during)
+        assert (during[2] != before[2]) == (case in ("empty", "rolled back", "holds as many keys")), (before, during)
         if case == "rolled back":
             db.rollback()
             assert key() == before
-            assert db.query("SELECT count(*) FROM flowc_ledger")[0][0] == 0
+            assert db.query("SELECT count(*) FROM flowc_ledger WHERE sink = 'led'")[0][0] == 0
         else:
             db.commit()
             firsts = {k: n for k, n in reversed(rows)}
             assert sorted(db.query("SELECT id, n FROM o")) == sorted(firsts.items())
             assert sorted(db.query("SELECT key FROM flowc_ledger WHERE sink = 'led'")) == sorted(
                 (json.dumps([k]),) for k in firsts)
+            assert db.query("SELECT count(*) FROM flowc_ledger WHERE sink = 'another sink'")[0][0] == held
         with pytest.raises(psycopg.errors.UniqueViolation):
             db.execute("INSERT INTO flowc_ledger VALUES ('led', %s), ('led', %s)", (json.dumps(["k9"]),) * 2)
-        db.close()
     finally:
+        db.close()  # before the schema is dropped: a failed check leaves its transaction open
         if other is not None:
             other.close()
         pg_drop(base, schema)
