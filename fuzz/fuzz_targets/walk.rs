@@ -87,6 +87,21 @@ fn targets(outside: &Path) -> Vec<String> {
     ]
 }
 
+/// Whether the folder of `at`, as far as it exists, really lies inside `project` (a real path).
+/// An entry may make `sub` a link to `/` or out of the project; the harness must not then make
+/// `sub/c.flow`, `sub/pyproject.toml` or `sub/deep` through it (run as root, it wrote
+/// `/pyproject.toml`, which every Python tool run below `/` then failed to parse).
+fn folder_inside(project: &Path, at: &Path) -> bool {
+    let mut folder = at.parent();
+    while let Some(dir) = folder {
+        if let Ok(real) = dir.canonicalize() {
+            return real.starts_with(project);
+        }
+        folder = dir.parent();
+    }
+    false
+}
+
 /// Writes `bytes` to `at` unless `at` already is something other than a regular file. The
 /// harness itself must never open a FIFO for writing (that blocks until a reader comes: an
 /// earlier entry may have made `at` a FIFO, or a link to one) nor write through a link (to the
@@ -109,6 +124,9 @@ fuzz_target!(|data: &[u8]| {
         };
         let rest = &entry[2..];
         let at = project.join(NAMES[usize::from(name) % NAMES.len()]);
+        if !folder_inside(&project, &at) {
+            continue; // an earlier entry made a folder on the way a link out of the project
+        }
         if let Some(parent) = at.parent() {
             let _ = std::fs::create_dir_all(parent);
         }
